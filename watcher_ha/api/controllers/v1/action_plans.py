@@ -1,0 +1,109 @@
+"""``/v1/action_plans``: produced by audits; started, cancelled, deleted
+by operators."""
+
+from oslo_utils import uuidutils
+
+from watcher_ha.api.controllers.v1 import base
+from watcher_ha.api import method
+from watcher_ha.api import patch
+from watcher_ha.api import request
+from watcher_ha.api.schemas import action_plans as schema
+from watcher_ha.applier import rpcapi
+from watcher_ha.common import exception
+from watcher_ha.common import policy
+from watcher_ha.common.states import ActionPlanState as State
+from watcher_ha.db import action_plans as db
+from watcher_ha.policies import action_plan as plan_policy
+
+# The moves an operator may PATCH; deleting is DELETE's job.
+PATCH_TRANSITIONS = {
+    (State.RECOMMENDED, State.PENDING),
+    (State.RECOMMENDED, State.CANCELLED),
+    (State.PENDING, State.CANCELLED),
+    (State.ONGOING, State.CANCELLING),
+}
+
+
+def require_uuid(value):
+    if not uuidutils.is_uuid_like(value):
+        raise exception.InvalidUUID(uuid=value)
+    return value
+
+
+class ActionPlansController(base.ResourceController):
+    _custom_actions = {'detail': ['GET'], 'start': ['POST']}
+
+    collection = 'action_plans'
+    view = db.PLAN_VIEW
+    fields = schema.ACTION_PLAN
+    policy_module = plan_policy
+    filter_names = ('audit_uuid', 'strategy')
+
+    def _filters(self, params):
+        filters = super()._filters(params)
+        if filters['audit_uuid'] is not None:
+            require_uuid(filters['audit_uuid'])
+        return filters
+
+    def _annotate(self, context, rows):
+        indicators = db.indicators_of(context, [row['id'] for row in rows])
+        for row in rows:
+            row['efficacy_indicators'] = indicators[row['id']]
+        return rows
+
+    def _get(self, context, ident):
+        row = db.get_plan(context, require_uuid(ident))
+        return self._annotate(context, [row])[0]
+
+    @method.expose()
+    def get_one(self, ident, **params):
+        require_uuid(ident)
+        return super().get_one(ident, **params)
+
+    def _launch(self, context, row):
+        db.transition(context, row, State.PENDING)
+        rpcapi.ApplierAPI().launch_action_plan(context, row['uuid'])
+
+    @method.expose()
+    def start(self, ident, **params):
+        context = request.context()
+        row = self._get(context, ident)
+        policy.authorize(plan_policy.START, context)
+        if row['state'] != State.RECOMMENDED:
+            raise exception.Invalid("Couldn't start when state is '%s'."
+                                    % row['state'])
+        self._launch(context, row)
+        return self.serialize(self._get(context, ident))
+
+    @method.expose()
+    def patch(self, ident, **params):
+        context = request.context()
+        row = self._get(context, ident)
+        policy.authorize(plan_policy.UPDATE, context)
+        ops = patch.parse(request.json_body())
+        new = patch.apply({'state': row['state']}, ops, schema.PLAN_PATCHABLE,
+                          mandatory=schema.PLAN_PATCHABLE)
+        target = new['state']
+        if target not in schema.PLAN_STATES:
+            raise exception.PatchError(patch=patch.patch_repr(ops),
+                                       reason='Invalid state: %s' % target)
+        if (row['state'], target) not in PATCH_TRANSITIONS:
+            raise exception.PatchError(
+                patch=patch.patch_repr(ops),
+                reason='State transition not allowed: (%s -> %s)'
+                       % (row['state'], target))
+        if target == State.PENDING:
+            self._launch(context, row)
+        else:
+            db.transition(context, row, target)
+        return self.serialize(self._get(context, ident))
+
+    @method.expose(status_code=204)
+    def delete(self, ident, **params):
+        context = request.context()
+        row = self._get(context, ident)
+        policy.authorize(plan_policy.DELETE, context)
+        try:
+            db.transition(context, row, State.DELETED)
+        except exception.StateTransitionNotAllowed:
+            raise exception.DeleteError(state=row['state'])

@@ -1,0 +1,81 @@
+"""The read side every resource shares: list, /detail and show."""
+
+from pecan import rest
+
+from watcher_ha.api import fields
+from watcher_ha.api import method
+from watcher_ha.api import request
+from watcher_ha.common import policy
+from watcher_ha.db import query
+
+
+class ResourceController(rest.RestController):
+    """List, detail and show one kind of resource.
+
+    Subclasses set the class attributes below; they add their own write
+    handlers and override ``_filters`` when filters need checking.
+    """
+
+    _custom_actions = {'detail': ['GET']}
+
+    collection: str            # URL segment and JSON key of the list
+    view: query.View
+    fields: object             # api.fields.Fields
+    policy_module: object      # rule constants GET_ALL, DETAIL, GET
+    filter_names: tuple = ()
+    marker_is_uuid = True
+    link_column = 'uuid'
+
+    def _filters(self, params):
+        """Validated filters from the query string: {name: value}."""
+        return {name: request.query_value(params, name)
+                for name in self.filter_names}
+
+    def _annotate(self, context, rows):
+        """Add to ``rows`` what their view does not select; in bulk."""
+        return rows
+
+    def _links(self, ident):
+        return request.links(self.collection, ident)
+
+    def output(self, detail=True):
+        return fields.Output(request.version(), detail, self._links)
+
+    def serialize(self, row, detail=True):
+        return self.fields.render(row, self.output(detail))
+
+    def _collection(self, params, detail, rule, path):
+        context = request.context()
+        policy.authorize(rule, context)
+        request.refuse_unknown_params(
+            params, request.PAGING_PARAMS + self.filter_names)
+        filters = self._filters(params)
+        paging = request.paging(params, self.view.sort_keys(),
+                                marker_is_uuid=self.marker_is_uuid)
+        rows = self._annotate(
+            context, query.list_rows(context, self.view, paging, filters))
+        output = self.output(detail)
+        body = {self.collection: [self.fields.render(row, output)
+                                  for row in rows]}
+        if len(rows) == paging.limit:
+            body['next'] = request.next_link(
+                path, paging, rows[-1][self.link_column], filters)
+        return body
+
+    @method.expose()
+    def get_all(self, **params):
+        return self._collection(params, False, self.policy_module.GET_ALL,
+                                self.collection)
+
+    @method.expose()
+    def detail(self, **params):
+        return self._collection(params, True, self.policy_module.DETAIL,
+                                self.collection + '/detail')
+
+    @method.expose()
+    def get_one(self, ident, **params):
+        context = request.context()
+        policy.authorize(self.policy_module.GET, context)
+        request.refuse_unknown_params(params, ())
+        row = query.get_row(context, self.view, ident)
+        return self.serialize(self._annotate(context, [row])[0])

@@ -1,0 +1,49 @@
+"""``GET /v1/data_model`` (1.3): a decision engine's view of the cloud."""
+
+from oslo_utils import uuidutils
+from pecan import rest
+
+from watcher_ha.api import method
+from watcher_ha.api import request
+from watcher_ha.common import exception
+from watcher_ha.common import policy
+from watcher_ha.decision_engine import rpcapi
+from watcher_ha.policies import data_model as data_model_policy
+
+MODEL_TYPES = ('compute',)
+NODE_FIELDS = ('node_uuid', 'node_hostname', 'node_status',
+               'node_disabled_reason', 'node_state', 'node_memory',
+               'node_memory_mb_reserved', 'node_disk',
+               'node_disk_gb_reserved', 'node_vcpus', 'node_vcpu_reserved',
+               'node_memory_ratio', 'node_vcpu_ratio', 'node_disk_ratio')
+SERVER_FIELDS = ('server_uuid', 'server_watcher_exclude', 'server_name',
+                 'server_state', 'server_memory', 'server_disk',
+                 'server_vcpus', 'server_metadata', 'server_project_id',
+                 'server_locked')
+EXTENDED_SERVER_FIELDS = ('server_pinned_az', 'server_flavor_extra_specs')
+EXTENDED_VERSION = '1.6'
+
+
+class DataModelController(rest.RestController):
+
+    @method.expose(min_version='1.3')
+    def get_all(self, **params):
+        context = request.context()
+        request.refuse_unknown_params(params,
+                                      ('data_model_type', 'audit_uuid'))
+        model_type = request.query_value(params, 'data_model_type') or \
+            'compute'
+        audit_uuid = request.query_value(params, 'audit_uuid')
+        if model_type not in MODEL_TYPES:
+            raise exception.NotFound('The %s data model could not be found'
+                                     % model_type)
+        if audit_uuid is not None and not uuidutils.is_uuid_like(audit_uuid):
+            raise exception.InvalidUUID(uuid=audit_uuid)
+        policy.authorize(data_model_policy.GET_ALL, context)
+        model = rpcapi.DecisionEngineAPI().get_data_model_info(
+            context, model_type, audit_uuid)
+        shown = NODE_FIELDS + SERVER_FIELDS
+        if request.version_at_least(EXTENDED_VERSION):
+            shown += EXTENDED_SERVER_FIELDS
+        return {'context': [{key: entry[key] for key in shown if key in entry}
+                            for entry in model.get('context', [])]}

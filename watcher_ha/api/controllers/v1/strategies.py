@@ -1,0 +1,33 @@
+"""``/v1/strategies``: read-only, plus the state of a strategy's needs."""
+
+from watcher_ha.api.controllers.v1 import base
+from watcher_ha.api import method
+from watcher_ha.api import request
+from watcher_ha.api.schemas import catalog
+from watcher_ha.common import policy
+from watcher_ha.db import goals as db
+from watcher_ha.decision_engine import rpcapi
+from watcher_ha.policies import strategy as strategy_policy
+
+
+class StrategiesController(base.ResourceController):
+    _custom_actions = {'detail': ['GET'], 'state': ['GET']}
+
+    collection = 'strategies'
+    view = db.STRATEGY_VIEW
+    fields = catalog.STRATEGY
+    policy_module = strategy_policy
+    filter_names = ('goal',)
+
+    @method.expose()
+    def state(self, ident, **params):
+        """What the strategy needs (datasources, metrics, models), as a
+        decision engine sees it."""
+        context = request.context()
+        request.refuse_unknown_params(params, ())
+        strategy = db.get_strategy(context, ident)
+        policy.authorize(strategy_policy.STATE, context)
+        report = rpcapi.DecisionEngineAPI().get_strategy_info(
+            context, strategy['name'])
+        return list(report) + [{'type': 'Name', 'state': strategy['name'],
+                                'mandatory': '', 'comment': ''}]

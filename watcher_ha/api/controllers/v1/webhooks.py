@@ -1,0 +1,41 @@
+"""``POST /v1/webhooks/{audit}``: run an EVENT audit now.
+
+Not gated by microversion, as in Watcher: alarm services call webhook URLs
+without version headers.
+"""
+
+from oslo_config import cfg
+
+from watcher_ha.api import method
+from watcher_ha.api import request
+from watcher_ha.common import exception
+from watcher_ha.common import policy
+from watcher_ha.common.states import AuditState
+from watcher_ha.common.states import AuditType
+from watcher_ha.db import audits as audits_db
+from watcher_ha.decision_engine import rpcapi
+from watcher_ha.policies import webhook as webhook_policy
+from pecan import rest
+
+CONF = cfg.CONF
+
+# An EVENT audit may be triggered while idle: new, or done with a round.
+TRIGGERABLE = (AuditState.PENDING, AuditState.SUCCEEDED)
+
+
+class WebhooksController(rest.RestController):
+
+    @method.expose(status_code=202)
+    def post(self, ident, **params):
+        context = request.context()
+        request.json_body()
+        audit = audits_db.get(context, ident)
+        if CONF.api.enable_webhooks_auth:
+            policy.authorize(webhook_policy.TRIGGER, context)
+        if audit['audit_type'] != AuditType.EVENT:
+            raise exception.AuditTypeNotAllowed(
+                audit_type=audit['audit_type'])
+        if audit['state'] not in TRIGGERABLE:
+            raise exception.Invalid('Audit state %s is disallowed.'
+                                    % audit['state'])
+        rpcapi.DecisionEngineAPI().trigger_audit(context, audit['uuid'])

@@ -1,0 +1,83 @@
+"""``expose``: the one wrapper every API handler goes through.
+
+It negotiates the microversion, runs the handler, renders its result as
+JSON with the right status, and turns every error into Watcher's error
+body. Handlers therefore hold no try/except of their own.
+"""
+
+import functools
+import json
+import logging
+
+import microversion_parse
+import pecan
+
+from watcher_ha.api import errors
+from watcher_ha.api import microversion
+from watcher_ha.common import exception
+
+LOG = logging.getLogger(__name__)
+
+JSON = 'application/json'
+
+
+def expose(status_code=200, min_version=None):
+    """Expose a controller method as a JSON API handler.
+
+    :param status_code: status of a successful answer; 202 and 204 answers
+        have no body.
+    :param min_version: the first microversion serving this handler;
+        earlier versions get 406.
+    """
+    minimum = (microversion_parse.parse_version_string(min_version)
+               if min_version else None)
+
+    def decorator(func):
+        @pecan.expose(content_type=JSON)
+        @functools.wraps(func)
+        def handler(*args, **kwargs):
+            request, response = pecan.request, pecan.response
+            response.headers.update(microversion.range_headers())
+            try:
+                version = microversion.parse(request.headers)
+            except microversion.VersionNotAcceptable as err:
+                return _render(response, err.code,
+                               errors.http_body(err.code, err.message))
+            except exception.WatcherHAError as err:
+                return _render(response, err.code,
+                               errors.fault_body(err.code, err.message))
+            request.version = version
+            response.headers[microversion.HEADER] = (
+                microversion.version_header(version))
+            try:
+                if minimum is not None and version < minimum:
+                    raise exception.NotAcceptable()
+                result = func(*args, **kwargs)
+            except exception.WatcherHAError as err:
+                if err.code >= 500:
+                    LOG.error('%s %s failed: %s', request.method,
+                              request.path, err.message)
+                return _render(response, err.code,
+                               errors.fault_body(err.code, err.message))
+            except Exception:
+                LOG.exception('Unexpected error in %s %s', request.method,
+                              request.path)
+                return _render(response, 500, errors.fault_body(
+                    500, 'An unexpected error occurred; the API log has '
+                         'the details under this request ID.'))
+            if status_code in (202, 204) or result is None:
+                return _render(response, status_code, b'')
+            return _render(response, status_code, json.dumps(result).encode())
+        return handler
+    return decorator
+
+
+def _render(response, status, body):
+    response.status = status
+    if body:
+        response.content_type = 'application/json'
+        response.charset = None
+    else:
+        response.content_type = None
+    response.body = body
+    return response

@@ -1,0 +1,121 @@
+"""Reading a request: its context, version, JSON body, paging and links."""
+
+import dataclasses
+import json
+
+import pecan
+from oslo_config import cfg
+from oslo_utils import uuidutils
+
+from watcher_ha.api import microversion
+from watcher_ha.common import exception
+
+CONF = cfg.CONF
+
+SORT_DIRS = ('asc', 'desc')
+
+
+def context():
+    return pecan.request.context
+
+
+def version():
+    return pecan.request.version
+
+
+def version_at_least(text):
+    return microversion.at_least(pecan.request.version, text)
+
+
+def json_body():
+    """The request body as parsed JSON, or 400 if it is not JSON."""
+    raw = pecan.request.body
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise exception.InvalidJSON()
+
+
+def query_value(params, name):
+    """One query parameter as a string (or None); repeats are refused."""
+    value = params.get(name)
+    if isinstance(value, list):
+        raise exception.InvalidParameter(
+            name=name, reason='give it at most once')
+    return value
+
+
+def refuse_unknown_params(params, known):
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise exception.Invalid(
+            'Unknown query parameter(s): %s. Accepted: %s.'
+            % (', '.join(unknown), ', '.join(sorted(known))))
+
+
+@dataclasses.dataclass(frozen=True)
+class Paging:
+    limit: int
+    marker: str | None
+    sort_key: str
+    sort_dir: str
+
+    def next_args(self):
+        return {'sort_key': self.sort_key, 'sort_dir': self.sort_dir}
+
+
+PAGING_PARAMS = ('marker', 'limit', 'sort_key', 'sort_dir')
+
+
+def paging(params, sort_keys, marker_is_uuid=True):
+    """Validate marker/limit/sort_key/sort_dir from the query string."""
+    limit_text = query_value(params, 'limit')
+    limit = CONF.api.max_limit
+    if limit_text is not None:
+        try:
+            limit = int(limit_text)
+        except ValueError:
+            raise exception.InvalidParameter(
+                name='limit', reason='%r is not an integer' % limit_text)
+        if limit <= 0:
+            raise exception.InvalidLimit()
+        limit = min(limit, CONF.api.max_limit)
+    sort_dir = query_value(params, 'sort_dir') or 'asc'
+    if sort_dir not in SORT_DIRS:
+        raise exception.InvalidSortDir(value=sort_dir)
+    sort_key = query_value(params, 'sort_key') or 'id'
+    if sort_key not in sort_keys:
+        raise exception.InvalidSortKey(key=sort_key)
+    marker = query_value(params, 'marker')
+    if marker is not None:
+        if marker_is_uuid and not uuidutils.is_uuid_like(marker):
+            raise exception.InvalidUUID(uuid=marker)
+        if not marker_is_uuid and not _is_int(marker):
+            raise exception.InvalidIdentity(identity=marker)
+    return Paging(limit=limit, marker=marker, sort_key=sort_key,
+                  sort_dir=sort_dir)
+
+
+def _is_int(text):
+    return text.isdigit() and len(text) < 19
+
+
+def base_url():
+    return (CONF.api.public_endpoint or pecan.request.host_url).rstrip('/')
+
+
+def links(resource, ident):
+    base = base_url()
+    return [{'href': '%s/v1/%s/%s' % (base, resource, ident), 'rel': 'self'},
+            {'href': '%s/%s/%s' % (base, resource, ident),
+             'rel': 'bookmark'}]
+
+
+def next_link(path, paging, last_marker, extra_args=None):
+    """The ``next`` URL of a full page, as Watcher builds it."""
+    args = dict(extra_args or {})
+    args.update(paging.next_args())
+    query = ''.join('%s=%s&' % (k, v) for k, v in args.items()
+                    if v is not None)
+    return '%s/v1/%s?%slimit=%d&marker=%s' % (
+        base_url(), path, query, paging.limit, last_marker)

@@ -1,0 +1,20 @@
+"""How other services talk to the appliers."""
+
+from watcher_ha.common import rpc
+
+TOPIC = 'watcher_ha.applier'
+
+
+class ApplierAPI:
+
+    def __init__(self):
+        self._client = rpc.get_client(TOPIC)
+
+    def launch_action_plan(self, context, action_plan_uuid):
+        """Ask any applier to run the plan (fire and forget).
+
+        A lost cast is harmless: the appliers' periodic sweep picks up
+        PENDING plans nobody took.
+        """
+        self._client.cast(context.to_dict(), 'launch_action_plan',
+                          action_plan_uuid=action_plan_uuid)

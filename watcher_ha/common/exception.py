@@ -1,0 +1,201 @@
+"""Domain errors. Each carries its HTTP status ``code`` and a stable
+``error_code``; the API renders them in one place (``api/errors.py``)."""
+
+
+class WatcherHAError(Exception):
+    code = 500
+    error_code = 'internal_error'
+    msg_fmt = 'An unexpected error occurred.'
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            message = self.msg_fmt % kwargs
+        self.message = str(message)
+        super().__init__(self.message)
+
+
+# 400 -----------------------------------------------------------------------
+
+class Invalid(WatcherHAError):
+    code = 400
+    error_code = 'invalid'
+    msg_fmt = 'Invalid input: %(reason)s'
+
+
+class InvalidJSON(Invalid):
+    error_code = 'invalid_json'
+    msg_fmt = 'Request is not in valid JSON format'
+
+
+class InvalidField(Invalid):
+    error_code = 'invalid_field'
+    msg_fmt = ('Invalid input for field/attribute %(field)s. '
+               'Value: %(value)s. %(reason)s')
+
+
+class InvalidParameter(Invalid):
+    error_code = 'invalid_parameter'
+    msg_fmt = 'Invalid value for query parameter %(name)s: %(reason)s'
+
+
+class InvalidSortKey(Invalid):
+    error_code = 'invalid_sort_key'
+    msg_fmt = 'Invalid sort key: %(key)s'
+
+
+class InvalidSortDir(Invalid):
+    error_code = 'invalid_sort_dir'
+    msg_fmt = ("Invalid sort direction: %(value)s. "
+               "Acceptable values are 'asc' or 'desc'")
+
+
+class InvalidLimit(Invalid):
+    error_code = 'invalid_limit'
+    msg_fmt = 'Limit must be positive'
+
+
+class InvalidUUID(Invalid):
+    error_code = 'invalid_uuid'
+    msg_fmt = 'Expected a uuid but received %(uuid)s.'
+
+
+class InvalidIdentity(Invalid):
+    error_code = 'invalid_identity'
+    msg_fmt = 'Expected a uuid or int but received %(identity)s'
+
+
+class PatchError(Invalid):
+    error_code = 'patch_error'
+    msg_fmt = "Couldn't apply patch '%(patch)s'. Reason: %(reason)s"
+
+
+class StateTransitionNotAllowed(Invalid):
+    error_code = 'state_transition_not_allowed'
+    msg_fmt = 'State transition not allowed: (%(current)s -> %(new)s)'
+
+
+class DeleteError(Invalid):
+    error_code = 'delete_not_allowed'
+    msg_fmt = "Couldn't delete when state is '%(state)s'."
+
+
+class InvalidAudit(Invalid):
+    error_code = 'invalid_audit'
+    msg_fmt = '%(reason)s'
+
+
+class InvalidAuditParameters(Invalid):
+    error_code = 'invalid_audit_parameters'
+    msg_fmt = ('Audit parameter %(parameter)s is invalid for strategy '
+               '%(strategy)s: %(reason)s')
+
+
+class InvalidInterval(Invalid):
+    error_code = 'invalid_interval'
+    msg_fmt = ('Interval %(interval)s is neither a number of seconds nor a '
+               'valid cron expression such as "*/10 * * * *" (minute hour '
+               'day month weekday).')
+
+
+class AuditTypeNotAllowed(Invalid):
+    error_code = 'audit_type_not_allowed'
+    msg_fmt = 'Audit type %(audit_type)s is disallowed.'
+
+
+class ActionFilterCombinationProhibited(Invalid):
+    error_code = 'action_filter_combination'
+    msg_fmt = 'Filtering actions on both audit and action-plan is prohibited'
+
+
+# 401/403 -------------------------------------------------------------------
+
+class NotAuthorized(WatcherHAError):
+    code = 403
+    error_code = 'forbidden'
+    msg_fmt = 'Not authorized.'
+
+
+class PolicyNotAuthorized(NotAuthorized):
+    error_code = 'policy_forbidden'
+    msg_fmt = 'Policy doesn\'t allow %(action)s to be performed.'
+
+
+# 404 -----------------------------------------------------------------------
+
+class NotFound(WatcherHAError):
+    code = 404
+    error_code = 'not_found'
+    msg_fmt = 'Resource could not be found.'
+
+
+class GoalNotFound(NotFound):
+    error_code = 'goal_not_found'
+    msg_fmt = 'Goal %(goal)s could not be found'
+
+
+class StrategyNotFound(NotFound):
+    error_code = 'strategy_not_found'
+    msg_fmt = 'Strategy %(strategy)s could not be found'
+
+
+class AuditTemplateNotFound(NotFound):
+    error_code = 'audit_template_not_found'
+    msg_fmt = 'AuditTemplate %(audit_template)s could not be found'
+
+
+class AuditNotFound(NotFound):
+    error_code = 'audit_not_found'
+    msg_fmt = 'Audit %(audit)s could not be found'
+
+
+class ActionPlanNotFound(NotFound):
+    error_code = 'action_plan_not_found'
+    msg_fmt = 'ActionPlan %(action_plan)s could not be found'
+
+
+class ActionNotFound(NotFound):
+    error_code = 'action_not_found'
+    msg_fmt = 'Action %(action)s could not be found'
+
+
+class ScoringEngineNotFound(NotFound):
+    error_code = 'scoring_engine_not_found'
+    msg_fmt = 'ScoringEngine %(scoring_engine)s could not be found'
+
+
+class ServiceNotFound(NotFound):
+    error_code = 'service_not_found'
+    msg_fmt = 'The service %(service)s cannot be found.'
+
+
+# 406 / 409 / 503 -----------------------------------------------------------
+
+class NotAcceptable(WatcherHAError):
+    code = 406
+    error_code = 'not_acceptable'
+    msg_fmt = 'Request not acceptable.'
+
+
+class Conflict(WatcherHAError):
+    code = 409
+    error_code = 'conflict'
+    msg_fmt = 'Conflict: %(reason)s'
+
+
+class StateConflict(Conflict):
+    """Lost a compare-and-swap: the row changed since it was read."""
+    error_code = 'state_conflict'
+    msg_fmt = ('%(resource)s %(uuid)s was changed concurrently (%(now)s); '
+               'read it again and retry if still wanted.')
+
+
+class AlreadyExists(Conflict):
+    error_code = 'already_exists'
+    msg_fmt = 'An %(resource)s with UUID or name %(name)s already exists'
+
+
+class ServiceUnavailable(WatcherHAError):
+    code = 503
+    error_code = 'service_unavailable'
+    msg_fmt = '%(reason)s'

@@ -1,0 +1,28 @@
+"""Loading stevedore plugins: every namespace watcher_ha defines."""
+
+import stevedore
+
+from watcher_ha.common import exception
+
+GOALS = 'watcher_ha.goals'
+STRATEGIES = 'watcher_ha.strategies'
+SCORING_ENGINES = 'watcher_ha.scoring_engines'
+PLANNERS = 'watcher_ha.planners'
+ACTIONS = 'watcher_ha.actions'
+COLLECTORS = 'watcher_ha.collectors'
+
+
+class PluginLoadError(exception.WatcherHAError):
+    msg_fmt = 'Plugin %(name)s of %(namespace)s failed to load: %(reason)s'
+
+
+def _raise(manager, entrypoint, error):
+    raise PluginLoadError(name=entrypoint.name, namespace=manager.namespace,
+                          reason=error)
+
+
+def load_classes(namespace):
+    """{entry point name: plugin class} for every plugin installed."""
+    manager = stevedore.ExtensionManager(
+        namespace, invoke_on_load=False, on_load_failure_callback=_raise)
+    return {ext.name: ext.plugin for ext in manager}

@@ -1,0 +1,35 @@
+"""oslo.policy enforcement for API requests."""
+
+from oslo_config import cfg
+from oslo_policy import policy
+
+from watcher_ha.common import exception
+from watcher_ha import policies
+
+_ENFORCER = None
+
+
+def get_enforcer(conf=None):
+    """The process-wide enforcer (also the oslo.policy.enforcer hook)."""
+    global _ENFORCER
+    if _ENFORCER is None:
+        conf = conf or cfg.CONF
+        _ENFORCER = policy.Enforcer(conf)
+        _ENFORCER.register_defaults(policies.list_rules())
+    return _ENFORCER
+
+
+def reset():
+    global _ENFORCER
+    if _ENFORCER is not None:
+        _ENFORCER.clear()
+    _ENFORCER = None
+
+
+def authorize(rule, context, target=None):
+    """Raise PolicyNotAuthorized (403) unless ``context`` may do ``rule``."""
+    target = target or {'project_id': context.project_id,
+                        'user_id': context.user_id}
+    return get_enforcer().authorize(
+        rule, target, context.to_policy_values(),
+        do_raise=True, exc=exception.PolicyNotAuthorized, action=rule)

@@ -1,0 +1,117 @@
+"""Allowed state transitions, as data.
+
+Each machine maps a source state to the target states reachable from it,
+and says who may ask for the move: an operator through the API (``USER``)
+or a watcher_ha daemon (``SERVICE``). Every writer asks the machine for the
+allowed source states of the move it wants, then runs one conditional
+UPDATE on them (see ``watcher_ha.db.transitions``).
+"""
+
+import dataclasses
+
+from watcher_ha.common.states import ActionPlanState as P
+from watcher_ha.common.states import ActionState as A
+from watcher_ha.common.states import AuditState as S
+
+USER = 'user'
+SERVICE = 'service'
+BOTH = frozenset((USER, SERVICE))
+ONLY_USER = frozenset((USER,))
+ONLY_SERVICE = frozenset((SERVICE,))
+
+
+@dataclasses.dataclass(frozen=True)
+class StateMachine:
+    name: str
+    states: frozenset
+    # {source: {target: actors allowed to make the move}}
+    transitions: dict
+
+    def __post_init__(self):
+        for source, targets in self.transitions.items():
+            unknown = ({source} | set(targets)) - self.states
+            assert not unknown, '%s: unknown states %s' % (self.name, unknown)
+
+    def is_allowed(self, source, target, actor):
+        return actor in self.transitions.get(source, {}).get(target, ())
+
+    def sources_of(self, target, actor):
+        """The states from which ``actor`` may move to ``target``."""
+        return frozenset(
+            source for source, targets in self.transitions.items()
+            if actor in targets.get(target, ()))
+
+    def edges(self):
+        for source, targets in sorted(self.transitions.items()):
+            for target, actors in sorted(targets.items()):
+                yield source, target, actors
+
+
+AUDIT = StateMachine(
+    name='audit',
+    states=frozenset((S.PENDING, S.ONGOING, S.SUCCEEDED, S.FAILED,
+                      S.CANCELLED, S.SUSPENDED, S.DELETED)),
+    transitions={
+        S.PENDING: {S.ONGOING: ONLY_SERVICE,
+                    S.CANCELLED: BOTH,
+                    S.FAILED: ONLY_SERVICE},
+        S.ONGOING: {S.SUCCEEDED: ONLY_SERVICE,
+                    S.FAILED: ONLY_SERVICE,
+                    S.CANCELLED: BOTH,
+                    S.SUSPENDED: BOTH},
+        S.SUSPENDED: {S.ONGOING: ONLY_USER,
+                      S.CANCELLED: ONLY_USER,
+                      S.DELETED: ONLY_USER},
+        S.SUCCEEDED: {S.DELETED: ONLY_USER},
+        S.FAILED: {S.DELETED: ONLY_USER},
+        S.CANCELLED: {S.DELETED: ONLY_USER},
+    })
+
+ACTION_PLAN = StateMachine(
+    name='action_plan',
+    states=frozenset((P.RECOMMENDED, P.PENDING, P.ONGOING, P.SUCCEEDED,
+                      P.FAILED, P.CANCELLING, P.CANCELLED, P.SUPERSEDED,
+                      P.DELETED)),
+    transitions={
+        P.RECOMMENDED: {P.PENDING: ONLY_USER,
+                        P.CANCELLED: BOTH,
+                        P.SUPERSEDED: ONLY_SERVICE,
+                        P.DELETED: ONLY_USER},
+        P.PENDING: {P.ONGOING: ONLY_SERVICE,
+                    P.CANCELLED: BOTH,
+                    P.FAILED: ONLY_SERVICE},
+        P.ONGOING: {P.SUCCEEDED: ONLY_SERVICE,
+                    P.FAILED: ONLY_SERVICE,
+                    P.CANCELLING: BOTH,
+                    P.CANCELLED: ONLY_SERVICE},
+        P.CANCELLING: {P.CANCELLED: ONLY_SERVICE,
+                       P.FAILED: ONLY_SERVICE},
+        P.SUCCEEDED: {P.DELETED: ONLY_USER},
+        P.FAILED: {P.DELETED: ONLY_USER},
+        P.CANCELLED: {P.DELETED: ONLY_USER},
+        P.SUPERSEDED: {P.DELETED: ONLY_USER},
+    })
+
+ACTION = StateMachine(
+    name='action',
+    states=frozenset((A.PENDING, A.ONGOING, A.SUCCEEDED, A.FAILED,
+                      A.CANCELLING, A.CANCELLED, A.SKIPPED, A.DELETED)),
+    transitions={
+        # Archiving follows the action plan, which only a user deletes.
+        A.PENDING: {A.ONGOING: ONLY_SERVICE,
+                    A.SKIPPED: ONLY_USER,
+                    A.CANCELLED: ONLY_SERVICE,
+                    A.DELETED: ONLY_SERVICE},
+        A.ONGOING: {A.SUCCEEDED: ONLY_SERVICE,
+                    A.FAILED: ONLY_SERVICE,
+                    A.CANCELLING: ONLY_SERVICE,
+                    A.CANCELLED: ONLY_SERVICE},
+        A.CANCELLING: {A.CANCELLED: ONLY_SERVICE,
+                       A.FAILED: ONLY_SERVICE},
+        A.SUCCEEDED: {A.DELETED: ONLY_SERVICE},
+        A.FAILED: {A.DELETED: ONLY_SERVICE},
+        A.CANCELLED: {A.DELETED: ONLY_SERVICE},
+        A.SKIPPED: {A.DELETED: ONLY_SERVICE},
+    })
+
+MACHINES = {m.name: m for m in (AUDIT, ACTION_PLAN, ACTION)}

@@ -1,0 +1,68 @@
+"""The life-cycle states of audits, action plans and actions.
+
+The names are Watcher API v1 wire values and never change. Which state may
+follow which lives in :mod:`watcher_ha.common.state_machines`.
+"""
+
+
+class AuditState:
+    PENDING = 'PENDING'
+    """Created; waiting for a decision engine to take it."""
+    ONGOING = 'ONGOING'
+    """A decision engine (``hostname``) is running it; continuous audits stay
+    here between rounds."""
+    SUCCEEDED = 'SUCCEEDED'
+    """The strategy ran and stored its action plan."""
+    FAILED = 'FAILED'
+    """The strategy could not produce a plan; see ``status_message``."""
+    CANCELLED = 'CANCELLED'
+    """Stopped by an operator."""
+    SUSPENDED = 'SUSPENDED'
+    """A continuous audit paused by an operator; it may be resumed."""
+    DELETED = 'DELETED'
+    """Archived: hidden from the API, purged later."""
+
+
+class AuditType:
+    ONESHOT = 'ONESHOT'
+    CONTINUOUS = 'CONTINUOUS'
+    EVENT = 'EVENT'
+
+    ALL = (ONESHOT, CONTINUOUS, EVENT)
+
+
+class ActionPlanState:
+    RECOMMENDED = 'RECOMMENDED'
+    """Produced by an audit; waiting for an operator to start it."""
+    PENDING = 'PENDING'
+    """Started by an operator; waiting for an applier to take it."""
+    ONGOING = 'ONGOING'
+    """An applier (``hostname``) is executing its actions."""
+    SUCCEEDED = 'SUCCEEDED'
+    """Every action succeeded or was skipped."""
+    FAILED = 'FAILED'
+    """An action failed; see ``status_message``."""
+    CANCELLING = 'CANCELLING'
+    """Cancel requested while ONGOING; the applier stops between actions."""
+    CANCELLED = 'CANCELLED'
+    """Stopped before completion."""
+    SUPERSEDED = 'SUPERSEDED'
+    """Replaced by a newer plan, or the cluster changed under it."""
+    DELETED = 'DELETED'
+    """Archived: hidden from the API, purged later."""
+
+
+class ActionState:
+    PENDING = 'PENDING'
+    """Waiting for its parents and for its plan to run."""
+    ONGOING = 'ONGOING'
+    """Being executed by the applier."""
+    SUCCEEDED = 'SUCCEEDED'
+    FAILED = 'FAILED'
+    CANCELLING = 'CANCELLING'
+    """Its plan is being cancelled while it runs."""
+    CANCELLED = 'CANCELLED'
+    SKIPPED = 'SKIPPED'
+    """Not to be executed, by an operator's decision (API 1.5)."""
+    DELETED = 'DELETED'
+    """Archived with its action plan."""

@@ -1,0 +1,44 @@
+"""[api] options: where and how the REST API is served."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('api', title='REST API options')
+
+OPTS = [
+    cfg.HostAddressOpt(
+        'host', default='127.0.0.1',
+        help='Address the API listens on.'),
+    cfg.PortOpt(
+        'port', default=9322,
+        help='TCP port the API listens on.'),
+    cfg.IntOpt(
+        'workers', default=1, min=1,
+        help='Number of API worker processes.'),
+    cfg.IntOpt(
+        'threads', default=16, min=1,
+        help='Request threads in each API worker process.'),
+    cfg.IntOpt(
+        'max_limit', default=1000, min=1,
+        help='Largest number of items a list request returns; a larger '
+             'limit is capped to this value.'),
+    cfg.BoolOpt(
+        'enable_webhooks_auth', default=True,
+        help='Require a token and the webhook:trigger policy for POST '
+             '/v1/webhooks/{audit}. Disable only when the callers (e.g. '
+             'aodh alarm actions) cannot authenticate and the API is '
+             'reachable from trusted networks only.'),
+    cfg.URIOpt(
+        'public_endpoint',
+        help='Public URL of the API, used in links and Location headers '
+             'when the API runs behind a proxy. By default the request '
+             'host URL is used.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return OPTS

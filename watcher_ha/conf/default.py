@@ -1,0 +1,41 @@
+"""[DEFAULT] options owned by watcher_ha."""
+
+import os
+import socket
+
+from oslo_config import cfg
+
+OPTS = [
+    cfg.HostAddressOpt(
+        'host',
+        default=socket.gethostname(),
+        sample_default='<hostname>',
+        help='Name of this node. It is stamped on the audits and action '
+             'plans this node runs and must be unique among the '
+             'controllers.'),
+    cfg.StrOpt(
+        'state_path',
+        default=os.path.join(os.getcwd(), 'state'),
+        sample_default='$pwd/state',
+        help='Directory where watcher_ha keeps local state: the embedded '
+             'SQLite database and file-based coordination.'),
+    cfg.StrOpt(
+        'auth_strategy',
+        default='keystone',
+        choices=[('keystone', 'Validate tokens with keystonemiddleware.'),
+                 ('noauth', 'No authentication: every request is admin. '
+                            'For development and tests only.')],
+        help='How the API authenticates requests.'),
+    cfg.IntOpt(
+        'service_down_time', default=30, min=1,
+        help='Seconds without a heartbeat after which GET /v1/services '
+             'shows a service as FAILED.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS)
+
+
+def list_opts():
+    return OPTS

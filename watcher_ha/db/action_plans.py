@@ -1,0 +1,125 @@
+"""Action plans and their actions: SQL for reading and state changes."""
+
+import sqlalchemy as sa
+
+from watcher_ha.common import exception
+from watcher_ha.common import state_machines
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import query
+from watcher_ha.db import transitions
+
+ActionPlan = models.ActionPlan
+Action = models.Action
+Audit = models.Audit
+Strategy = models.Strategy
+
+PLAN_VIEW = query.View(
+    model=ActionPlan,
+    not_found=exception.ActionPlanNotFound, not_found_arg='action_plan',
+    extra_columns=(Audit.uuid.label('audit_uuid'),
+                   Strategy.uuid.label('strategy_uuid'),
+                   Strategy.name.label('strategy_name')),
+    joins=((Audit, ActionPlan.audit_id == Audit.id, False),
+           (Strategy, ActionPlan.strategy_id == Strategy.id, True)),
+    visible=lambda: ActionPlan.state != ActionPlanState.DELETED,
+    filters={'audit_uuid': lambda value: Audit.uuid == value,
+             'strategy': query.by_uuid_or_name(Strategy)},
+)
+
+ACTION_VIEW = query.View(
+    model=Action,
+    not_found=exception.ActionNotFound, not_found_arg='action',
+    extra_columns=(ActionPlan.uuid.label('action_plan_uuid'),),
+    joins=((ActionPlan, Action.action_plan_id == ActionPlan.id, False),
+           (Audit, ActionPlan.audit_id == Audit.id, False)),
+    visible=lambda: Action.state != ActionState.DELETED,
+    filters={'action_plan_uuid': lambda value: ActionPlan.uuid == value,
+             'audit_uuid': lambda value: Audit.uuid == value},
+)
+
+
+def get_plan(context, uuid):
+    return query.get_row(context, PLAN_VIEW, uuid)
+
+
+def get_action(context, uuid):
+    return query.get_row(context, ACTION_VIEW, uuid)
+
+
+def indicators_of(context, plan_ids):
+    """{action plan id: [efficacy indicator dicts]} in one query."""
+    result = {plan_id: [] for plan_id in plan_ids}
+    if not plan_ids:
+        return result
+    indicator = models.EfficacyIndicator
+    with engine.reader.using(context) as session:
+        rows = session.execute(
+            sa.select(indicator.action_plan_id, indicator.name,
+                      indicator.description, indicator.unit,
+                      indicator.value)
+            .where(indicator.action_plan_id.in_(plan_ids))
+            .order_by(indicator.id))
+        for row in rows:
+            result[row.action_plan_id].append({
+                'name': row.name, 'description': row.description,
+                'unit': row.unit, 'value': row.value})
+    return result
+
+
+def _move_actions(session, plan_id, target):
+    """Move every action of the plan that may go to ``target`` there."""
+    sources = state_machines.ACTION.sources_of(target,
+                                               state_machines.SERVICE)
+    values = {'state': target, 'version': Action.version + 1,
+              'updated_at': models.utcnow()}
+    if target == ActionState.DELETED:
+        values['deleted_at'] = models.utcnow()
+    session.execute(sa.update(Action).where(
+        Action.action_plan_id == plan_id,
+        Action.state.in_(sources)).values(**values))
+
+
+# Actions follow their plan when it is cancelled or archived by a user.
+_ACTIONS_FOLLOW = {
+    ActionPlanState.CANCELLED: ActionState.CANCELLED,
+    ActionPlanState.DELETED: ActionState.DELETED,
+}
+
+
+def transition(context, row, target, actor=state_machines.USER):
+    """Move the plan to ``target`` (compare-and-swap), with its actions
+    where they follow it, in one transaction."""
+    values = {}
+    if target == ActionPlanState.DELETED:
+        values['deleted_at'] = models.utcnow()
+    with engine.writer.using(context) as session:
+        transitions.compare_and_swap(session, state_machines.ACTION_PLAN,
+                                     ActionPlan, row, target, actor, values)
+        if target in _ACTIONS_FOLLOW:
+            _move_actions(session, row['id'], _ACTIONS_FOLLOW[target])
+
+
+# A user may only skip actions of a plan that has not started.
+SKIPPABLE_PLAN_STATES = (ActionPlanState.RECOMMENDED, ActionPlanState.PENDING)
+
+
+def update_action(context, row, values, new_state=None):
+    """Change the action's status message and/or state (compare-and-swap).
+
+    A state change also requires, in the same UPDATE, that the plan has not
+    started, so an applier that took the plan meanwhile wins cleanly.
+    """
+    with engine.writer.using(context) as session:
+        if new_state is None or new_state == row['state']:
+            transitions.update_fields(session, Action, row, values)
+        else:
+            plan_not_started = sa.exists().where(
+                ActionPlan.id == row['action_plan_id'],
+                ActionPlan.state.in_(SKIPPABLE_PLAN_STATES))
+            transitions.compare_and_swap(
+                session, state_machines.ACTION, Action, row, new_state,
+                state_machines.USER, values, also_where=(plan_not_started,))
+    return get_action(context, row['uuid'])

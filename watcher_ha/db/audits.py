@@ -1,0 +1,76 @@
+"""Audits: SQL for reading, creating, changing and archiving them."""
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from watcher_ha.common import exception
+from watcher_ha.common import state_machines
+from watcher_ha.common.states import AuditState
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import query
+from watcher_ha.db import transitions
+
+Audit = models.Audit
+Goal = models.Goal
+Strategy = models.Strategy
+
+VIEW = query.View(
+    model=Audit,
+    not_found=exception.AuditNotFound, not_found_arg='audit',
+    extra_columns=(Goal.uuid.label('goal_uuid'),
+                   Goal.name.label('goal_name'),
+                   Strategy.uuid.label('strategy_uuid'),
+                   Strategy.name.label('strategy_name')),
+    joins=((Goal, Audit.goal_id == Goal.id, False),
+           (Strategy, Audit.strategy_id == Strategy.id, True)),
+    visible=lambda: Audit.state != AuditState.DELETED,
+    lookup=('id', 'uuid', 'name'),
+    filters={'goal': query.by_uuid_or_name(Goal),
+             'strategy': query.by_uuid_or_name(Strategy)},
+)
+
+
+def get(context, ident):
+    return query.get_row(context, VIEW, ident)
+
+
+def create(context, values):
+    """Insert a PENDING audit; 409 if a live audit has its name."""
+    uuid = uuidutils.generate_uuid()
+    try:
+        with engine.writer.using(context) as session:
+            session.execute(sa.insert(Audit).values(
+                uuid=uuid, state=AuditState.PENDING, **values))
+    except db_exc.DBDuplicateEntry:
+        raise exception.AlreadyExists(resource='audit', name=values['name'])
+    return get(context, uuid)
+
+
+def update(context, row, values, new_state=None,
+           actor=state_machines.USER):
+    """Change ``row``'s fields, and its state if ``new_state``, in one
+    compare-and-swap UPDATE."""
+    try:
+        with engine.writer.using(context) as session:
+            if new_state is None:
+                transitions.update_fields(session, Audit, row, values)
+            else:
+                if new_state == AuditState.DELETED:
+                    values = dict(values, deleted_at=models.utcnow())
+                transitions.compare_and_swap(
+                    session, state_machines.AUDIT, Audit, row, new_state,
+                    actor, values)
+    except db_exc.DBDuplicateEntry:
+        raise exception.AlreadyExists(resource='audit',
+                                      name=values.get('name'))
+    return query.get_row(context, VIEW, row['uuid'], archived_too=True)
+
+
+def archive(context, row):
+    """DELETE: move to DELETED if the machine allows it, else 400."""
+    if not state_machines.AUDIT.is_allowed(row['state'], AuditState.DELETED,
+                                           state_machines.USER):
+        raise exception.DeleteError(state=row['state'])
+    update(context, row, {}, new_state=AuditState.DELETED)

@@ -1,0 +1,45 @@
+"""The one enginefacade transaction context every SQL function runs in."""
+
+import sqlalchemy as sa
+from oslo_db.sqlalchemy import enginefacade
+
+context_manager = enginefacade.transaction_context()
+reader = context_manager.reader
+writer = context_manager.writer
+
+# How long an SQLite writer waits for another process's write lock before
+# giving up. API workers and daemons share one file in the embedded setup.
+SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+def _tune_sqlite(engine):
+    if engine.dialect.name != 'sqlite':
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, _record):
+        cursor = dbapi_conn.cursor()
+        # WAL lets readers run while one process writes; the busy timeout
+        # makes concurrent writers queue instead of failing at once.
+        if engine.url.database not in (None, '', ':memory:'):
+            cursor.execute('PRAGMA journal_mode=WAL')
+        cursor.execute('PRAGMA busy_timeout=%d' % SQLITE_BUSY_TIMEOUT_MS)
+        cursor.execute('PRAGMA foreign_keys=ON')
+        cursor.close()
+
+
+context_manager.append_on_engine_create(_tune_sqlite)
+
+
+def configure(conf):
+    """Point the facade at ``[database]``; safe to call more than once."""
+    context_manager.configure(**dict(conf.database.items()))
+
+
+def get_engine():
+    return context_manager.writer.get_engine()
+
+
+def dispose():
+    """Drop pooled connections, e.g. in a child process after fork."""
+    context_manager.dispose_pool()

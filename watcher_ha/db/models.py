@@ -1,0 +1,192 @@
+"""The SQL schema: one typed SQLAlchemy model per table.
+
+Rows that a user deletes through the API and that have a life cycle
+(audits, action plans, actions) are archived in state DELETED with
+``deleted_at`` set, and removed for good by ``watcher-ha-db-manage purge``.
+Everything else is deleted outright.
+"""
+
+import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+from sqlalchemy import orm
+
+UUID_LEN = 36
+NAME_LEN = 63
+HOST_LEN = 255
+STATE_LEN = 20
+
+# MySQL/MariaDB drop microseconds unless the precision is asked for.
+Timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
+                                       'mariadb')
+
+
+def utcnow():
+    """Naive UTC: what every timestamp column stores."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Base(orm.DeclarativeBase):
+    # Deterministic constraint names, the same on every database.
+    metadata = sa.MetaData(naming_convention={
+        'ix': 'ix_%(table_name)s_%(column_0_N_name)s',
+        'uq': 'uq_%(table_name)s_%(column_0_N_name)s',
+        'fk': 'fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s',
+        'pk': 'pk_%(table_name)s',
+        'ck': 'ck_%(table_name)s_%(constraint_name)s',
+    })
+    type_annotation_map = {
+        dict[str, Any]: sa.JSON,
+        list[Any]: sa.JSON,
+        datetime.datetime: Timestamp,
+    }
+
+
+class TimestampMixin:
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        default=utcnow)
+    updated_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        onupdate=utcnow)
+
+
+class ArchivableMixin(TimestampMixin):
+    deleted_at: orm.Mapped[datetime.datetime | None]
+    # Optimistic concurrency: every UPDATE compares and bumps it.
+    version: orm.Mapped[int] = orm.mapped_column(default=1)
+
+
+class Goal(TimestampMixin, Base):
+    __tablename__ = 'goals'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
+                                              unique=True)
+    display_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    efficacy_specification: orm.Mapped[list[Any]]
+
+
+class Strategy(TimestampMixin, Base):
+    __tablename__ = 'strategies'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
+                                              unique=True)
+    display_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    goal_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('goals.id'))
+    parameters_spec: orm.Mapped[dict[str, Any]]
+
+
+class ScoringEngine(TimestampMixin, Base):
+    __tablename__ = 'scoring_engines'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
+                                              unique=True)
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    metainfo: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+
+
+class AuditTemplate(TimestampMixin, Base):
+    __tablename__ = 'audit_templates'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
+                                              unique=True)
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    goal_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('goals.id'))
+    strategy_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('strategies.id'))
+    scope: orm.Mapped[list[Any]]
+    default_parameters: orm.Mapped[dict[str, Any]]
+    version: orm.Mapped[int] = orm.mapped_column(default=1)
+
+
+class Audit(ArchivableMixin, Base):
+    __tablename__ = 'audits'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN))
+    # Names are unique among audits that are not archived; the database
+    # derives this column so that no writer can forget it.
+    live_name: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(NAME_LEN),
+        sa.Computed("CASE WHEN state = 'DELETED' THEN NULL ELSE name END",
+                    persisted=True),
+        unique=True)
+    audit_type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
+                                               index=True)
+    parameters: orm.Mapped[dict[str, Any]]
+    interval: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    goal_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('goals.id'))
+    strategy_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('strategies.id'))
+    scope: orm.Mapped[list[Any]]
+    auto_trigger: orm.Mapped[bool] = orm.mapped_column(default=False)
+    next_run_time: orm.Mapped[datetime.datetime | None]
+    hostname: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    start_time: orm.Mapped[datetime.datetime | None]
+    end_time: orm.Mapped[datetime.datetime | None]
+    force: orm.Mapped[bool] = orm.mapped_column(default=False)
+    status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+
+
+class ActionPlan(ArchivableMixin, Base):
+    __tablename__ = 'action_plans'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    audit_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('audits.id'),
+                                                  index=True)
+    strategy_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('strategies.id'))
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
+                                               index=True)
+    global_efficacy: orm.Mapped[list[Any]]
+    hostname: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+
+
+class Action(ArchivableMixin, Base):
+    __tablename__ = 'actions'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    action_plan_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('action_plans.id'), index=True)
+    action_type: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    input_parameters: orm.Mapped[dict[str, Any]]
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    parents: orm.Mapped[list[Any]]
+    status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+
+
+class EfficacyIndicator(TimestampMixin, Base):
+    __tablename__ = 'efficacy_indicators'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    action_plan_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('action_plans.id', ondelete='CASCADE'), index=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    unit: orm.Mapped[str | None] = orm.mapped_column(sa.String(63))
+    value: orm.Mapped[float | None] = orm.mapped_column(sa.Float)
+
+
+class Service(TimestampMixin, Base):
+    __tablename__ = 'services'
+    __table_args__ = (sa.UniqueConstraint('host', 'name'),)
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    host: orm.Mapped[str] = orm.mapped_column(sa.String(HOST_LEN))
+    last_seen_up: orm.Mapped[datetime.datetime | None]

@@ -1,0 +1,45 @@
+"""Removing archived rows for good."""
+
+import datetime
+
+import sqlalchemy as sa
+
+from watcher_ha.common.states import AuditState
+from watcher_ha.db import engine
+from watcher_ha.db import models
+
+
+def purge(context, age_in_days):
+    """Delete rows archived more than ``age_in_days`` days ago.
+
+    Children go first: actions, then action plans (their efficacy
+    indicators cascade), then audits; an archived audit whose plans are
+    still live stays. Returns {table: rows deleted}.
+    """
+    cutoff = models.utcnow() - datetime.timedelta(days=age_in_days)
+    counts = {}
+    with engine.writer.using(context) as session:
+        old_plans = sa.select(models.ActionPlan.id).where(
+            models.ActionPlan.deleted_at.is_not(None),
+            models.ActionPlan.deleted_at < cutoff)
+        counts['actions'] = session.execute(
+            sa.delete(models.Action).where(
+                sa.or_(models.Action.action_plan_id.in_(old_plans),
+                       sa.and_(models.Action.deleted_at.is_not(None),
+                               models.Action.deleted_at < cutoff)))
+        ).rowcount
+        plan_ids = [row.id for row in session.execute(old_plans)]
+        counts['efficacy_indicators'] = session.execute(
+            sa.delete(models.EfficacyIndicator).where(
+                models.EfficacyIndicator.action_plan_id.in_(plan_ids))
+        ).rowcount
+        counts['action_plans'] = session.execute(
+            sa.delete(models.ActionPlan).where(
+                models.ActionPlan.id.in_(plan_ids))).rowcount
+        live_children = sa.select(models.ActionPlan.audit_id)
+        counts['audits'] = session.execute(
+            sa.delete(models.Audit).where(
+                models.Audit.state == AuditState.DELETED,
+                models.Audit.deleted_at < cutoff,
+                models.Audit.id.not_in(live_children))).rowcount
+    return counts
