@@ -1,0 +1,1 @@
+"""Console entry points (see setup.cfg [entry_points])."""

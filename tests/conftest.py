@@ -1,0 +1,118 @@
+"""Shared fixtures: configuration, a migrated SQLite database and an
+in-process API client for the fast tests."""
+
+import json
+
+import pytest
+import sqlalchemy as sa
+import webob
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import policy
+from watcher_ha.common import service
+from watcher_ha.conf import CONF
+from watcher_ha.db import catalog
+from watcher_ha.db import engine
+from watcher_ha.db import migration
+from watcher_ha.db import models
+
+# Tables emptied after each test; the catalog (goals...) stays.
+MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
+                  'audits', 'audit_templates', 'services')
+
+
+@pytest.fixture(scope='session')
+def conf(tmp_path_factory):
+    state = tmp_path_factory.mktemp('state')
+    service.prepare_service([], program='watcher-ha-tests')
+    CONF.set_override('state_path', str(state))
+    CONF.set_override('auth_strategy', 'noauth')
+    CONF.set_override('connection', 'sqlite:///%s/tests.sqlite' % state,
+                      group='database')
+    CONF.set_override('rpc_response_timeout', 1)
+    engine.configure(CONF)
+    yield CONF
+    CONF.reset()
+
+
+@pytest.fixture(scope='session')
+def migrated(conf):
+    migration.upgrade()
+    catalog.sync(watcher_context.admin_context())
+    return engine.get_engine()
+
+
+@pytest.fixture
+def db(migrated):
+    yield migrated
+    with migrated.begin() as conn:
+        for table in MUTABLE_TABLES:
+            conn.execute(sa.delete(models.Base.metadata.tables[table]))
+
+
+@pytest.fixture
+def admin_context():
+    return watcher_context.admin_context()
+
+
+class Client:
+    """Calls the full WSGI app in-process, as an HTTP client would."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def request(self, method, path, body=None, version=None, headers=None,
+                raw=None):
+        req = webob.Request.blank(path, method=method)
+        req.headers['Accept'] = 'application/json'
+        if version:
+            req.headers['OpenStack-API-Version'] = 'infra-optim %s' % version
+        if raw is not None:
+            req.body = raw if isinstance(raw, bytes) else raw.encode()
+            req.content_type = 'application/json'
+        elif body is not None:
+            req.body = json.dumps(body).encode()
+            req.content_type = 'application/json'
+        for key, value in (headers or {}).items():
+            req.headers[key] = value
+        return Response(req.get_response(self.app))
+
+    def get(self, path, **kwargs):
+        return self.request('GET', path, **kwargs)
+
+    def post(self, path, body=None, **kwargs):
+        return self.request('POST', path, body=body, **kwargs)
+
+    def patch(self, path, body=None, **kwargs):
+        return self.request('PATCH', path, body=body, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request('DELETE', path, **kwargs)
+
+
+class Response:
+
+    def __init__(self, resp):
+        self.status = resp.status_int
+        self.headers = resp.headers
+        self.body = resp.body
+
+    @property
+    def json(self):
+        return json.loads(self.body)
+
+    @property
+    def fault(self):
+        """The faultstring of a Watcher error body."""
+        return json.loads(self.json['error_message'])['faultstring']
+
+    def __repr__(self):
+        return '<%s %s>' % (self.status, self.body[:300])
+
+
+@pytest.fixture
+def api(db):
+    from watcher_ha.api import app
+    policy.reset()
+    yield Client(app.setup_app(CONF))
+    policy.reset()

@@ -1,0 +1,98 @@
+"""Running real watcher_ha processes for functional tests."""
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import requests
+
+BIN = os.path.dirname(sys.executable)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def write_config(path, sections):
+    """Write an oslo.config file from {section: {option: value}}."""
+    lines = []
+    for section, options in sections.items():
+        lines.append('[%s]' % section)
+        lines.extend('%s = %s' % item for item in options.items())
+        lines.append('')
+    path.write_text('\n'.join(lines))
+    return path
+
+
+def base_config(tmp_path, database_url=None, port=None, **extra):
+    """An embedded-mode config: SQLite under tmp_path, noauth, fake bus."""
+    sections = {
+        'DEFAULT': {'state_path': str(tmp_path),
+                    'auth_strategy': 'noauth',
+                    'transport_url': 'fake://',
+                    'rpc_response_timeout': 2,
+                    'log_file': str(tmp_path / 'watcher-ha.log')},
+        'api': {'host': '127.0.0.1', 'port': port or free_port()},
+        'database': {'connection': database_url or
+                     'sqlite:///%s/watcher_ha.sqlite' % tmp_path},
+    }
+    for section, options in extra.items():
+        sections.setdefault(section, {}).update(options)
+    return sections
+
+
+def run(*command, check=True, timeout=120):
+    return subprocess.run(command, check=check, timeout=timeout,
+                          capture_output=True, text=True)
+
+
+def db_manage(config_file, *args):
+    return run(os.path.join(BIN, 'watcher-ha-db-manage'), '--config-file',
+               str(config_file), *args)
+
+
+@contextlib.contextmanager
+def api_process(config_file, port, timeout=30):
+    """Start watcher-ha-api and wait until it answers; stop it after."""
+    log = open(str(config_file) + '.out', 'w')
+    proc = subprocess.Popen(
+        [os.path.join(BIN, 'watcher-ha-api'), '--config-file',
+         str(config_file)], stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    url = 'http://127.0.0.1:%d' % port
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError('watcher-ha-api exited with %s; see %s.out'
+                                   % (proc.returncode, config_file))
+            try:
+                if requests.get(url + '/', timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError('watcher-ha-api did not answer on %s' %
+                                   url)
+            time.sleep(0.1)
+        yield url
+    finally:
+        stop(proc)
+        log.close()
+
+
+def stop(proc, timeout=15):
+    if proc.poll() is not None:
+        return proc.returncode
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait()

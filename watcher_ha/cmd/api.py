@@ -1,0 +1,27 @@
+"""watcher-ha-api: the REST API, in ``[api] workers`` processes."""
+
+import sys
+
+from oslo_config import cfg
+from oslo_service import service
+
+from watcher_ha.api import app
+from watcher_ha.common import context
+from watcher_ha.common import service as watcher_service
+from watcher_ha.common import wsgi_server
+from watcher_ha.db import catalog
+
+CONF = cfg.CONF
+
+
+def main(argv=None):
+    conf = watcher_service.prepare_service(
+        sys.argv[1:] if argv is None else argv, program='watcher-ha-api')
+    catalog.sync(context.admin_context())
+    sock = wsgi_server.bind(conf.api.host, conf.api.port)
+    server = wsgi_server.WSGIService(
+        'watcher-ha-api', lambda: app.setup_app(conf), sock,
+        conf.api.threads)
+    launcher = service.launch(conf, server, workers=conf.api.workers,
+                              restart_method='mutate')
+    launcher.wait()
