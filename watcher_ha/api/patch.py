@@ -16,8 +16,16 @@ INTERNAL = ('/created_at', '/id', '/links', '/updated_at', '/deleted_at',
 
 
 def patch_repr(ops):
-    """Watcher quotes patches as the Python repr of the op list."""
-    return repr(ops)
+    """Watcher quotes a patch as the Python repr of its operations, each
+    with its keys in the order path, op, value."""
+    def ordered(op):
+        if not isinstance(op, dict):
+            return op
+        return {key: op[key] for key in ('path', 'op', 'value', 'from')
+                if key in op}
+    if isinstance(ops, list):
+        return repr([ordered(op) for op in ops])
+    return repr(ordered(ops))
 
 
 def _check_op(op, index):

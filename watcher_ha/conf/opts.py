@@ -1,7 +1,5 @@
 """Options listed for oslo-config-generator (namespace ``watcher_ha``)."""
 
-from oslo_db import options as db_options
-
 from watcher_ha.conf import api
 from watcher_ha.conf import database
 from watcher_ha.conf import default
@@ -15,9 +13,7 @@ def list_opts():
     ]
 
 
-def set_defaults(conf=None):
+def set_defaults():
     """Defaults we impose on library options, shown in the sample file."""
-    from watcher_ha.conf import CONF
-    conf = conf or CONF
-    db_options.set_defaults(conf, connection=database.default_connection())
+    database.set_defaults()
     messaging.set_defaults()

@@ -35,19 +35,20 @@ def _config(connection):
     return cfg
 
 
-def upgrade(revision='head'):
-    with engine.get_engine().begin() as connection:
+def upgrade(revision='head', bind=None):
+    """Migrate up; ``bind`` is an engine, by default the configured one."""
+    with (bind or engine.get_engine()).begin() as connection:
         command.upgrade(_config(connection), revision)
 
 
-def downgrade(revision):
-    with engine.get_engine().begin() as connection:
+def downgrade(revision, bind=None):
+    with (bind or engine.get_engine()).begin() as connection:
         command.downgrade(_config(connection), revision)
 
 
-def version():
+def version(bind=None):
     """The database's current revision, or None if it has none."""
-    with engine.get_engine().connect() as connection:
+    with (bind or engine.get_engine()).connect() as connection:
         return migration.MigrationContext.configure(
             connection).get_current_revision()
 

@@ -13,9 +13,10 @@ TEMPLATE = f.Fields(
     f.Field('strategy_name', f.NULLABLE_STRING, in_list=True),
     f.Field('links', f.LINKS, in_list=True, getter=f.links_of()),
     f.Field('scope', f.ARRAY, in_list=True),
-    f.Field('default_parameters', {'type': ['object', 'null']},
+    # Watcher shows {} (not null) for a template created without defaults.
+    f.Field('default_parameters', f.OBJECT,
             since='1.7',
-            getter=lambda row, output: row['default_parameters'] or None),
+            getter=lambda row, output: row['default_parameters'] or {}),
     f.Field('created_at', f.DATETIME, getter=f.timestamp('created_at')),
     f.Field('deleted_at', f.NULLABLE_DATETIME, getter=f.always_none),
     f.Field('updated_at', f.NULLABLE_DATETIME,

@@ -51,14 +51,9 @@ class ActionPlansController(base.ResourceController):
             row['efficacy_indicators'] = indicators[row['id']]
         return rows
 
-    def _get(self, context, ident):
-        row = db.get_plan(context, require_uuid(ident))
-        return self._annotate(context, [row])[0]
-
-    @method.expose()
-    def get_one(self, ident, **params):
-        require_uuid(ident)
-        return super().get_one(ident, **params)
+    def _find(self, context, ident):
+        # Action plans are named by UUID only.
+        return super()._find(context, require_uuid(ident))
 
     def _launch(self, context, row):
         db.transition(context, row, State.PENDING)
@@ -67,18 +62,18 @@ class ActionPlansController(base.ResourceController):
     @method.expose()
     def start(self, ident, **params):
         context = request.context()
-        row = self._get(context, ident)
+        row = self._find(context, ident)
         policy.authorize(plan_policy.START, context)
         if row['state'] != State.RECOMMENDED:
             raise exception.Invalid("Couldn't start when state is '%s'."
                                     % row['state'])
         self._launch(context, row)
-        return self.serialize(self._get(context, ident))
+        return self.serialize(self._find(context, ident))
 
     @method.expose()
     def patch(self, ident, **params):
         context = request.context()
-        row = self._get(context, ident)
+        row = self._find(context, ident)
         policy.authorize(plan_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
         new = patch.apply({'state': row['state']}, ops, schema.PLAN_PATCHABLE,
@@ -96,12 +91,12 @@ class ActionPlansController(base.ResourceController):
             self._launch(context, row)
         else:
             db.transition(context, row, target)
-        return self.serialize(self._get(context, ident))
+        return self.serialize(self._find(context, ident))
 
     @method.expose(status_code=204)
     def delete(self, ident, **params):
         context = request.context()
-        row = self._get(context, ident)
+        row = self._find(context, ident)
         policy.authorize(plan_policy.DELETE, context)
         try:
             db.transition(context, row, State.DELETED)

@@ -51,10 +51,9 @@ class ActionsController(base.ResourceController):
     def _annotate(self, context, rows):
         return [_with_description(row) for row in rows]
 
-    @method.expose()
-    def get_one(self, ident, **params):
-        action_plans.require_uuid(ident)
-        return super().get_one(ident, **params)
+    def _find(self, context, ident):
+        # Actions are named by UUID only.
+        return super()._find(context, action_plans.require_uuid(ident))
 
     @method.expose()
     def patch(self, ident, **params):
@@ -62,8 +61,7 @@ class ActionsController(base.ResourceController):
             raise exception.Invalid('API microversion %s or higher is '
                                     'required.' % SKIP_VERSION)
         context = request.context()
-        row = _with_description(
-            db.get_action(context, action_plans.require_uuid(ident)))
+        row = self._find(context, ident)
         policy.authorize(action_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
         for op in ops:

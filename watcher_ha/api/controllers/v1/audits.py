@@ -172,7 +172,12 @@ class AuditsController(base.ResourceController):
         new = patch.apply(document, ops, schema.PATCHABLE, schema.MANDATORY)
         validation.validate(schema.PATCHED, new, 'patch')
         new_state = None
-        if new['state'] != row['state']:
+        # As in Watcher, replacing /state asks for a transition even to the
+        # current state (CANCELLED -> CANCELLED is a 400, not a no-op 200),
+        # so that of many racing cancels exactly one succeeds.
+        state_replaced = any(op['op'] == 'replace' and op['path'] == '/state'
+                             for op in ops)
+        if new['state'] != row['state'] or state_replaced:
             if not state_machines.AUDIT.is_allowed(
                     row['state'], new['state'], state_machines.USER):
                 raise exception.PatchError(

@@ -72,10 +72,14 @@ class ResourceController(rest.RestController):
         return self._collection(params, True, self.policy_module.DETAIL,
                                 self.collection + '/detail')
 
+    def _find(self, context, ident):
+        """The row ``ident`` names, annotated, or the resource's 404."""
+        row = query.get_row(context, self.view, ident)
+        return self._annotate(context, [row])[0]
+
     @method.expose()
     def get_one(self, ident, **params):
         context = request.context()
         policy.authorize(self.policy_module.GET, context)
         request.refuse_unknown_params(params, ())
-        row = query.get_row(context, self.view, ident)
-        return self.serialize(self._annotate(context, [row])[0])
+        return self.serialize(self._find(context, ident))

@@ -1,0 +1,39 @@
+# The two commands of README.rst: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test unit functional lint genconfig genpolicy clean
+
+$(STAMP): requirements.txt test-requirements.txt setup.cfg
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt -r test-requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python tools/demo.py
+
+test: $(STAMP)
+	$(BIN)/ruff check watcher_ha tests tools alembic
+	$(BIN)/python -m pytest -q -ra tests
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q tests/unit
+
+functional: $(STAMP)
+	$(BIN)/python -m pytest -q tests/functional
+
+lint: $(STAMP)
+	$(BIN)/ruff check watcher_ha tests tools alembic
+
+genconfig: $(STAMP)
+	$(BIN)/oslo-config-generator --config-file etc/watcher-ha/config-generator.conf
+
+genpolicy: $(STAMP)
+	$(BIN)/oslopolicy-sample-generator --config-file etc/watcher-ha/policy-generator.conf
+
+clean:
+	rm -rf $(VENV) demo-state state .pytest_cache *.egg-info

@@ -1,0 +1,72 @@
+"""Rows the API cannot create (action plans, actions, services), inserted
+with SQL as the daemons will insert them."""
+
+import sqlalchemy as sa
+from oslo_utils import uuidutils
+
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
+from watcher_ha.common.states import AuditState
+from watcher_ha.db import models
+
+
+def _goal_and_strategy(conn, goal='dummy', strategy='dummy'):
+    goal_id = conn.execute(sa.select(models.Goal.id).where(
+        models.Goal.name == goal)).scalar_one()
+    strategy_id = conn.execute(sa.select(models.Strategy.id).where(
+        models.Strategy.name == strategy)).scalar_one()
+    return goal_id, strategy_id
+
+
+def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
+    with engine.begin() as conn:
+        goal_id, strategy_id = _goal_and_strategy(conn)
+        uuid = uuidutils.generate_uuid()
+        row = dict(uuid=uuid, name=name or 'audit-' + uuid[:8],
+                   audit_type='ONESHOT', state=state, parameters={},
+                   goal_id=goal_id, strategy_id=strategy_id, scope=[],
+                   created_at=models.utcnow())
+        row.update(values)
+        result = conn.execute(sa.insert(models.Audit).values(**row))
+        return dict(row, id=result.inserted_primary_key[0])
+
+
+def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
+                actions=2, indicators=()):
+    """A plan with ``actions`` chained nop actions; returns (plan, actions)."""
+    with engine.begin() as conn:
+        uuid = uuidutils.generate_uuid()
+        plan = dict(uuid=uuid, audit_id=audit_row['id'],
+                    strategy_id=audit_row['strategy_id'], state=state,
+                    global_efficacy=[], created_at=models.utcnow())
+        plan['id'] = conn.execute(sa.insert(models.ActionPlan).values(
+            **plan)).inserted_primary_key[0]
+        created, parent = [], None
+        for index in range(actions):
+            action = dict(uuid=uuidutils.generate_uuid(),
+                          action_plan_id=plan['id'], action_type='nop',
+                          input_parameters={'message': 'step %d' % index},
+                          state=ActionState.PENDING,
+                          parents=[parent] if parent else [],
+                          created_at=models.utcnow())
+            action['id'] = conn.execute(sa.insert(models.Action).values(
+                **action)).inserted_primary_key[0]
+            created.append(action)
+            parent = action['uuid']
+        for name, value in indicators:
+            conn.execute(sa.insert(models.EfficacyIndicator).values(
+                uuid=uuidutils.generate_uuid(), action_plan_id=plan['id'],
+                name=name, description='%s indicator' % name, unit=None,
+                value=value, created_at=models.utcnow()))
+        return plan, created
+
+
+def service(engine, name='watcher-ha-decision-engine', host='controller-1',
+            last_seen_up=None):
+    with engine.begin() as conn:
+        row = dict(name=name, host=host,
+                   last_seen_up=last_seen_up or models.utcnow(),
+                   created_at=models.utcnow())
+        row['id'] = conn.execute(sa.insert(models.Service).values(
+            **row)).inserted_primary_key[0]
+        return row

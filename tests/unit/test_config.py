@@ -1,0 +1,48 @@
+"""The sample configuration and policy files generate from our entry
+points, and say what an operator needs."""
+
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+
+
+def test_sample_config_generates(tmp_path):
+    output = tmp_path / 'watcher-ha.conf.sample'
+    subprocess.run(
+        [BIN / 'oslo-config-generator', '--config-file',
+         ROOT / 'etc/watcher-ha/config-generator.conf',
+         '--output-file', output], check=True, capture_output=True)
+    sample = output.read_text()
+    for expected in ('#transport_url = fake://',
+                     '#auth_strategy = keystone',
+                     '#host = <hostname>',
+                     '[api]', '#port = 9322', '#max_limit = 1000',
+                     '#workers = 1',
+                     '#connection = sqlite:///$state_path/watcher_ha.sqlite',
+                     '[keystone_authtoken]'):
+        assert expected in sample, expected
+
+
+def test_sample_policy_generates(tmp_path):
+    output = tmp_path / 'policy.yaml.sample'
+    subprocess.run(
+        [BIN / 'oslopolicy-sample-generator', '--config-file',
+         ROOT / 'etc/watcher-ha/policy-generator.conf',
+         '--output-file', output], check=True, capture_output=True)
+    sample = output.read_text()
+    assert '#"audit:create": "rule:admin_api"' in sample
+    assert '#"audit:get_all": "rule:reader_api"' in sample
+    assert '#"webhook:trigger": "rule:admin_or_service_api"' in sample
+
+
+def test_every_console_script_imports():
+    import importlib.metadata
+    scripts = [ep for ep in importlib.metadata.entry_points(
+        group='console_scripts') if ep.value.startswith('watcher_ha.')]
+    assert {ep.name for ep in scripts} >= {'watcher-ha-api',
+                                          'watcher-ha-db-manage'}
+    for ep in scripts:
+        assert callable(ep.load())
