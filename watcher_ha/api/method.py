@@ -6,6 +6,7 @@ body. Handlers therefore hold no try/except of their own.
 """
 
 import functools
+import inspect
 import json
 import logging
 
@@ -33,6 +34,8 @@ def expose(status_code=200, min_version=None):
                if min_version else None)
 
     def decorator(func):
+        signature = inspect.signature(func)
+
         @pecan.expose(content_type=JSON)
         @functools.wraps(func)
         def handler(*args, **kwargs):
@@ -52,6 +55,7 @@ def expose(status_code=200, min_version=None):
             try:
                 if minimum is not None and version < minimum:
                     raise exception.NotAcceptable()
+                _check_arguments(signature, args, kwargs)
                 result = func(*args, **kwargs)
             except exception.WatcherHAError as err:
                 if err.code >= 500:
@@ -70,6 +74,26 @@ def expose(status_code=200, min_version=None):
             return _render(response, status_code, json.dumps(result).encode())
         return handler
     return decorator
+
+
+def _check_arguments(signature, args, kwargs):
+    """Refuse a path that does not fit the handler's arguments.
+
+    Pecan calls a handler with the path segments it has: none for
+    ``DELETE /v1/audits/``, one too many for ``GET /v1/audits/x/``. The
+    call would fail with TypeError, a 500.
+    """
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        positional = [p for p in signature.parameters.values()
+                      if p.kind is p.POSITIONAL_OR_KEYWORD]
+        missing = [p.name for p in positional[len(args):]
+                   if p.default is p.empty and p.name not in kwargs]
+        if missing:
+            raise exception.MissingArgument(name=missing[0])
+        raise exception.NotFound(
+            'No resource is found at %s.' % pecan.request.path)
 
 
 def _render(response, status, body):

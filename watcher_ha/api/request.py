@@ -101,7 +101,13 @@ def _is_int(text):
 
 
 def base_url():
-    return (CONF.api.public_endpoint or pecan.request.host_url).rstrip('/')
+    """Scheme, host and port for links: [api] public_endpoint or the
+    request's own (proxies' X-Forwarded-* honoured)."""
+    environ = pecan.request.environ
+    if 'watcher_ha.base_url' not in environ:
+        environ['watcher_ha.base_url'] = (
+            CONF.api.public_endpoint or pecan.request.host_url).rstrip('/')
+    return environ['watcher_ha.base_url']
 
 
 def links(resource, ident):

@@ -34,6 +34,11 @@ class InvalidField(Invalid):
                'Value: %(value)s. %(reason)s')
 
 
+class MissingArgument(Invalid):
+    error_code = 'missing_argument'
+    msg_fmt = 'Missing argument: "%(name)s"'
+
+
 class InvalidParameter(Invalid):
     error_code = 'invalid_parameter'
     msg_fmt = 'Invalid value for query parameter %(name)s: %(reason)s'

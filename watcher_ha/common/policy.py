@@ -1,5 +1,7 @@
 """oslo.policy enforcement for API requests."""
 
+import threading
+
 from oslo_config import cfg
 from oslo_policy import policy
 
@@ -7,15 +9,21 @@ from watcher_ha.common import exception
 from watcher_ha import policies
 
 _ENFORCER = None
+_LOCK = threading.Lock()
 
 
 def get_enforcer(conf=None):
     """The process-wide enforcer (also the oslo.policy.enforcer hook)."""
     global _ENFORCER
     if _ENFORCER is None:
-        conf = conf or cfg.CONF
-        _ENFORCER = policy.Enforcer(conf)
-        _ENFORCER.register_defaults(policies.list_rules())
+        # Request threads race here on a worker's first requests: publish
+        # the enforcer only once its rules are registered, or a racing
+        # thread gets PolicyNotRegistered (a 500).
+        with _LOCK:
+            if _ENFORCER is None:
+                enforcer = policy.Enforcer(conf or cfg.CONF)
+                enforcer.register_defaults(policies.list_rules())
+                _ENFORCER = enforcer
     return _ENFORCER
 
 

@@ -7,6 +7,7 @@ from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import engine
+from watcher_ha.db import goals
 from watcher_ha.db import models
 from watcher_ha.db import query
 from watcher_ha.db import transitions
@@ -19,25 +20,29 @@ Strategy = models.Strategy
 PLAN_VIEW = query.View(
     model=ActionPlan,
     not_found=exception.ActionPlanNotFound, not_found_arg='action_plan',
-    extra_columns=(Audit.uuid.label('audit_uuid'),
-                   Strategy.uuid.label('strategy_uuid'),
-                   Strategy.name.label('strategy_name')),
-    joins=((Audit, ActionPlan.audit_id == Audit.id, False),
-           (Strategy, ActionPlan.strategy_id == Strategy.id, True)),
-    visible=lambda: ActionPlan.state != ActionPlanState.DELETED,
-    filters={'audit_uuid': lambda value: Audit.uuid == value,
-             'strategy': query.by_uuid_or_name(Strategy)},
+    references=(query.Reference('audit_id', Audit, {'audit_uuid': 'uuid'}),
+                goals.STRATEGY_REFERENCE),
+    archivable=True,
+    filters={'audit_uuid': query.refers_to(ActionPlan.audit_id, Audit),
+             'strategy': query.refers_to(ActionPlan.strategy_id, Strategy)},
 )
+
+
+def _actions_of_audit(audit_uuid):
+    return Action.action_plan_id.in_(
+        sa.select(ActionPlan.id).join(Audit, ActionPlan.audit_id == Audit.id)
+        .where(Audit.uuid == audit_uuid))
+
 
 ACTION_VIEW = query.View(
     model=Action,
     not_found=exception.ActionNotFound, not_found_arg='action',
-    extra_columns=(ActionPlan.uuid.label('action_plan_uuid'),),
-    joins=((ActionPlan, Action.action_plan_id == ActionPlan.id, False),
-           (Audit, ActionPlan.audit_id == Audit.id, False)),
-    visible=lambda: Action.state != ActionState.DELETED,
-    filters={'action_plan_uuid': lambda value: ActionPlan.uuid == value,
-             'audit_uuid': lambda value: Audit.uuid == value},
+    references=(query.Reference('action_plan_id', ActionPlan,
+                                {'action_plan_uuid': 'uuid'}),),
+    archivable=True,
+    filters={'action_plan_uuid': query.refers_to(Action.action_plan_id,
+                                                 ActionPlan),
+             'audit_uuid': _actions_of_audit},
 )
 
 

@@ -6,6 +6,7 @@ from oslo_utils import uuidutils
 
 from watcher_ha.common import exception
 from watcher_ha.db import engine
+from watcher_ha.db import goals
 from watcher_ha.db import models
 from watcher_ha.db import query
 from watcher_ha.db import transitions
@@ -18,15 +19,11 @@ VIEW = query.View(
     model=AuditTemplate,
     not_found=exception.AuditTemplateNotFound,
     not_found_arg='audit_template',
-    extra_columns=(Goal.uuid.label('goal_uuid'),
-                   Goal.name.label('goal_name'),
-                   Strategy.uuid.label('strategy_uuid'),
-                   Strategy.name.label('strategy_name')),
-    joins=((Goal, AuditTemplate.goal_id == Goal.id, False),
-           (Strategy, AuditTemplate.strategy_id == Strategy.id, True)),
+    references=(goals.GOAL_REFERENCE, goals.STRATEGY_REFERENCE),
     lookup=('id', 'uuid', 'name'),
-    filters={'goal': query.by_uuid_or_name(Goal),
-             'strategy': query.by_uuid_or_name(Strategy)},
+    filters={'goal': query.refers_to(AuditTemplate.goal_id, Goal),
+             'strategy': query.refers_to(AuditTemplate.strategy_id,
+                                         Strategy)},
 )
 
 

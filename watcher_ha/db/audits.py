@@ -8,6 +8,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import engine
+from watcher_ha.db import goals
 from watcher_ha.db import models
 from watcher_ha.db import query
 from watcher_ha.db import transitions
@@ -19,16 +20,11 @@ Strategy = models.Strategy
 VIEW = query.View(
     model=Audit,
     not_found=exception.AuditNotFound, not_found_arg='audit',
-    extra_columns=(Goal.uuid.label('goal_uuid'),
-                   Goal.name.label('goal_name'),
-                   Strategy.uuid.label('strategy_uuid'),
-                   Strategy.name.label('strategy_name')),
-    joins=((Goal, Audit.goal_id == Goal.id, False),
-           (Strategy, Audit.strategy_id == Strategy.id, True)),
-    visible=lambda: Audit.state != AuditState.DELETED,
+    references=(goals.GOAL_REFERENCE, goals.STRATEGY_REFERENCE),
+    archivable=True,
     lookup=('id', 'uuid', 'name'),
-    filters={'goal': query.by_uuid_or_name(Goal),
-             'strategy': query.by_uuid_or_name(Strategy)},
+    filters={'goal': query.refers_to(Audit.goal_id, Goal),
+             'strategy': query.refers_to(Audit.strategy_id, Strategy)},
 )
 
 

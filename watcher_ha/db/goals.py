@@ -13,14 +13,18 @@ GOAL_VIEW = query.View(
     lookup=('id', 'uuid', 'name'),
 )
 
+GOAL_REFERENCE = query.Reference(
+    'goal_id', Goal, {'goal_uuid': 'uuid', 'goal_name': 'name'})
+STRATEGY_REFERENCE = query.Reference(
+    'strategy_id', Strategy,
+    {'strategy_uuid': 'uuid', 'strategy_name': 'name'}, optional=True)
+
 STRATEGY_VIEW = query.View(
     model=Strategy,
     not_found=exception.StrategyNotFound, not_found_arg='strategy',
-    extra_columns=(Goal.uuid.label('goal_uuid'),
-                   Goal.name.label('goal_name')),
-    joins=((Goal, Strategy.goal_id == Goal.id, False),),
+    references=(GOAL_REFERENCE,),
     lookup=('id', 'uuid', 'name'),
-    filters={'goal': query.by_uuid_or_name(Goal)},
+    filters={'goal': query.refers_to(Strategy.goal_id, Goal)},
 )
 
 SCORING_ENGINE_VIEW = query.View(

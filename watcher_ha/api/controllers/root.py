@@ -30,6 +30,11 @@ class RootController(rest.RestController):
     v1 = v1.Controller()
 
     @pecan.expose()
+    def _route(self, args, request=None):
+        return super()._route(
+            v1.known_first(args, v1.BOOKMARKABLE | {'v1'}), request)
+
+    @pecan.expose()
     def _lookup(self, primary, *remainder):
         # Bookmark links omit the version: /goals/<uuid> is /v1/goals/<uuid>.
         # Pecan also asks here when a route has more path segments than

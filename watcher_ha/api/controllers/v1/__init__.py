@@ -38,6 +38,21 @@ BOOKMARKABLE = frozenset(name for name, _ in COLLECTIONS) | {
     'goals', 'strategies'}
 
 
+def known_first(args, known):
+    """``args`` cut after the first segment when that one is not ``known``.
+
+    Pecan looks for a controller name anywhere in a path routed to a
+    ``get_one(*args)``, and fails with IndexError (a 500) when it finds one
+    behind two unknown segments (``/v1/x/y/audits``). Cut short, such a
+    path gets the answer of any unknown path: 404 (405 to other methods).
+    Empty segments (``/v1//audits``) are skipped, as pecan skips them.
+    """
+    for index, segment in enumerate(args):
+        if segment:
+            return args if segment in known else args[:index + 1]
+    return args
+
+
 def _collection_links(name):
     base = request.base_url()
     return [{'href': '%s/v1/%s/' % (base, name), 'rel': 'self'},
@@ -68,6 +83,10 @@ class Controller(rest.RestController):
             {'href': DESCRIBED_BY, 'rel': 'describedby',
              'type': 'text/html'}]
         return document
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        return super()._route(known_first(args, BOOKMARKABLE), request)
 
     @pecan.expose(content_type='application/json')
     def get_one(self, *unknown):
