@@ -15,7 +15,6 @@ import argparse
 import http.client
 import json
 import multiprocessing
-import os
 import pathlib
 import statistics
 import sys
