@@ -27,13 +27,51 @@ def version_at_least(text):
     return microversion.at_least(pecan.request.version, text)
 
 
+# No Watcher body nests more than a few levels; validating, copying or
+# storing one nested some hundreds deep exhausts Python's recursion limit.
+MAX_JSON_DEPTH = 64
+
+
+def _refuse_constant(name):
+    # NaN and Infinity are not JSON (RFC 8259); once stored they would
+    # make our own answers invalid JSON.
+    raise ValueError('%s is not a JSON value' % name)
+
+
+def _finite(text):
+    value = float(text)
+    if value in (float('inf'), float('-inf')):
+        raise ValueError('%s is out of range' % text)
+    return value
+
+
 def json_body():
     """The request body as parsed JSON, or 400 if it is not JSON."""
     raw = pecan.request.body
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        body = json.loads(raw, parse_constant=_refuse_constant,
+                          parse_float=_finite)
+    except RecursionError:
+        raise exception.JSONTooDeep(max=MAX_JSON_DEPTH)
+    except (ValueError, UnicodeDecodeError):
         raise exception.InvalidJSON()
+    _check_depth(body)
+    return body
+
+
+def _check_depth(body):
+    pending = [(body, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise exception.JSONTooDeep(max=MAX_JSON_DEPTH)
+        pending.extend((child, depth + 1) for child in children)
 
 
 def query_value(params, name):

@@ -28,6 +28,12 @@ class InvalidJSON(Invalid):
     msg_fmt = 'Request is not in valid JSON format'
 
 
+class JSONTooDeep(InvalidJSON):
+    error_code = 'json_too_deep'
+    msg_fmt = ('Request body nests JSON arrays or objects more than %(max)s '
+               'levels deep')
+
+
 class InvalidField(Invalid):
     error_code = 'invalid_field'
     msg_fmt = ('Invalid input for field/attribute %(field)s. '

@@ -94,6 +94,7 @@ _ACTIONS_FOLLOW = {
 }
 
 
+@engine.retry_on_deadlock
 def transition(context, row, target, actor=state_machines.USER):
     """Move the plan to ``target`` (compare-and-swap), with its actions
     where they follow it, in one transaction."""
@@ -111,6 +112,7 @@ def transition(context, row, target, actor=state_machines.USER):
 SKIPPABLE_PLAN_STATES = (ActionPlanState.RECOMMENDED, ActionPlanState.PENDING)
 
 
+@engine.retry_on_deadlock
 def update_action(context, row, values, new_state=None):
     """Change the action's status message and/or state (compare-and-swap).
 

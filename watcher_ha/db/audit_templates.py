@@ -31,6 +31,7 @@ def get(context, ident):
     return query.get_row(context, VIEW, ident)
 
 
+@engine.retry_on_deadlock
 def create(context, values):
     """Insert a template; 409 if its name is taken. Returns its row."""
     uuid = uuidutils.generate_uuid()
@@ -44,6 +45,7 @@ def create(context, values):
     return get(context, uuid)
 
 
+@engine.retry_on_deadlock
 def update(context, row, values):
     """Change fields of ``row`` unless someone changed it since it was read."""
     try:
@@ -55,6 +57,7 @@ def update(context, row, values):
     return get(context, row['uuid'])
 
 
+@engine.retry_on_deadlock
 def delete(context, row):
     with engine.writer.using(context) as session:
         session.execute(sa.delete(AuditTemplate).where(

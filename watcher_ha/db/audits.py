@@ -32,6 +32,7 @@ def get(context, ident):
     return query.get_row(context, VIEW, ident)
 
 
+@engine.retry_on_deadlock
 def create(context, values):
     """Insert a PENDING audit; 409 if a live audit has its name."""
     uuid = uuidutils.generate_uuid()
@@ -44,6 +45,7 @@ def create(context, values):
     return get(context, uuid)
 
 
+@engine.retry_on_deadlock
 def update(context, row, values, new_state=None,
            actor=state_machines.USER):
     """Change ``row``'s fields, and its state if ``new_state``, in one

@@ -56,6 +56,7 @@ def _indicators(goal):
             for spec in goal.efficacy_specification]
 
 
+@engine.retry_on_deadlock
 def sync(context, goals=None, strategies=None, scoring_engines=None):
     """Make the catalog tables match the installed plugins."""
     goals = plugins.load_classes(plugins.GOALS) if goals is None else goals

@@ -1,11 +1,19 @@
 """The one enginefacade transaction context every SQL function runs in."""
 
 import sqlalchemy as sa
+from oslo_db import api as oslo_db_api
 from oslo_db.sqlalchemy import enginefacade
 
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
+
+# Write transactions are retried whole when the database picks them as a
+# deadlock victim (InnoDB, PostgreSQL under contention): a compare-and-swap
+# that then loses still gets its clean 409, never a 500.
+retry_on_deadlock = oslo_db_api.wrap_db_retry(
+    max_retries=5, retry_interval=0.05, inc_retry_interval=True,
+    retry_on_deadlock=True)
 
 # How long an SQLite writer waits for another process's write lock before
 # giving up. API workers and daemons share one file in the embedded setup.

@@ -9,6 +9,7 @@ from watcher_ha.db import engine
 from watcher_ha.db import models
 
 
+@engine.retry_on_deadlock
 def purge(context, age_in_days):
     """Delete rows archived more than ``age_in_days`` days ago.
 

@@ -59,6 +59,7 @@ def update_fields(session, model, row, values):
     return row['version'] + 1
 
 
+@engine.retry_on_deadlock
 def transition(context, machine, model, row, target, actor, values=None,
                check_version=True):
     """``compare_and_swap`` in its own writer transaction."""

@@ -1,0 +1,65 @@
+"""watcher-ha-db-manage, run as operators run it."""
+
+import datetime
+
+import sqlalchemy as sa
+
+from tests import factories
+from tests.functional import fixtures
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import AuditState
+from watcher_ha.db import models
+
+
+def config(tmp_path):
+    return fixtures.write_config(tmp_path / 'watcher-ha.conf',
+                                 fixtures.base_config(tmp_path))
+
+
+def test_upgrade_version_sync_downgrade(tmp_path):
+    conf = config(tmp_path)
+    out = fixtures.db_manage(conf, 'version').stdout
+    assert 'current: None' in out
+    assert 'Database is at revision 0001.' in fixtures.db_manage(
+        conf, 'upgrade').stdout
+    assert 'current: 0001\nhead: 0001' in fixtures.db_manage(
+        conf, 'version').stdout
+    fixtures.db_manage(conf, 'sync')
+    engine = sa.create_engine('sqlite:///%s/watcher_ha.sqlite' % tmp_path)
+    with engine.connect() as conn:
+        goals = conn.execute(sa.select(models.Goal.name)).scalars().all()
+    assert goals == ['dummy']
+    fixtures.db_manage(conf, 'downgrade', 'base')
+    assert sa.inspect(engine).get_table_names() == ['alembic_version']
+
+
+def test_purge_removes_only_old_archived_rows(tmp_path):
+    conf = config(tmp_path)
+    fixtures.db_manage(conf, 'upgrade')
+    fixtures.db_manage(conf, 'sync')
+    engine = sa.create_engine('sqlite:///%s/watcher_ha.sqlite' % tmp_path)
+    old = models.utcnow() - datetime.timedelta(days=40)
+    recent = models.utcnow() - datetime.timedelta(days=2)
+    archived_old = factories.audit(engine, state=AuditState.DELETED,
+                                   deleted_at=old)
+    archived_recent = factories.audit(engine, state=AuditState.DELETED,
+                                      deleted_at=recent)
+    live = factories.audit(engine)
+    plan, _ = factories.action_plan(engine, live, indicators=[('x', 1.0)])
+    with engine.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).values(
+            state=ActionPlanState.DELETED, deleted_at=old))
+    out = fixtures.db_manage(conf, 'purge', '--age-in-days', '30').stdout
+    assert 'audits: 1 row(s) deleted' in out
+    assert 'action_plans: 1 row(s) deleted' in out
+    assert 'actions: 2 row(s) deleted' in out
+    with engine.connect() as conn:
+        audits = set(conn.execute(sa.select(models.Audit.uuid)).scalars())
+        assert conn.execute(sa.select(sa.func.count()).select_from(
+            models.EfficacyIndicator)).scalar() == 0
+    assert audits == {archived_recent['uuid'], live['uuid']}
+    assert archived_old['uuid'] not in audits
+    bad = fixtures.run(fixtures.BIN + '/watcher-ha-db-manage',
+                       '--config-file', str(conf), 'purge',
+                       '--age-in-days', '-1', check=False)
+    assert bad.returncode != 0 and 'must be 0 or more' in bad.stderr

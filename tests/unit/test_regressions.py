@@ -1,0 +1,49 @@
+"""Bugs found by the race and fuzz tests, pinned by deterministic tests."""
+
+import concurrent.futures
+import sys
+import threading
+
+from watcher_ha.common import context
+from watcher_ha.common import policy
+from watcher_ha.policies import audit as audit_policy
+
+
+def test_cancelling_a_cancelled_audit_is_refused(api):
+    """Of many racing cancels exactly one may succeed: a cancel that reads
+    the audit after the winner committed must not be a silent no-op."""
+    api.post('/v1/audits', body={'goal': 'dummy', 'audit_type': 'EVENT',
+                                 'name': 'e'})
+    cancel = [{'op': 'replace', 'path': '/state', 'value': 'CANCELLED'}]
+    assert api.patch('/v1/audits/e', body=cancel).status == 200
+    again = api.patch('/v1/audits/e', body=cancel)
+    assert again.status == 400
+    assert 'State transition not allowed: (CANCELLED -> CANCELLED)' in \
+        again.fault
+
+
+def test_policy_enforcer_is_complete_for_racing_first_requests(conf):
+    """A worker's first requests race to build the enforcer; none may see
+    it before its rules are registered (PolicyNotRegistered, a 500)."""
+    # Switch threads as often as possible to open the race window.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        _race_first_requests()
+    finally:
+        sys.setswitchinterval(interval)
+        policy.reset()
+
+
+def _race_first_requests():
+    for _ in range(20):
+        policy.reset()
+        barrier = threading.Barrier(16)
+
+        def first_request(_):
+            barrier.wait()
+            return policy.authorize(audit_policy.UPDATE,
+                                    context.admin_context())
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            assert all(pool.map(first_request, range(16)))
