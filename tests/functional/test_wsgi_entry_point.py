@@ -1,0 +1,28 @@
+"""watcher_ha.api.wsgi:application, as uwsgi or gunicorn load it."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.functional import fixtures
+
+PROBE = '''
+import json, webob
+from watcher_ha.api.wsgi import application
+resp = webob.Request.blank('/v1/goals').get_response(application)
+print(json.dumps({'status': resp.status_int,
+                  'goals': [g['name'] for g in resp.json['goals']]}))
+'''
+
+
+def test_wsgi_application_reads_its_config_file(tmp_path):
+    config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
+                                   fixtures.base_config(tmp_path))
+    fixtures.db_manage(config, 'upgrade')
+    fixtures.db_manage(config, 'sync')
+    env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(config))
+    out = subprocess.run([sys.executable, '-c', PROBE], env=env, check=True,
+                         capture_output=True, text=True, timeout=60).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == {
+        'status': 200, 'goals': ['dummy']}
