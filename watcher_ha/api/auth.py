@@ -7,6 +7,12 @@ from keystonemiddleware import auth_token
 # The version documents let clients discover the API before they log in.
 PUBLIC_ROUTES = re.compile(r'^/(v1/?)?$')
 WEBHOOK_ROUTES = re.compile(r'^/(v1/)?webhooks/[^/]+/?$')
+# Identity headers that only keystonemiddleware may set. On the routes it
+# skips, a client could forge them; they are removed there.
+IDENTITY_HEADER_PREFIXES = (
+    'HTTP_X_IDENTITY_STATUS', 'HTTP_X_SERVICE_', 'HTTP_X_DOMAIN_',
+    'HTTP_X_PROJECT_', 'HTTP_X_TENANT', 'HTTP_X_USER', 'HTTP_X_ROLE',
+    'HTTP_X_IS_ADMIN_PROJECT', 'HTTP_X_SYSTEM_SCOPE')
 
 
 class AuthTokenMiddleware(auth_token.AuthProtocol):
@@ -22,5 +28,8 @@ class AuthTokenMiddleware(auth_token.AuthProtocol):
 
     def __call__(self, environ, start_response):
         if self._is_public(environ.get('PATH_INFO', '')):
+            for key in [k for k in environ
+                        if k.startswith(IDENTITY_HEADER_PREFIXES)]:
+                del environ[key]
             return self._unauthenticated_app(environ, start_response)
         return super().__call__(environ, start_response)
