@@ -36,6 +36,10 @@ def bind(host, port, backlog=128):
         raise SystemExit('Cannot resolve API address %s: %s' % (host, err))
     sock = socket.socket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it. Without it, a response written in
+    # two segments (headers, then body) waits for the client's delayed ACK:
+    # 40 ms added to every request on a keep-alive connection.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind(info[4])
     except OSError as err:
