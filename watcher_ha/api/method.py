@@ -12,6 +12,7 @@ import logging
 
 import microversion_parse
 import pecan
+from oslo_db import exception as db_exc
 
 from watcher_ha.api import errors
 from watcher_ha.api import microversion
@@ -57,6 +58,12 @@ def expose(status_code=200, min_version=None):
                     raise exception.NotAcceptable()
                 _check_arguments(signature, args, kwargs)
                 result = func(*args, **kwargs)
+            except db_exc.DBDataError:
+                # MySQL (strict mode) and PostgreSQL refuse a value too
+                # long or out of range for its column; SQLite stores it.
+                err = exception.ValueOutOfRange()
+                return _render(response, err.code,
+                               errors.fault_body(err.code, err.message))
             except exception.WatcherHAError as err:
                 if err.code >= 500:
                     LOG.error('%s %s failed: %s', request.method,

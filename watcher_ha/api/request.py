@@ -135,7 +135,8 @@ def paging(params, sort_keys, marker_is_uuid=True):
 
 
 def _is_int(text):
-    return text.isdigit() and len(text) < 19
+    # ASCII digits only, as db.query.View.ident_kind reads them.
+    return text.isascii() and text.isdigit() and len(text) < 19
 
 
 def base_url():

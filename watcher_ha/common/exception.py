@@ -45,6 +45,12 @@ class MissingArgument(Invalid):
     msg_fmt = 'Missing argument: "%(name)s"'
 
 
+class ValueOutOfRange(Invalid):
+    error_code = 'value_out_of_range'
+    msg_fmt = ('A value of the request is too long or out of range for the '
+               'database.')
+
+
 class InvalidParameter(Invalid):
     error_code = 'invalid_parameter'
     msg_fmt = 'Invalid value for query parameter %(name)s: %(reason)s'

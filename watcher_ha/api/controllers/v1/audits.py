@@ -36,13 +36,15 @@ def _parse_time(name, value):
     if value is None:
         return None
     try:
-        parsed = timeutils.parse_isotime(value)
-    except ValueError:
+        # Converting to UTC overflows near the ends of the calendar
+        # (0001-01-01T00:00:00+01:00).
+        return timeutils.normalize_time(timeutils.parse_isotime(value))
+    except (ValueError, OverflowError):
         raise exception.InvalidField(
             field=name, value="'%s'" % value,
             reason='Expected an ISO 8601 date and time such as '
-                   '2030-01-01T08:00:00Z.')
-    return timeutils.normalize_time(parsed)
+                   '2030-01-01T08:00:00Z, between years 1 and 9999 in '
+                   'UTC.')
 
 
 def _check_schedule(audit_type, interval, start_time, end_time):
