@@ -47,3 +47,19 @@ def _race_first_requests():
 
         with concurrent.futures.ThreadPoolExecutor(16) as pool:
             assert all(pool.map(first_request, range(16)))
+
+
+def test_a_failure_outside_the_handlers_still_answers_in_watchers_format():
+    from watcher_ha.api import errors
+
+    def broken(environ, start_response):
+        raise RuntimeError('a hook failed')
+
+    seen = {}
+    body = errors.ErrorFormatMiddleware(broken)(
+        {'REQUEST_METHOD': 'GET', 'PATH_INFO': '/v1/goals'},
+        lambda status, headers, exc_info=None: seen.update(status=status))
+    assert seen['status'].startswith('500')
+    import json
+    fault = json.loads(json.loads(b''.join(body))['error_message'])
+    assert fault['faultcode'] == 'Server'

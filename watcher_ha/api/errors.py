@@ -9,6 +9,9 @@ description}`` inside ``error_message`` instead, as Watcher's do.
 import json
 
 import webob
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
 
 FAULT_MARKER = b'{"error_message": '
 
@@ -47,7 +50,22 @@ class ErrorFormatMiddleware:
             return lambda data: captured.setdefault('written', []).append(
                 data)
 
-        app_iter = self.app(environ, _start_response)
+        try:
+            app_iter = self.app(environ, _start_response)
+        except Exception:
+            # Handlers render their own errors (api/method.py); this is for
+            # a failure in pecan or a hook, which must still answer in
+            # Watcher's format rather than with the server's bare 500.
+            LOG.exception('Unexpected error outside the API handlers for '
+                          '%s %s', environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            body = fault_body(500, 'An unexpected error occurred; the API '
+                                   'log has the details under this request '
+                                   'ID.')
+            start_response('500 Internal Server Error', [
+                ('Content-Type', 'application/json'),
+                ('Content-Length', str(len(body)))])
+            return [body]
         code = int(captured['status'].split(' ', 1)[0])
         if code < 400:
             start_response(captured['status'], captured['headers'],

@@ -27,6 +27,14 @@ class _InheritedSocketServer(wsgi.Server):
     def bind(self, family, type, proto=0):
         self.socket = self._inherited
 
+    def prepare(self):
+        super().prepare()
+        # Every worker's selector wakes for each new connection, but only
+        # one accept() gets it. cheroot leaves the listening socket with a
+        # 1 s timeout, so the losers would block in accept() for a second
+        # while their keep-alive clients wait: never block there.
+        self.socket.setblocking(False)
+
 
 def bind(host, port, backlog=128):
     try:
