@@ -13,8 +13,8 @@ import threading
 import pytest
 import requests
 import sqlalchemy as sa
-from oslo_utils import uuidutils
 
+from tests import factories
 from tests import servers
 from tests.functional import fixtures
 from watcher_ha.db import models
@@ -92,36 +92,9 @@ def check_one_winner(results, what):
 def insert_recommended_plan(engine, actions=2):
     """An audit, a RECOMMENDED action plan and PENDING actions, the way a
     decision engine would leave them. Returns (plan uuid, action uuids)."""
-    audit, plan, action = (models.Audit.__table__,
-                           models.ActionPlan.__table__,
-                           models.Action.__table__)
-    with engine.begin() as conn:
-        goal_id = conn.execute(sa.select(models.Goal.id).where(
-            models.Goal.name == 'dummy')).scalar_one()
-        strategy_id = conn.execute(sa.select(models.Strategy.id).where(
-            models.Strategy.name == 'dummy')).scalar_one()
-        audit_uuid = uuidutils.generate_uuid()
-        audit_id = conn.execute(sa.insert(audit).values(
-            uuid=audit_uuid, name='race-%s' % audit_uuid,
-            audit_type='ONESHOT', state='SUCCEEDED', parameters={},
-            goal_id=goal_id, strategy_id=strategy_id, scope=[],
-        )).inserted_primary_key[0]
-        plan_uuid = uuidutils.generate_uuid()
-        plan_id = conn.execute(sa.insert(plan).values(
-            uuid=plan_uuid, audit_id=audit_id, strategy_id=strategy_id,
-            state='RECOMMENDED', global_efficacy=[],
-        )).inserted_primary_key[0]
-        action_uuids = []
-        parents = []
-        for _ in range(actions):
-            action_uuid = uuidutils.generate_uuid()
-            conn.execute(sa.insert(action).values(
-                uuid=action_uuid, action_plan_id=plan_id, action_type='nop',
-                input_parameters={'message': 'race'}, state='PENDING',
-                parents=parents))
-            parents = [action_uuid]
-            action_uuids.append(action_uuid)
-    return plan_uuid, action_uuids
+    plan, created = factories.action_plan(engine, factories.audit(engine),
+                                          actions=actions)
+    return plan['uuid'], [action['uuid'] for action in created]
 
 
 def test_concurrent_audit_cancel_has_one_winner(two_apis):
