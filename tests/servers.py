@@ -62,37 +62,33 @@ def _postgres_admin():
     return conn
 
 
+# kind: (server name, admin connection, URL template, CREATE, DROP)
+DATABASES = {
+    'mysql': ('mariadb', _mysql_admin,
+              'mysql+pymysql://{user}@{host}:{port}/{name}?charset=utf8mb4',
+              'CREATE DATABASE {name} CHARACTER SET utf8mb4',
+              'DROP DATABASE IF EXISTS {name}'),
+    'postgresql': ('postgresql', _postgres_admin,
+                   'postgresql+psycopg2://{user}@{host}:{port}/{name}',
+                   'CREATE DATABASE {name} ENCODING UTF8',
+                   'DROP DATABASE IF EXISTS {name} WITH (FORCE)'),
+}
+
+
 def create_database(kind):
     """Create an empty database; return (SQLAlchemy URL, drop function)."""
+    server, connect, url, create_sql, drop_sql = DATABASES[kind]
     name = 'watcher_ha_test_%s' % uuid.uuid4().hex[:12]
-    if kind == 'mysql':
-        try:
-            admin = _mysql_admin()
-        except Exception as err:
-            unavailable('mariadb', err)
-        with admin.cursor() as cur:
-            cur.execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % name)
-        url = ('mysql+pymysql://%s@%s:%d/%s?charset=utf8mb4'
-               % (MYSQL['user'], MYSQL['host'], MYSQL['port'], name))
+    try:
+        admin = connect()
+    except Exception as err:
+        unavailable(server, err)
+    with admin.cursor() as cur:
+        cur.execute(create_sql.format(name=name))
+    access = MYSQL if kind == 'mysql' else POSTGRES
 
-        def drop():
-            with admin.cursor() as cur:
-                cur.execute('DROP DATABASE IF EXISTS %s' % name)
-            admin.close()
-        return url, drop
-    if kind == 'postgresql':
-        try:
-            admin = _postgres_admin()
-        except Exception as err:
-            unavailable('postgresql', err)
+    def drop():
         with admin.cursor() as cur:
-            cur.execute('CREATE DATABASE %s' % name)
-        url = ('postgresql+psycopg2://%s@%s:%d/%s'
-               % (POSTGRES['user'], POSTGRES['host'], POSTGRES['port'], name))
-
-        def drop():
-            with admin.cursor() as cur:
-                cur.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)' % name)
-            admin.close()
-        return url, drop
-    raise ValueError(kind)
+            cur.execute(drop_sql.format(name=name))
+        admin.close()
+    return url.format(name=name, **access), drop
