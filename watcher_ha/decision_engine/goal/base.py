@@ -19,3 +19,9 @@ class Goal:
     name: str
     display_name: str
     efficacy_specification: tuple = ()
+
+    @classmethod
+    def global_efficacy(cls, indicator_values):
+        """The plan's overall efficacy, as a list of {name, description,
+        unit, value}; goals without a global measure return []."""
+        return []

@@ -1,0 +1,58 @@
+"""What an action plugin (namespace ``watcher_ha.actions``) offers.
+
+An action is built from its validated ``input_parameters``. The applier
+calls ``pre_condition`` then ``execute``, then ``post_condition``; on
+failure it calls ``revert``. ``abort`` asks a running ``execute`` to stop
+early (the daemon is shutting down): the action must then leave things as
+they were or as ``execute`` would, so that running it again is safe.
+"""
+
+import threading
+
+import jsonschema
+
+
+class ActionError(Exception):
+    """The action failed; the message becomes the action's status."""
+
+
+class Action:
+    name: str
+    description: str = ''
+    # JSON Schema of input_parameters.
+    schema: dict = {'type': 'object'}
+
+    def __init__(self, input_parameters, context=None):
+        self.input_parameters = input_parameters
+        self.context = context
+        self._aborted = threading.Event()
+
+    @classmethod
+    def validate(cls, input_parameters):
+        """Raise ValueError if the parameters do not fit the schema."""
+        error = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(cls.schema).iter_errors(
+                input_parameters))
+        if error is not None:
+            where = '/'.join(str(p) for p in error.absolute_path)
+            raise ValueError('invalid input_parameters for %s%s: %s' % (
+                cls.name, ' at %s' % where if where else '', error.message))
+
+    def pre_condition(self):
+        """Check that the action can run now; raise ActionError if not."""
+
+    def execute(self):
+        raise NotImplementedError
+
+    def post_condition(self):
+        """Check that the action had its effect; raise ActionError if not."""
+
+    def revert(self):
+        """Undo what execute did, when that is possible."""
+
+    def abort(self):
+        self._aborted.set()
+
+    @property
+    def aborted(self):
+        return self._aborted.is_set()

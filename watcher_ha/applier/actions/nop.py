@@ -1,0 +1,20 @@
+from oslo_log import log
+
+from watcher_ha.applier.actions import base
+
+LOG = log.getLogger(__name__)
+
+
+class Nop(base.Action):
+    """Logs a message and does nothing else."""
+    name = 'nop'
+    description = 'Logging a NOP message'
+    schema = {
+        'type': 'object',
+        'properties': {'message': {'type': ['string', 'null']}},
+        'required': ['message'],
+        'additionalProperties': True,
+    }
+
+    def execute(self):
+        LOG.info('nop action: %s', self.input_parameters.get('message'))

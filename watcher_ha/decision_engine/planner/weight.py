@@ -1,0 +1,100 @@
+"""The weight planner: orders a solution's actions into a graph.
+
+Action types run in order of decreasing weight; the actions of one type
+run in chunks of ``parallelization`` actions at a time, and each chunk
+waits for the chunk before it (its ``parents``). Independent actions of a
+chunk may therefore run in parallel.
+"""
+
+import dataclasses
+
+from oslo_config import cfg
+from oslo_config import types
+from oslo_utils import uuidutils
+
+GROUP = 'watcher_planners.weight'
+
+DEFAULT_WEIGHTS = {
+    'turn_host_to_acpi_s3_state': 10,
+    'resize': 20,
+    'migrate': 30,
+    'sleep': 40,
+    'change_nova_service_state': 50,
+    'nop': 60,
+}
+DEFAULT_PARALLELIZATION = {
+    'turn_host_to_acpi_s3_state': 2,
+    'resize': 2,
+    'migrate': 2,
+    'sleep': 1,
+    'change_nova_service_state': 1,
+    'nop': 1,
+}
+
+OPTS = [
+    cfg.Opt('weights', type=types.Dict(value_type=types.Integer()),
+            default=DEFAULT_WEIGHTS,
+            help='Weight of each action type: heavier types are scheduled '
+                 'first. An action type missing here cannot be planned.'),
+    cfg.Opt('parallelization', type=types.Dict(value_type=types.Integer()),
+            default=DEFAULT_PARALLELIZATION,
+            help='How many actions of each type may run at the same time.'),
+]
+
+
+@dataclasses.dataclass
+class PlannedAction:
+    uuid: str
+    action_type: str
+    input_parameters: dict
+    parents: list
+
+
+class UnplannableAction(ValueError):
+    pass
+
+
+class WeightPlanner:
+
+    def __init__(self, weights, parallelization):
+        self.weights = weights
+        self.parallelization = parallelization
+
+    @classmethod
+    def from_conf(cls, conf):
+        group = getattr(conf, GROUP)
+        return cls(group.weights, group.parallelization)
+
+    def schedule(self, solution):
+        """[PlannedAction] with parents set; raises UnplannableAction."""
+        by_weight = {}
+        for action in solution.actions:
+            if action.action_type not in self.weights:
+                raise UnplannableAction(
+                    'No weight is configured for action type %s ([%s] '
+                    'weights)' % (action.action_type, GROUP))
+            by_weight.setdefault(self.weights[action.action_type],
+                                 []).append(action)
+        planned, previous_chunk = [], []
+        for weight in sorted(by_weight, reverse=True):
+            actions = by_weight[weight]
+            size = max(1, self.parallelization.get(actions[0].action_type,
+                                                   1))
+            for start in range(0, len(actions), size):
+                parents = [p.uuid for p in previous_chunk]
+                chunk = [PlannedAction(uuidutils.generate_uuid(),
+                                       a.action_type,
+                                       dict(a.input_parameters),
+                                       list(parents))
+                         for a in actions[start:start + size]]
+                planned += chunk
+                previous_chunk = chunk
+        return planned
+
+
+def register_opts(conf):
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return OPTS
