@@ -74,8 +74,10 @@ def main():
     port = free_port()
     config = write_config(port)
     endpoint = 'http://127.0.0.1:%d' % port
-    subprocess.run([os.path.join(BIN, 'watcher-ha-db-manage'),
-                    '--config-file', config, 'upgrade'], check=True)
+    for step in ('upgrade', 'sync'):
+        subprocess.run([os.path.join(BIN, 'watcher-ha-db-manage'),
+                        '--config-file', config, step], check=True,
+                       stdout=subprocess.DEVNULL)
     api = subprocess.Popen(
         [os.path.join(BIN, 'watcher-ha-api'), '--config-file', config],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -179,7 +179,7 @@ def bench(kind, workers, args, run_id):
                                                 'default_log_levels':
                                                 'watcher_ha=WARNING'}))
     try:
-        fixtures.db_manage(config, 'upgrade')
+        fixtures.prepare_database(config)
         with fixtures.api_process(config, port):
             seed_audits(url, args.audits)
             if args.generator == 'wrk':

@@ -9,6 +9,6 @@ def api_server(tmp_path):
     port = fixtures.free_port()
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
                                    fixtures.base_config(tmp_path, port=port))
-    fixtures.db_manage(config, 'upgrade')
+    fixtures.prepare_database(config)
     with fixtures.api_process(config, port) as url:
         yield url

@@ -57,6 +57,13 @@ def db_manage(config_file, *args):
                str(config_file), *args)
 
 
+def prepare_database(config_file):
+    """What an operator does before starting the services: migrate, then
+    load the catalog of goals and strategies."""
+    db_manage(config_file, 'upgrade')
+    db_manage(config_file, 'sync')
+
+
 @contextlib.contextmanager
 def api_process(config_file, port, timeout=30):
     """Start watcher-ha-api and wait until it answers; stop it after."""

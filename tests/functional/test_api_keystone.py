@@ -14,6 +14,7 @@ import sys
 import uuid
 
 import pytest
+from keystoneauth1 import fixture as ks_fixture
 import sqlalchemy as sa
 from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
@@ -40,10 +41,22 @@ class Tokens:
     def __init__(self, fixture):
         self.fixture = fixture
         self.project_id = uuid.uuid4().hex
+        # Role lists as keystone issues them, implied roles included
+        # (admin implies member implies reader).
         self.admin = self._add(fixture, ['admin', 'member', 'reader'])
-        self.reader = self._add(fixture, ['reader'])
-        self.member = self._add(fixture, ['member'])
+        self.reader = self._add_system(fixture, ['reader'])
+        self.member = self._add(fixture, ['member', 'reader'])
         self.service = self._add(fixture, ['service'])
+
+    def _add_system(self, fixture, roles):
+        """A system-scoped token: a cloud-wide reader."""
+        token = ks_fixture.V3Token(user_id=uuid.uuid4().hex,
+                                   user_name='auditor',
+                                   user_domain_id='default')
+        token.set_system_scope()
+        for role in roles:
+            token.add_role(name=role)
+        return fixture.add_token(token)
 
     def _add(self, fixture, roles):
         token_id = uuid.uuid4().hex
@@ -269,7 +282,7 @@ def test_reader_may_not_change_or_delete(api, keystone, seeded):
     assert call(api, 'GET', plan, admin).json['state'] == 'RECOMMENDED'
 
 
-# -- member: authenticated, but neither reader nor admin ---------------------
+# -- member: a project member (and so a project reader), not a system reader -
 
 @pytest.mark.parametrize('resource,rule', [
     ('goals', 'goal:get_all'),
@@ -396,7 +409,8 @@ def test_sample_policy_file_lists_the_rules(tmp_path):
                    check=True, capture_output=True, timeout=120)
     sample = output.read_text()
     for rule in ('"admin_api": "role:admin or role:administrator"',
-                 '"reader_api": "role:reader or rule:admin_api"',
+                 '"reader_api": "(role:reader and system_scope:all) or '
+                 'rule:admin_api"',
                  '"audit:create": "rule:admin_api"',
                  '"audit:get_all": "rule:reader_api"',
                  '"webhook:trigger": "rule:admin_or_service_api"',

@@ -46,7 +46,7 @@ def two_apis(request, tmp_path_factory):
                 fixtures.base_config(directory, database_url=url, port=port,
                                      api={'workers': 2}))
             configs.append((config, port))
-        fixtures.db_manage(configs[0][0], 'upgrade')
+        fixtures.prepare_database(configs[0][0])
         engine = sa.create_engine(url)
         with contextlib.ExitStack() as stack:
             # One after the other: each syncs the plugin catalog at start.

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.functional
 
 CALL_TIMEOUT = 60
 DUMMY_DEFAULTS = {'para1': 3.2, 'para2': 'hello'}
-DUMMY_STRATEGIES = {'dummy', 'dummy_with_scorer', 'dummy_with_resize'}
+DUMMY_STRATEGIES = {'dummy', 'dummy_with_scorer'}
 DUMMY_SCORERS = {'dummy_scorer', 'dummy_min_scorer', 'dummy_max_scorer',
                  'dummy_avg_scorer'}
 
@@ -44,7 +44,7 @@ def cli_server(tmp_path_factory):
     port = fixtures.free_port()
     sections = fixtures.base_config(tmp_path, port=port)
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf', sections)
-    fixtures.db_manage(config, 'upgrade')
+    fixtures.prepare_database(config)
     with fixtures.api_process(config, port) as url:
         yield Server(url, sections['database']['connection'], str(home))
 

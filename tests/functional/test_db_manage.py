@@ -63,3 +63,24 @@ def test_purge_removes_only_old_archived_rows(tmp_path):
                        '--config-file', str(conf), 'purge',
                        '--age-in-days', '-1', check=False)
     assert bad.returncode != 0 and 'must be 0 or more' in bad.stderr
+
+
+def test_sync_prunes_only_when_asked(tmp_path):
+    conf = config(tmp_path)
+    fixtures.prepare_database(conf)
+    engine = sa.create_engine('sqlite:///%s/watcher_ha.sqlite' % tmp_path)
+    with engine.begin() as conn:
+        conn.execute(sa.insert(models.Goal).values(
+            uuid='5e1c1b0e-0000-4000-8000-000000000001', name='retired',
+            display_name='Retired goal', efficacy_specification=[],
+            created_at=models.utcnow()))
+
+    def goal_names():
+        with engine.connect() as conn:
+            return set(conn.execute(sa.select(models.Goal.name)).scalars())
+
+    fixtures.db_manage(conf, 'sync')
+    assert goal_names() == {'dummy', 'retired'}
+    out = fixtures.db_manage(conf, 'sync', '--prune').stdout
+    assert 'removed' in out
+    assert goal_names() == {'dummy'}

@@ -19,8 +19,7 @@ print(json.dumps({'status': resp.status_int,
 def test_wsgi_application_reads_its_config_file(tmp_path):
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
                                    fixtures.base_config(tmp_path))
-    fixtures.db_manage(config, 'upgrade')
-    fixtures.db_manage(config, 'sync')
+    fixtures.prepare_database(config)
     env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(config))
     out = subprocess.run([sys.executable, '-c', PROBE], env=env, check=True,
                          capture_output=True, text=True, timeout=60).stdout

@@ -94,7 +94,7 @@ def test_actions_list_detail_and_description(api, plan):
     detail = api.get('/v1/actions/detail', version='1.5').json['actions']
     assert detail[0]['input_parameters'] == {'message': 'step 0'}
     assert detail[0]['status_message'] is None
-    assert isinstance(detail[0]['description'], str)
+    assert detail[0]['description'] == 'Logging a NOP message'
 
 
 def test_skip_an_action_with_a_reason(api, plan):
@@ -162,3 +162,19 @@ def test_services_status_from_heartbeat(api, db):
     page = api.get('/v1/services?limit=1').json
     assert page['next'].endswith('limit=1&marker=%d' % first['id'])
     assert api.get('/v1/services?marker=abc').status == 400
+
+
+def test_plan_fields_other_than_state_are_internal(api, plan):
+    resp = api.patch('/v1/action_plans/' + plan['uuid'], body=[
+        {'op': 'replace', 'path': '/status_message', 'value': 'x'}])
+    assert resp.status == 400
+    assert resp.fault == ("'/status_message' is an internal attribute and "
+                          "can not be updated")
+
+
+def test_empty_webhook_post_is_a_missing_body(api):
+    audit = api.post('/v1/audits', body={'goal': 'dummy',
+                                         'audit_type': 'EVENT'}).json
+    resp = api.request('POST', '/v1/webhooks/' + audit['uuid'])
+    assert resp.status == 400
+    assert resp.fault == 'Missing argument: "body"'

@@ -169,3 +169,44 @@ def test_template_crud_and_conflicts(api):
     assert resp.status == 400
     assert api.delete('/v1/audit_templates/t').status == 204
     assert api.get('/v1/audit_templates/t').status == 404
+
+
+@pytest.mark.parametrize('path', ['/status_message', '/hostname',
+                                  '/next_run_time'])
+def test_internal_fields_say_so(api, path):
+    create(api, goal='dummy', audit_type='EVENT', name='e')
+    resp = api.patch('/v1/audits/e', body=[
+        {'op': 'replace', 'path': path, 'value': 'x'}])
+    assert resp.status == 400
+    assert resp.fault == ("'%s' is an internal attribute and can not be "
+                          "updated" % path)
+
+
+@pytest.mark.parametrize('name', ['1', '42'])
+def test_names_that_look_like_ids_are_refused(api, name):
+    create(api, goal='dummy', audit_type='EVENT', name='first')
+    resp = create(api, goal='dummy', audit_type='EVENT', name=name)
+    assert resp.status == 400
+    assert 'looks like a UUID or an id' in resp.fault
+    resp = api.post('/v1/audit_templates', body={'name': name,
+                                                 'goal': 'dummy'})
+    assert resp.status == 400
+
+
+def test_oneshot_time_window_is_400_before_the_version_check(api):
+    resp = create(api, goal='dummy', audit_type='ONESHOT',
+                  start_time='2030-01-01T00:00:00')
+    assert resp.status == 400
+    assert resp.fault == ('Start or End time of audit must not be set for '
+                          'ONESHOT.')
+
+
+def test_next_link_keeps_filters_encoded(api):
+    for index in range(3):
+        create(api, goal='dummy', strategy='dummy', audit_type='EVENT',
+               name='n%d' % index)
+    page = api.get('/v1/audits?strategy=dummy&limit=2').json
+    assert 'strategy=dummy&sort_key=id' in page['next']
+    template = api.post('/v1/audit_templates', body={
+        'name': 'a b&c', 'goal': 'dummy'}).json
+    assert template['name'] == 'a b&c'

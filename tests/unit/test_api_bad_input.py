@@ -158,20 +158,3 @@ def test_interval_too_long(api):
     assert resp.status == 400, resp
     assert fault(resp) == ('Interval 10000000000000000000... is too long: '
                            'at most 86399999999999 seconds.')
-
-
-def test_value_the_database_refuses(api, monkeypatch):
-    from oslo_db import exception as db_exc
-
-    from watcher_ha.db import audit_templates
-
-    def create(context, values):
-        # What oslo.db raises for MySQL's "Data too long for column".
-        raise db_exc.DBDataError(ValueError('Data too long'))
-
-    monkeypatch.setattr(audit_templates, 'create', create)
-    resp = api.post('/v1/audit_templates', body={'name': 'x',
-                                                 'goal': 'dummy'})
-    assert resp.status == 400, resp
-    assert fault(resp) == ('A value of the request is too long or out of '
-                           'range for the database.')

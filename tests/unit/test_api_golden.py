@@ -93,7 +93,7 @@ def watcher17_catalog(api, db, admin_context):
         for table in ('efficacy_indicators', 'actions', 'action_plans',
                       'audits', 'audit_templates'):
             conn.execute(sa.delete(models.Base.metadata.tables[table]))
-    catalog.sync(admin_context)
+    catalog.sync(admin_context, prune=True)
 
 
 def _scorers_in_watcher_order():

@@ -12,7 +12,7 @@ def parse(value):
 @pytest.mark.parametrize('header,version', [
     (None, '1.0'), ('infra-optim 1.3', '1.3'), ('infra-optim latest', '1.7'),
     ('infra-optim LATEST', '1.7'), ('compute 2.5', '1.0'),
-    ('infra-optim 1.7', '1.7')])
+    ('infra-optim 1.7', '1.7'), ('infra-optim 1', '1.0')])
 def test_negotiated(header, version):
     assert parse(header) == version
 

@@ -57,6 +57,7 @@ def expose(status_code=200, min_version=None):
                 if minimum is not None and version < minimum:
                     raise exception.NotAcceptable()
                 _check_arguments(signature, args, kwargs)
+                _refuse_nul(args, kwargs)
                 result = func(*args, **kwargs)
             except db_exc.DBDataError:
                 # MySQL (strict mode) and PostgreSQL refuse a value too
@@ -101,6 +102,15 @@ def _check_arguments(signature, args, kwargs):
             raise exception.MissingArgument(name=missing[0])
         raise exception.NotFound(
             'No resource is found at %s.' % pecan.request.path)
+
+
+def _refuse_nul(args, kwargs):
+    """PostgreSQL cannot store or compare NUL characters: refuse them in
+    path segments and query values rather than fail in the database."""
+    for value in list(args) + list(kwargs.values()):
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and '\x00' in v for v in values):
+            raise exception.InvalidNUL()
 
 
 def _render(response, status, body):

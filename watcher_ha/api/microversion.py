@@ -56,6 +56,9 @@ def parse(headers):
         return MIN_VERSION
     if text.strip().lower() == 'latest':
         return MAX_VERSION
+    if text.strip() == '1':
+        # Old clients send the bare major version.
+        return MIN_VERSION
     try:
         version = microversion_parse.parse_version_string(text)
     except (TypeError, ValueError):
@@ -63,16 +66,17 @@ def parse(headers):
                                    service=SERVICE_TYPE,
                                    min=MIN_VERSION_STRING,
                                    max=MAX_VERSION_STRING)
+    supported = ('The supported version range is: [%s, %s].'
+                 % (MIN_VERSION_STRING, MAX_VERSION_STRING))
     if version.major != MIN_VERSION.major:
-        part = 'major'
-    elif not version.matches(MIN_VERSION, MAX_VERSION):
-        part = 'minor'
-    else:
-        return version
-    raise VersionNotAcceptable(
-        'Version %s was requested but the %s version is not supported by '
-        'this service. The supported version range is: [%s, %s].'
-        % (text, part, MIN_VERSION_STRING, MAX_VERSION_STRING))
+        raise VersionNotAcceptable(
+            'Mutually exclusive versions requested. Version %s requested '
+            'but not supported by this service. %s' % (text, supported))
+    if not version.matches(MIN_VERSION, MAX_VERSION):
+        raise VersionNotAcceptable(
+            'Version %s was requested but the minor version is not '
+            'supported by this service. %s' % (text, supported))
+    return version
 
 
 def range_headers():

@@ -73,16 +73,16 @@ def apply(document, ops, allowed, mandatory=()):
     """
     for op in ops:
         top = root(op)
-        if top in INTERNAL or top not in allowed:
-            if top in INTERNAL or top in document:
-                raise exception.Invalid(
-                    "'%s' is an internal attribute and can not be updated"
-                    % top)
+        field = top[1:]
+        # A field the document shows but the user may not change is
+        # internal; one it does not show is simply not there (below).
+        if top in INTERNAL or (top not in allowed and field in document):
+            raise exception.Invalid(
+                "'%s' is an internal attribute and can not be updated" % top)
         if op['op'] == 'remove' and top in mandatory and op['path'] == top:
             raise exception.Invalid(
                 "'%s' is a mandatory attribute and can not be removed" % top)
-        if (op['op'] == 'add' and op['path'] == top
-                and top.lstrip('/') not in document):
+        if op['op'] == 'add' and op['path'] == top and field not in document:
             raise exception.Invalid(
                 'Adding a new attribute (%s) to the root of the resource is '
                 'not allowed' % top)

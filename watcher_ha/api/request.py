@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import urllib.parse
 
 import pecan
 from oslo_config import cfg
@@ -60,11 +61,17 @@ def json_body():
 
 
 def _check_depth(body):
+    """Refuse bodies nested too deep, and NUL characters in any string
+    (PostgreSQL cannot store them)."""
     pending = [(body, 1)]
     while pending:
         value, depth = pending.pop()
+        if isinstance(value, str):
+            if '\x00' in value:
+                raise exception.InvalidNUL()
+            continue
         if isinstance(value, dict):
-            children = value.values()
+            children = list(value.values()) + list(value)
         elif isinstance(value, list):
             children = value
         else:
@@ -158,9 +165,11 @@ def links(resource, ident):
 
 def next_link(path, paging, last_marker, extra_args=None):
     """The ``next`` URL of a full page, as Watcher builds it."""
+    # Unlike Watcher, the filters stay in the link: following it must not
+    # widen the listing.
     args = dict(extra_args or {})
     args.update(paging.next_args())
-    query = ''.join('%s=%s&' % (k, v) for k, v in args.items()
-                    if v is not None)
+    query = ''.join('%s=%s&' % (k, urllib.parse.quote(str(v), safe=''))
+                    for k, v in args.items() if v is not None)
     return '%s/v1/%s?%slimit=%d&marker=%s' % (
         base_url(), path, query, paging.limit, last_marker)

@@ -13,8 +13,8 @@ class ApplierAPI:
     def launch_action_plan(self, context, action_plan_uuid):
         """Ask any applier to run the plan (fire and forget).
 
-        A lost cast is harmless: the appliers' periodic sweep picks up
-        PENDING plans nobody took.
+        Sent after the plan is committed PENDING; the appliers' periodic
+        sweep picks up any PENDING plan whose message was lost.
         """
-        self._client.cast(context.to_dict(), 'launch_action_plan',
-                          action_plan_uuid=action_plan_uuid)
+        rpc.cast_or_log(self._client, context, 'launch_action_plan',
+                        action_plan_uuid=action_plan_uuid)

@@ -6,10 +6,8 @@ from oslo_config import cfg
 from oslo_service import service
 
 from watcher_ha.api import app
-from watcher_ha.common import context
 from watcher_ha.common import service as watcher_service
 from watcher_ha.common import wsgi_server
-from watcher_ha.db import catalog
 
 CONF = cfg.CONF
 
@@ -17,7 +15,6 @@ CONF = cfg.CONF
 def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv, program='watcher-ha-api')
-    catalog.sync(context.admin_context())
     sock = wsgi_server.bind(conf.api.host, conf.api.port)
     server = wsgi_server.WSGIService(
         'watcher-ha-api', lambda: app.setup_app(conf), sock,

@@ -36,8 +36,10 @@ def do_purge():
 
 
 def do_sync():
-    catalog.sync(context.admin_context())
-    print('Goals, strategies and scoring engines synced from plugins.')
+    catalog.sync(context.admin_context(), prune=CONF.command.prune)
+    print('Goals, strategies and scoring engines synced from plugins%s.'
+          % (', and those no plugin provides removed'
+             if CONF.command.prune else ''))
 
 
 def add_command_parsers(subparsers):
@@ -66,6 +68,11 @@ def add_command_parsers(subparsers):
     parser = subparsers.add_parser(
         'sync', help='Sync goals, strategies and scoring engines from the '
                      'installed plugins.')
+    parser.add_argument('--prune', action='store_true',
+                        help='Also remove goals, strategies and scoring '
+                             'engines that no installed plugin provides '
+                             'and nothing refers to. Run it once every '
+                             'host has the same plugins.')
     parser.set_defaults(func=do_sync)
 
 

@@ -34,6 +34,12 @@ class JSONTooDeep(InvalidJSON):
                'levels deep')
 
 
+class InvalidNUL(Invalid):
+    error_code = 'invalid_nul'
+    msg_fmt = ('NUL characters (\\u0000) are not allowed in identifiers, '
+               'query parameters or body values.')
+
+
 class InvalidField(Invalid):
     error_code = 'invalid_field'
     msg_fmt = ('Invalid input for field/attribute %(field)s. '
@@ -95,17 +101,6 @@ class StateTransitionNotAllowed(Invalid):
 class DeleteError(Invalid):
     error_code = 'delete_not_allowed'
     msg_fmt = "Couldn't delete when state is '%(state)s'."
-
-
-class InvalidAudit(Invalid):
-    error_code = 'invalid_audit'
-    msg_fmt = '%(reason)s'
-
-
-class InvalidAuditParameters(Invalid):
-    error_code = 'invalid_audit_parameters'
-    msg_fmt = ('Audit parameter %(parameter)s is invalid for strategy '
-               '%(strategy)s: %(reason)s')
 
 
 class InvalidInterval(Invalid):

@@ -39,6 +39,3 @@ def normalize(value):
         return text
     raise exception.InvalidInterval(interval=repr(value))
 
-
-def is_cron(interval):
-    return interval is not None and not interval.isdigit()

@@ -4,8 +4,15 @@ import threading
 
 import oslo_messaging
 from oslo_config import cfg
+from oslo_log import log
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+# oslo.messaging retries a send forever by default: with the broker down an
+# API request would hang after its transaction committed.
+CAST_RETRIES = 2
+CALL_RETRIES = 1
 
 _TRANSPORT = None
 _LOCK = threading.Lock()
@@ -31,3 +38,20 @@ def cleanup():
 def get_client(topic, version='1.0'):
     target = oslo_messaging.Target(topic=topic, version=version)
     return oslo_messaging.get_rpc_client(get_transport(), target)
+
+
+def cast_or_log(client, context, method, **kwargs):
+    """Cast after a commit; a failure to send is logged, not raised.
+
+    The row that was committed is the truth and the receivers' periodic
+    sweeps find it, so the caller's request still succeeds.
+    """
+    try:
+        client.prepare(retry=CAST_RETRIES).cast(context.to_dict(), method,
+                                                **kwargs)
+    except Exception as err:  # noqa: BLE001
+        # Drivers let their own errors through (kombu's OperationalError
+        # when the broker refuses connections), not only MessagingException.
+        LOG.warning('Could not send %s(%s) on the message bus: %s; the '
+                    'periodic sweep will pick the work up.', method,
+                    kwargs, err)

@@ -57,8 +57,15 @@ def _indicators(goal):
 
 
 @engine.retry_on_deadlock
-def sync(context, goals=None, strategies=None, scoring_engines=None):
-    """Make the catalog tables match the installed plugins."""
+def sync(context, goals=None, strategies=None, scoring_engines=None,
+         prune=False):
+    """Add and update what the installed plugins provide.
+
+    With ``prune``, also delete what no plugin provides any more (and
+    nothing uses). Daemons sync without pruning at start: during a rolling
+    upgrade a host with older plugins must not delete its peers' newer
+    ones; operators prune with ``watcher-ha-db-manage sync --prune``.
+    """
     goals = plugins.load_classes(plugins.GOALS) if goals is None else goals
     if strategies is None:
         strategies = plugins.load_classes(plugins.STRATEGIES)
@@ -84,6 +91,8 @@ def sync(context, goals=None, strategies=None, scoring_engines=None):
             _upsert(session, models.ScoringEngine, name, {
                 'description': scorer.description,
                 'metainfo': scorer.metainfo})
+        if not prune:
+            return
         _remove_stale(session, models.Strategy, list(strategies), [
             models.AuditTemplate.strategy_id, models.Audit.strategy_id,
             models.ActionPlan.strategy_id])

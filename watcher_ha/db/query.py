@@ -13,13 +13,15 @@ shape of statement is built once, with bound parameters for the values.
 
 import dataclasses
 import threading
-import types
 
 import sqlalchemy as sa
-from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
 
 from watcher_ha.db import engine
+
+
+# Bookkeeping columns, never a sort key.
+INTERNAL = frozenset(('version', 'live_name'))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +68,10 @@ class View:
         return sa.select(rows, *columns).select_from(source)
 
     def sort_keys(self):
-        return frozenset(c.name for c in self.model.__table__.columns)
+        """Columns a list may be sorted by: scalar ones the API shows."""
+        return frozenset(
+            c.name for c in self.model.__table__.columns
+            if not isinstance(c.type, sa.JSON) and c.name not in INTERNAL)
 
     def ident_kind(self, ident):
         """How ``ident`` names a row: 'uuid', 'id', 'name' or None."""
@@ -130,49 +135,66 @@ def get_row(context, view, ident, archived_too=False):
     return dict(row._mapping)
 
 
-def _marker_shape(view, sort_keys, marker):
-    """What the statement must know of the marker row: per sort key, NULL
-    (no comparison) or bound; booleans by value (compared as integers)."""
+def _marker_shape(sort_keys, marker):
+    """What the statement must know of the marker row: per sort key,
+    whether its value is NULL (compared differently) or bound."""
     if marker is None:
         return None
-    shape = []
-    for key in sort_keys:
-        value = marker[key]
-        if value is None:
-            shape.append(None)
-        elif isinstance(getattr(view.model, key).type, sa.Boolean):
-            shape.append(('bool', bool(value)))
-        else:
-            shape.append('bound')
-    return tuple(shape)
+    return tuple(marker[key] is None for key in sort_keys)
 
 
-def _list_statement(view, filter_names, sort_keys, sort_dir, limit, shape):
+def _ordering(column, descending):
+    """ORDER BY terms: NULL sorts as the smallest value everywhere (the
+    databases disagree by default)."""
+    direction = sa.desc if descending else sa.asc
+    if not column.nullable:
+        return [direction(column)]
+    return [direction(column.is_not(None)), direction(column)]
+
+
+def _after(column, descending, is_null, value):
+    """Rows strictly after the marker's value of ``column``."""
+    if is_null:
+        return sa.false() if descending else column.is_not(None)
+    if descending:
+        return sa.or_(column < value, column.is_(None))
+    return column > value
+
+
+def _same(column, is_null, value):
+    return column.is_(None) if is_null else column == value
+
+
+def _after_marker(columns, descending, shape):
+    """Keyset condition: after the marker in (k1, k2, ...) order."""
+    values = [sa.bindparam('marker_%d' % i) for i in range(len(columns))]
+    alternatives = []
+    for i, column in enumerate(columns):
+        ties = [_same(columns[j], shape[j], values[j]) for j in range(i)]
+        alternatives.append(sa.and_(
+            *ties, _after(column, descending, shape[i], values[i])))
+    return sa.or_(*alternatives)
+
+
+def _list_statement(view, filter_names, sort_keys, descending, limit,
+                    shape):
     def build():
         stmt = view.rows()
         for name in filter_names:
             stmt = stmt.where(view.filters[name](
                 sa.bindparam('filter_' + name)))
-        marker = None
+        columns = [view.model.__table__.c[key] for key in sort_keys]
         if shape is not None:
-            values = {}
-            for key, kind in zip(sort_keys, shape, strict=True):
-                if kind == 'bound':
-                    values[key] = sa.bindparam('marker_' + key)
-                elif kind is not None:
-                    values[key] = kind[1]
-                else:
-                    values[key] = None
-            marker = types.SimpleNamespace(**values)
-        page = db_utils.paginate_query(
-            stmt, view.model, limit, list(sort_keys), marker=marker,
-            sort_dir=sort_dir).subquery('page')
-        direction = sa.desc if sort_dir == 'desc' else sa.asc
-        return view.shown(page).order_by(
-            *(direction(page.c[key]) for key in sort_keys))
+            stmt = stmt.where(_after_marker(columns, descending, shape))
+        for column in columns:
+            stmt = stmt.order_by(*_ordering(column, descending))
+        page = stmt.limit(limit).subquery('page')
+        return view.shown(page).order_by(*[
+            term for key in sort_keys
+            for term in _ordering(page.c[key], descending)])
 
-    return _cached(('list', view, filter_names, sort_keys, sort_dir, limit,
-                    shape), build)
+    return _cached(('list', view, filter_names, sort_keys, descending,
+                    limit, shape), build)
 
 
 def _marker_row(conn, view, ident):
@@ -201,10 +223,9 @@ def list_rows(context, view, paging, filters=None):
         marker = None
         if paging.marker is not None:
             marker = _marker_row(conn, view, paging.marker)
-        shape = _marker_shape(view, sort_keys, marker)
-        for key, kind in zip(sort_keys, shape or (), strict=False):
-            if kind == 'bound':
-                params['marker_' + key] = marker[key]
+            params.update(('marker_%d' % i, marker[key])
+                          for i, key in enumerate(sort_keys))
         stmt = _list_statement(view, tuple(sorted(active)), sort_keys,
-                               paging.sort_dir, paging.limit, shape)
+                               paging.sort_dir == 'desc', paging.limit,
+                               _marker_shape(sort_keys, marker))
         return [dict(row._mapping) for row in conn.execute(stmt, params)]

@@ -1,9 +1,12 @@
 """How other services talk to the decision engines."""
 
 import oslo_messaging
+from oslo_log import log
 
 from watcher_ha.common import exception
 from watcher_ha.common import rpc
+
+LOG = log.getLogger(__name__)
 
 TOPIC = 'watcher_ha.decision_engine'
 
@@ -16,25 +19,31 @@ class DecisionEngineAPI:
     def trigger_audit(self, context, audit_uuid):
         """Ask any decision engine to run the audit (fire and forget).
 
-        A lost cast is harmless: the engines' periodic sweep picks up
-        PENDING audits nobody took.
+        Sent after the audit is committed; the engines' periodic sweep
+        picks up any PENDING audit whose message was lost, so a bus that is
+        down delays the audit but does not fail the request.
         """
-        self._client.cast(context.to_dict(), 'trigger_audit',
-                          audit_uuid=audit_uuid)
+        rpc.cast_or_log(self._client, context, 'trigger_audit',
+                        audit_uuid=audit_uuid)
 
     def _call(self, context, method, **kwargs):
         try:
-            return self._client.call(context.to_dict(), method, **kwargs)
+            return self._client.prepare(retry=rpc.CALL_RETRIES).call(
+                context.to_dict(), method, **kwargs)
         except oslo_messaging.MessagingTimeout:
             raise exception.ServiceUnavailable(
                 reason='No decision engine answered on topic %s within the '
                        'RPC timeout; check that watcher-ha-decision-engine '
                        'runs (GET /v1/services) and shares this API\'s '
                        'transport_url.' % TOPIC)
-        except oslo_messaging.MessageDeliveryFailure as err:
+        except oslo_messaging.RemoteError:
+            raise
+        except Exception as err:  # noqa: BLE001
+            # Transport failures (kombu's own errors included): the bus,
+            # not the request, is at fault.
             raise exception.ServiceUnavailable(
-                reason='The message bus refused the request to the decision '
-                       'engines: %s' % err)
+                reason='The message bus could not carry the request to the '
+                       'decision engines: %s' % err)
 
     def get_data_model_info(self, context, data_model_type, audit_uuid):
         return self._call(context, 'get_data_model_info',

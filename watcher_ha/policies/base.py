@@ -8,9 +8,13 @@ RULES = [
     policy.RuleDefault(
         'admin_api', 'role:admin or role:administrator',
         description='Cloud administrators: may do everything.'),
+    # Audits, plans and the data model span every project: reading them is
+    # for cloud administrators and system-scoped readers, not for project
+    # members (whose tokens carry the implied reader role too).
     policy.RuleDefault(
-        'reader_api', 'role:reader or rule:admin_api',
-        description='May read every resource, change none.'),
+        'reader_api', '(role:reader and system_scope:all) or rule:admin_api',
+        description='May read every resource, change none: system-scoped '
+                    'readers and administrators.'),
     policy.RuleDefault(
         'admin_or_service_api', 'rule:admin_api or role:service',
         description='Administrators, or other OpenStack services (such as '

@@ -11,17 +11,17 @@ from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.applier import rpcapi
 from watcher_ha.common import exception
 from watcher_ha.common import policy
+from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as State
 from watcher_ha.db import action_plans as db
 from watcher_ha.policies import action_plan as plan_policy
 
-# The moves an operator may PATCH; deleting is DELETE's job.
-PATCH_TRANSITIONS = {
-    (State.RECOMMENDED, State.PENDING),
-    (State.RECOMMENDED, State.CANCELLED),
-    (State.PENDING, State.CANCELLED),
-    (State.ONGOING, State.CANCELLING),
-}
+# The moves an operator may PATCH: the machine's user moves, except
+# deleting, which is DELETE's job.
+PATCH_TRANSITIONS = frozenset(
+    (source, target)
+    for source, target, actors in state_machines.ACTION_PLAN.edges()
+    if state_machines.USER in actors and target != State.DELETED)
 
 
 def require_uuid(value):
@@ -76,7 +76,12 @@ class ActionPlansController(base.ResourceController):
         row = self._find(context, ident)
         policy.authorize(plan_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
-        new = patch.apply({'state': row['state']}, ops, schema.PLAN_PATCHABLE,
+        # The other fields are shown so that patching them says why it is
+        # refused.
+        document = {'state': row['state'], 'hostname': row['hostname'],
+                    'status_message': row['status_message'],
+                    'global_efficacy': row['global_efficacy']}
+        new = patch.apply(document, ops, schema.PLAN_PATCHABLE,
                           mandatory=schema.PLAN_PATCHABLE)
         target = new['state']
         if target not in schema.PLAN_STATES:

@@ -52,7 +52,7 @@ class AuditTemplatesController(base.ResourceController):
         defaults = _check_default_parameters(body.get('default_parameters'),
                                              strategy)
         row = db.create(context, {
-            'name': body['name'],
+            'name': references.usable_name('Audit template', body['name']),
             'description': body.get('description'),
             'goal_id': goal['id'],
             'strategy_id': strategy['id'] if strategy else None,
@@ -95,7 +95,7 @@ class AuditTemplatesController(base.ResourceController):
             defaults = _check_default_parameters(
                 new.get('default_parameters'), strategy)
         values = {
-            'name': new['name'],
+            'name': references.usable_name('Audit template', new['name']),
             'description': new.get('description'),
             'goal_id': goal['id'],
             'strategy_id': strategy['id'] if strategy else None,

@@ -1,13 +1,11 @@
 """``/v1/audits``."""
 
-import datetime
-
 import pecan
 from oslo_utils import timeutils
-from oslo_utils import uuidutils
 
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.controllers.v1 import references
+from watcher_ha.api import fields
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
@@ -64,14 +62,6 @@ def _check_schedule(audit_type, interval, start_time, end_time):
             % (end_time.isoformat(), start_time.isoformat()))
 
 
-def _check_name(name):
-    if uuidutils.is_uuid_like(name):
-        raise exception.Invalid(
-            'Audit name %s looks like a UUID, which would hide the audit '
-            'from lookups by name; choose another name.' % name)
-    return name
-
-
 def _generated_name(prefix):
     stamp = models.utcnow().isoformat()
     return '%s-%s' % (prefix[:NAME_MAX - len(stamp) - 1], stamp)
@@ -113,10 +103,10 @@ class AuditsController(base.ResourceController):
         interval = intervals.normalize(body.get('interval'))
         start_time = _parse_time('start_time', body.get('start_time'))
         end_time = _parse_time('end_time', body.get('end_time'))
+        _check_schedule(audit_type, interval, start_time, end_time)
         if ((start_time or end_time)
                 and not request.version_at_least(TIMES_VERSION)):
             raise exception.NotAcceptable()
-        _check_schedule(audit_type, interval, start_time, end_time)
 
         template = None
         goal_ref, strategy_ref = body.get('goal'), body.get('strategy')
@@ -134,7 +124,7 @@ class AuditsController(base.ResourceController):
             strategy['parameters_spec'] if strategy else None, given)
         name = body.get('name')
         if name:
-            name = _check_name(name)
+            name = references.usable_name('Audit', name)
         else:
             name = _generated_name(
                 strategy['name'] if strategy else
@@ -168,10 +158,16 @@ class AuditsController(base.ResourceController):
             'name': row['name'], 'state': row['state'],
             'interval': row['interval'], 'parameters': row['parameters'],
             'auto_trigger': row['auto_trigger'], 'force': row['force'],
-            'start_time': _iso(row['start_time']),
-            'end_time': _iso(row['end_time']),
+            'start_time': fields.iso_utc(row['start_time']),
+            'end_time': fields.iso_utc(row['end_time']),
+            # Shown so that patching them says why it is refused.
+            'status_message': row['status_message'],
+            'hostname': row['hostname'],
+            'next_run_time': fields.iso_utc(row['next_run_time']),
         }
         new = patch.apply(document, ops, schema.PATCHABLE, schema.MANDATORY)
+        # patch.apply refused changes to anything else.
+        new = {path[1:]: new.get(path[1:]) for path in schema.PATCHABLE}
         validation.validate(schema.PATCHED, new, 'patch')
         new_state = None
         # As in Watcher, replacing /state asks for a transition even to the
@@ -198,7 +194,7 @@ class AuditsController(base.ResourceController):
         _check_schedule(row['audit_type'], interval, start_time, end_time)
         values = {}
         if new['name'] != old['name']:
-            values['name'] = _check_name(new['name'])
+            values['name'] = references.usable_name('Audit', new['name'])
         if new['parameters'] != old['parameters']:
             strategy = None
             if row['strategy_uuid']:
@@ -226,8 +222,3 @@ class AuditsController(base.ResourceController):
         policy.authorize(audit_policy.DELETE, context)
         db.archive(context, row)
 
-
-def _iso(value):
-    if value is None:
-        return None
-    return value.replace(tzinfo=datetime.timezone.utc).isoformat()

@@ -1,4 +1,7 @@
-"""Resolving the goal, strategy and template a request body names."""
+"""Resolving the goal, strategy and template a request body names, and
+checking the names users give."""
+
+from oslo_utils import uuidutils
 
 from watcher_ha.common import exception
 from watcher_ha.db import audit_templates as templates_db
@@ -37,3 +40,13 @@ def template(context, uuid):
         raise exception.Invalid(
             'The audit template UUID or name specified is invalid: %s'
             % uuid)
+
+
+def usable_name(resource, name):
+    """A name lookups can find: not a UUID nor an integer, which path
+    lookups read as such first (and so reach another row)."""
+    if uuidutils.is_uuid_like(name) or (name.isascii() and name.isdigit()):
+        raise exception.Invalid(
+            '%s name %s looks like a UUID or an id, which lookups by name '
+            'would never reach; choose another name.' % (resource, name))
+    return name

@@ -4,7 +4,9 @@ Not gated by microversion, as in Watcher: alarm services call webhook URLs
 without version headers.
 """
 
+import pecan
 from oslo_config import cfg
+from pecan import rest
 
 from watcher_ha.api import method
 from watcher_ha.api import request
@@ -15,7 +17,6 @@ from watcher_ha.common.states import AuditType
 from watcher_ha.db import audits as audits_db
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.policies import webhook as webhook_policy
-from pecan import rest
 
 CONF = cfg.CONF
 
@@ -28,6 +29,9 @@ class WebhooksController(rest.RestController):
     @method.expose(status_code=202)
     def post(self, ident, **params):
         context = request.context()
+        if not pecan.request.body:
+            # Alarm services post their alarm; an empty post is a mistake.
+            raise exception.MissingArgument(name='body')
         request.json_body()
         audit = audits_db.get(context, ident)
         if CONF.api.enable_webhooks_auth:

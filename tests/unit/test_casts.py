@@ -1,0 +1,103 @@
+"""Casts to the daemons go out after the commit, once per state change,
+and never for a change that did not happen."""
+
+import threading
+
+import oslo_messaging
+import pytest
+
+from tests import factories
+from watcher_ha.applier import rpcapi as applier_rpcapi
+from watcher_ha.common import rpc
+from watcher_ha.db import models
+from watcher_ha.decision_engine import rpcapi as engine_rpcapi
+
+
+class Recorder:
+    """An RPC endpoint on the in-process bus that notes what it receives
+    and what the database said at that moment."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.calls = []
+        self.received = threading.Event()
+
+    def trigger_audit(self, context, audit_uuid):
+        with self.engine.connect() as conn:
+            state = conn.execute(models.Audit.__table__.select().where(
+                models.Audit.uuid == audit_uuid)).first()
+        self.calls.append(('trigger_audit', audit_uuid,
+                           state.state if state else None))
+        self.received.set()
+
+    def launch_action_plan(self, context, action_plan_uuid):
+        with self.engine.connect() as conn:
+            plan = conn.execute(models.ActionPlan.__table__.select().where(
+                models.ActionPlan.uuid == action_plan_uuid)).first()
+        self.calls.append(('launch_action_plan', action_plan_uuid,
+                           plan.state if plan else None))
+        self.received.set()
+
+
+@pytest.fixture
+def recorder(db):
+    recorder = Recorder(db)
+    servers = [oslo_messaging.get_rpc_server(
+        rpc.get_transport(), oslo_messaging.Target(topic=topic,
+                                                   server='test'),
+        [recorder], executor='threading')
+        for topic in (engine_rpcapi.TOPIC, applier_rpcapi.TOPIC)]
+    for server in servers:
+        server.start()
+    yield recorder
+    for server in servers:
+        server.stop()
+        server.wait()
+
+
+def calls_for(recorder, uuids, count, timeout=5.0):
+    """The calls about ``uuids`` once ``count`` arrived (or the timeout).
+
+    The in-process bus keeps casts no test consumed, so the recorder may
+    also receive other tests' messages: only ours are looked at.
+    """
+    for _ in range(int(timeout / 0.05)):
+        mine = [c for c in recorder.calls if c[1] in uuids]
+        if len(mine) >= count:
+            break
+        recorder.received.wait(0.05)
+        recorder.received.clear()
+    return [c for c in recorder.calls if c[1] in uuids]
+
+
+def test_oneshot_audit_is_triggered_after_commit(api, recorder):
+    resp = api.post('/v1/audits', body={'goal': 'dummy',
+                                        'audit_type': 'ONESHOT'})
+    assert calls_for(recorder, {resp.json['uuid']}, 1) == [
+        ('trigger_audit', resp.json['uuid'], 'PENDING')]
+
+
+def test_no_cast_for_refused_or_non_oneshot_audits(api, recorder):
+    assert api.post('/v1/audits', body={
+        'goal': 'dummy', 'audit_type': 'ONESHOT', 'interval': '10'}
+    ).status == 400
+    event = api.post('/v1/audits', body={'goal': 'dummy',
+                                         'audit_type': 'EVENT'}).json
+    assert calls_for(recorder, {event['uuid']}, 1, timeout=1) == []
+
+
+def test_a_plan_started_twice_is_launched_once(api, recorder, db):
+    plan, _ = factories.action_plan(db, factories.audit(db))
+    path = '/v1/action_plans/%s/start' % plan['uuid']
+    assert api.post(path, body={}).status == 200
+    assert api.post(path, body={}).status == 400
+    assert calls_for(recorder, {plan['uuid']}, 2, timeout=1) == [
+        ('launch_action_plan', plan['uuid'], 'PENDING')]
+
+
+def test_webhook_triggers_the_event_audit(api, recorder):
+    audit = api.post('/v1/audits', body={'goal': 'dummy',
+                                         'audit_type': 'EVENT'}).json
+    assert api.post('/v1/webhooks/' + audit['uuid'], body={}).status == 202
+    assert calls_for(recorder, {audit['uuid']}, 1) == [
+        ('trigger_audit', audit['uuid'], 'PENDING')]
