@@ -23,7 +23,8 @@ def prepare_service(argv=None, program=None, conf=None):
     conf = conf or CONF
     log.register_options(conf)
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
-        'stevedore=INFO', 'alembic=WARNING', 'cheroot=WARNING'])
+        'stevedore=INFO', 'alembic=WARNING', 'cheroot=WARNING',
+        'apscheduler=WARNING', 'taskflow=WARNING'])
     conf(sys.argv[1:] if argv is None else argv, project=PROJECT,
          prog=program)
     log.setup(conf, PROJECT)

@@ -3,9 +3,12 @@
 from oslo_config import cfg
 
 from watcher_ha.conf import api
+from watcher_ha.conf import applier
 from watcher_ha.conf import database
+from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.decision_engine.planner import weight as weight_planner
 
 CONF = cfg.CONF
 
@@ -13,6 +16,9 @@ CONF = cfg.CONF
 def register_opts(conf):
     default.register_opts(conf)
     api.register_opts(conf)
+    applier.register_opts(conf)
+    decision_engine.register_opts(conf)
+    weight_planner.register_opts(conf)
     database.register_opts(conf)
     messaging.register_opts(conf)
 

@@ -27,6 +27,10 @@ OPTS = [
                             'For development and tests only.')],
         help='How the API authenticates requests.'),
     cfg.IntOpt(
+        'heartbeat_interval', default=10, min=1,
+        help='Seconds between two heartbeats of a daemon in the services '
+             'registry.'),
+    cfg.IntOpt(
         'service_down_time', default=30, min=1,
         help='Seconds without a heartbeat after which GET /v1/services '
              'shows a service as FAILED.'),

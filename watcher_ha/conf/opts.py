@@ -1,15 +1,21 @@
 """Options listed for oslo-config-generator (namespace ``watcher_ha``)."""
 
 from watcher_ha.conf import api
+from watcher_ha.conf import applier
 from watcher_ha.conf import database
+from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.decision_engine.planner import weight as weight_planner
 
 
 def list_opts():
     return [
         ('DEFAULT', default.list_opts()),
         (api.GROUP, api.list_opts()),
+        (decision_engine.GROUP, decision_engine.list_opts()),
+        (applier.GROUP, applier.list_opts()),
+        (weight_planner.GROUP, weight_planner.list_opts()),
     ]
 
 

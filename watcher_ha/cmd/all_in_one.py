@@ -1,0 +1,56 @@
+"""watcher-ha-all-in-one: the API, a decision engine and an applier in one
+process. With the defaults (SQLite, the in-process fake:// transport) it
+needs no server at all."""
+
+import sys
+
+from oslo_service import service
+
+from watcher_ha.api import app
+from watcher_ha.cmd import applier
+from watcher_ha.cmd import decision_engine
+from watcher_ha.common import service as watcher_service
+from watcher_ha.common import wsgi_server
+
+
+class AllInOne(service.ServiceBase):
+    """Several services sharing one process (and its in-process bus)."""
+
+    def __init__(self, services):
+        self.services = services
+
+    def start(self):
+        for svc in self.services:
+            svc.start()
+
+    def stop(self, graceful=True):
+        # The API first, so that nothing new arrives while the daemons
+        # finish or hand back their work.
+        for svc in reversed(self.services):
+            svc.stop()
+
+    def wait(self):
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        for svc in self.services:
+            svc.reset()
+
+
+def main(argv=None):
+    conf = watcher_service.prepare_service(
+        sys.argv[1:] if argv is None else argv,
+        program='watcher-ha-all-in-one')
+    sock = wsgi_server.bind(conf.api.host, conf.api.port)
+    # The engine first: the catalog of goals and strategies it syncs is
+    # what the API serves.
+    everything = AllInOne([
+        decision_engine.build(conf),
+        applier.build(conf),
+        wsgi_server.WSGIService('watcher-ha-api',
+                                lambda: app.setup_app(conf), sock,
+                                conf.api.threads),
+    ])
+    # no_fork: one process, so that the in-process bus reaches every part.
+    service.launch(conf, everything, no_fork=True).wait()

@@ -1,0 +1,21 @@
+"""watcher-ha-applier: executes the action plans operators start."""
+
+import sys
+
+from oslo_service import service
+
+from watcher_ha.applier import manager
+from watcher_ha.applier import rpcapi
+from watcher_ha.common import daemon
+from watcher_ha.common import service as watcher_service
+
+
+def build(conf):
+    return daemon.Daemon(manager.BINARY, rpcapi.TOPIC,
+                         manager.ApplierManager())
+
+
+def main(argv=None):
+    conf = watcher_service.prepare_service(
+        sys.argv[1:] if argv is None else argv, program=manager.BINARY)
+    service.launch(conf, build(conf), restart_method='mutate').wait()

@@ -1,0 +1,22 @@
+"""watcher-ha-decision-engine: turns audits into action plans."""
+
+import sys
+
+from oslo_service import service
+
+from watcher_ha.common import daemon
+from watcher_ha.common import service as watcher_service
+from watcher_ha.decision_engine import manager
+from watcher_ha.decision_engine import rpcapi
+
+
+def build(conf):
+    return daemon.Daemon(manager.BINARY, rpcapi.TOPIC,
+                         manager.DecisionEngineManager())
+
+
+def main(argv=None):
+    conf = watcher_service.prepare_service(
+        sys.argv[1:] if argv is None else argv,
+        program=manager.BINARY)
+    service.launch(conf, build(conf), restart_method='mutate').wait()

@@ -1,0 +1,113 @@
+"""A watcher_ha daemon: an RPC server, a heartbeat and periodic tasks
+around a manager that does the work (composition, no deep base class).
+
+Stopping (SIGTERM) stops consuming first, then lets the manager finish or
+hand back what it holds within ``STOP_TIMEOUT`` seconds.
+"""
+
+import threading
+
+import oslo_messaging
+from apscheduler.schedulers import background
+from oslo_config import cfg
+from oslo_log import log
+from oslo_service import service
+
+from watcher_ha.common import context
+from watcher_ha.common import rpc
+from watcher_ha.db import services
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+# SIGTERM to exit, all included; the manager gets most of it.
+STOP_TIMEOUT = 8.0
+
+
+class Periodic:
+    """A task run every ``interval()`` seconds (re-read on SIGHUP)."""
+
+    def __init__(self, name, func, interval):
+        self.name = name
+        self.func = func
+        self.interval = interval
+
+    def __call__(self):
+        try:
+            self.func()
+        except Exception:  # noqa: BLE001
+            # One failed round must not stop the next ones.
+            LOG.exception('Periodic task %s failed', self.name)
+
+
+class Daemon(service.ServiceBase):
+    """Runs ``manager`` (start(), stop(timeout), endpoints(), periodic())
+    as the service ``binary`` listening on ``topic``."""
+
+    def __init__(self, binary, topic, manager, host=None):
+        self.binary = binary
+        self.topic = topic
+        self.manager = manager
+        self.host = host or CONF.host
+        self._rpc_server = None
+        self._scheduler = None
+        self._stopped = threading.Event()
+        self._heartbeat_thread = None
+
+    def start(self):
+        LOG.info('%s starting on %s', self.binary, self.host)
+        self._heartbeat()
+        self._heartbeat_thread = threading.Thread(
+            target=self._heartbeat_loop, name='heartbeat', daemon=True)
+        self._heartbeat_thread.start()
+        self.manager.start()
+        target = oslo_messaging.Target(topic=self.topic, server=self.host)
+        self._rpc_server = oslo_messaging.get_rpc_server(
+            rpc.get_transport(), target, self.manager.endpoints(),
+            executor='threading')
+        self._rpc_server.start()
+        self._scheduler = background.BackgroundScheduler(timezone='UTC')
+        self._schedule()
+        self._scheduler.start()
+        LOG.info('%s started on %s', self.binary, self.host)
+
+    def _schedule(self):
+        for task in self.manager.periodic():
+            self._scheduler.add_job(
+                task, 'interval', seconds=task.interval(), id=task.name,
+                name=task.name, replace_existing=True, max_instances=1,
+                coalesce=True)
+
+    def _heartbeat(self):
+        try:
+            services.heartbeat(context.admin_context(), self.binary,
+                               self.host)
+        except Exception as err:  # noqa: BLE001
+            LOG.warning('Heartbeat of %s failed: %s', self.binary, err)
+
+    def _heartbeat_loop(self):
+        while not self._stopped.wait(CONF.heartbeat_interval):
+            self._heartbeat()
+
+    def stop(self, graceful=True):
+        if self._stopped.is_set():
+            return
+        LOG.info('%s stopping', self.binary)
+        self._stopped.set()
+        if self._rpc_server is not None:
+            self._rpc_server.stop()
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+        self.manager.stop(STOP_TIMEOUT)
+        if self._rpc_server is not None:
+            self._rpc_server.wait()
+        LOG.info('%s stopped', self.binary)
+
+    def wait(self):
+        self._stopped.wait()
+
+    def reset(self):
+        # SIGHUP: oslo.service re-read the mutable options; apply the new
+        # periodic intervals.
+        if self._scheduler is not None:
+            self._schedule()

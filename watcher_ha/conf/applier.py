@@ -1,0 +1,37 @@
+"""[watcher_applier] options."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('watcher_applier', title='Applier options')
+
+OPTS = [
+    cfg.IntOpt(
+        'max_plans', default=2, min=1,
+        help='Action plans one applier executes at the same time.'),
+    cfg.IntOpt(
+        'workers', default=4, min=1,
+        help='Actions of one plan executed at the same time, when the plan '
+             'allows it (actions without a parent in common).'),
+    cfg.IntOpt(
+        'sweep_interval', default=10, min=1, mutable=True,
+        help='Seconds between two looks for started action plans nobody '
+             'took (their launch message lost).'),
+    cfg.IntOpt(
+        'pending_grace', default=5, min=0, mutable=True,
+        help='Seconds a started (PENDING) action plan is left to the '
+             'applier its message reaches before any applier\'s sweep '
+             'takes it.'),
+    cfg.BoolOpt(
+        'rollback_when_actionplan_failed', default=False,
+        help='When an action fails, revert the actions of the plan that '
+             'succeeded before it.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return OPTS

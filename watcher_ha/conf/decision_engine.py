@@ -1,0 +1,38 @@
+"""[watcher_decision_engine] options."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('watcher_decision_engine',
+                     title='Decision engine options')
+
+OPTS = [
+    cfg.IntOpt(
+        'max_audit_workers', default=4, min=1,
+        help='Audits one decision engine computes at the same time.'),
+    cfg.IntOpt(
+        'sweep_interval', default=10, min=1, mutable=True,
+        help='Seconds between two looks for audits nobody took (their '
+             'trigger message lost, or their engine gone).'),
+    cfg.IntOpt(
+        'pending_grace', default=5, min=0, mutable=True,
+        help='Seconds a new PENDING audit is left to the engine its '
+             'message reaches before the sweep of any engine takes it.'),
+    cfg.FloatOpt(
+        'continuous_audit_check_interval', default=1.0, min=0.1,
+        mutable=True,
+        help='Seconds between two looks for continuous audits due for a '
+             'round.'),
+    cfg.StrOpt(
+        'planner', default='weight',
+        help='The planner plugin (namespace watcher_ha.planners) that '
+             'orders a strategy\'s actions into an action plan.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(OPTS, group=GROUP)
+
+
+def list_opts():
+    return OPTS

@@ -1,0 +1,192 @@
+"""The decision engines' side of audits: claiming them, finishing them,
+handing them over, and storing the action plans they produce.
+
+Every claim is a compare-and-swap that stamps ``hostname``; every write an
+engine makes afterwards is conditioned on still being that owner, so an
+engine that lost the audit (handed over, taken over) writes nothing.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+from oslo_utils import uuidutils
+
+from watcher_ha.common import exception
+from watcher_ha.common import state_machines
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
+from watcher_ha.common.states import AuditState
+from watcher_ha.common.states import AuditType
+from watcher_ha.db import audits
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import query
+from watcher_ha.db import transitions
+
+Audit = models.Audit
+SERVICE = state_machines.SERVICE
+
+
+class LostOwnership(exception.Conflict):
+    msg_fmt = ('Audit %(audit)s is no longer run by this engine (%(host)s); '
+               'its result is dropped.')
+
+
+def get(context, uuid):
+    """The audit, archived or not (an engine must see it was deleted)."""
+    return query.get_row(context, audits.VIEW, uuid, archived_too=True)
+
+
+def claim(context, uuid, host):
+    """PENDING -> ONGOING stamped with ``host``; the row, or None if
+    another engine (or a user) got there first."""
+    row = get(context, uuid)
+    if row['state'] != AuditState.PENDING:
+        return None
+    try:
+        transitions.transition(
+            context, state_machines.AUDIT, Audit, row, AuditState.ONGOING,
+            SERVICE, values={'hostname': host})
+    except exception.Conflict:
+        return None
+    return get(context, uuid)
+
+
+def _owned(row, host):
+    return (Audit.id == row['id'], Audit.hostname == host,
+            Audit.state == AuditState.ONGOING)
+
+
+@engine.retry_on_deadlock
+def finish(context, row, host, state, status_message=None):
+    """ONGOING -> ``state`` if ``host`` still owns the audit."""
+    with engine.writer.using(context) as session:
+        moved = session.execute(sa.update(Audit).where(
+            *_owned(row, host)).values(
+                state=state, status_message=status_message,
+                version=Audit.version + 1,
+                updated_at=models.utcnow())).rowcount
+    if not moved:
+        raise LostOwnership(audit=row['uuid'], host=host)
+
+
+@engine.retry_on_deadlock
+def release(context, host, uuids=None):
+    """Hand ONGOING audits of ``host`` back (PENDING, no owner) so that any
+    engine takes them; ``uuids`` limits it to those. Returns how many."""
+    where = [Audit.hostname == host, Audit.state == AuditState.ONGOING]
+    if uuids is not None:
+        where.append(Audit.uuid.in_(list(uuids)))
+    with engine.writer.using(context) as session:
+        return session.execute(sa.update(Audit).where(*where).values(
+            state=AuditState.PENDING, hostname=None,
+            version=Audit.version + 1,
+            updated_at=models.utcnow())).rowcount
+
+
+def unclaimed(context, grace_seconds, limit=50):
+    """UUIDs of PENDING audits left alone for ``grace_seconds``."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(Audit.uuid).where(
+                Audit.state == AuditState.PENDING,
+                Audit.deleted_at.is_(None),
+                sa.func.coalesce(Audit.updated_at, Audit.created_at)
+                <= cutoff)
+            .order_by(Audit.id).limit(limit)).scalars())
+
+
+def due_continuous(context, host, now):
+    """Continuous audits ``host`` runs whose next round is due."""
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(Audit.uuid).where(
+                Audit.audit_type == AuditType.CONTINUOUS,
+                Audit.state == AuditState.ONGOING,
+                Audit.hostname == host,
+                sa.or_(Audit.next_run_time.is_(None),
+                       Audit.next_run_time <= now))
+            .order_by(Audit.next_run_time)).scalars())
+
+
+@engine.retry_on_deadlock
+def start_round(context, row, host, next_run_time):
+    """Take the round that is due: move ``next_run_time`` on, if ``host``
+    still owns the audit and nobody took this round already."""
+    previous = row['next_run_time']
+    with engine.writer.using(context) as session:
+        return bool(session.execute(sa.update(Audit).where(
+            *_owned(row, host),
+            Audit.next_run_time.is_(None) if previous is None
+            else Audit.next_run_time == previous).values(
+                next_run_time=next_run_time,
+                version=Audit.version + 1)).rowcount)
+
+
+def _cancel_recommended(session, audit_id):
+    """A new round's plan replaces the plans nobody started."""
+    stale = [r.id for r in session.execute(
+        sa.select(models.ActionPlan.id).where(
+            models.ActionPlan.audit_id == audit_id,
+            models.ActionPlan.state == ActionPlanState.RECOMMENDED))]
+    if not stale:
+        return []
+    now = models.utcnow()
+    session.execute(sa.update(models.ActionPlan).where(
+        models.ActionPlan.id.in_(stale),
+        models.ActionPlan.state == ActionPlanState.RECOMMENDED).values(
+            state=ActionPlanState.CANCELLED,
+            version=models.ActionPlan.version + 1, updated_at=now))
+    session.execute(sa.update(models.Action).where(
+        models.Action.action_plan_id.in_(stale),
+        models.Action.state == ActionState.PENDING).values(
+            state=ActionState.CANCELLED,
+            version=models.Action.version + 1, updated_at=now))
+    return stale
+
+
+@engine.retry_on_deadlock
+def store_plan(context, row, host, strategy_id, planned, indicators,
+               global_efficacy, finish_audit):
+    """Store the plan an audit produced, in one transaction, if ``host``
+    still owns the audit. ``finish_audit`` also moves a one-shot or event
+    audit to SUCCEEDED; a continuous audit's earlier RECOMMENDED plans are
+    cancelled. Returns (plan uuid, uuids of the plans cancelled)."""
+    plan_uuid = uuidutils.generate_uuid()
+    now = models.utcnow()
+    with engine.writer.using(context) as session:
+        values = {'version': Audit.version + 1, 'updated_at': now}
+        if finish_audit:
+            values.update(state=AuditState.SUCCEEDED, status_message=None)
+        if not session.execute(sa.update(Audit).where(
+                *_owned(row, host)).values(**values)).rowcount:
+            raise LostOwnership(audit=row['uuid'], host=host)
+        cancelled = [] if finish_audit else _cancel_recommended(
+            session, row['id'])
+        plan_id = session.execute(sa.insert(models.ActionPlan).values(
+            uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
+            # An empty plan has nothing left to do.
+            state=(ActionPlanState.RECOMMENDED if planned
+                   else ActionPlanState.SUCCEEDED),
+            global_efficacy=global_efficacy, created_at=now
+        )).inserted_primary_key[0]
+        if planned:
+            session.execute(sa.insert(models.Action), [
+                dict(uuid=action.uuid, action_plan_id=plan_id,
+                     action_type=action.action_type,
+                     input_parameters=action.input_parameters,
+                     state=ActionState.PENDING, parents=action.parents,
+                     created_at=now)
+                for action in planned])
+        if indicators:
+            session.execute(sa.insert(models.EfficacyIndicator), [
+                dict(uuid=uuidutils.generate_uuid(), action_plan_id=plan_id,
+                     created_at=now, **indicator)
+                for indicator in indicators])
+        stale_uuids = []
+        if cancelled:
+            stale_uuids = list(session.execute(
+                sa.select(models.ActionPlan.uuid).where(
+                    models.ActionPlan.id.in_(cancelled))).scalars())
+    return plan_uuid, stale_uuids

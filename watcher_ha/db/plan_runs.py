@@ -1,0 +1,153 @@
+"""The appliers' side of action plans: claiming a plan, moving its actions
+through their states, finishing or handing the plan over.
+
+As with audits, the claim stamps ``hostname`` with a compare-and-swap and
+every later write checks the stamp: a duplicate launch, or an applier that
+lost the plan, cannot run an action twice.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+
+from watcher_ha.common import exception
+from watcher_ha.common import state_machines
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
+from watcher_ha.db import action_plans
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import query
+
+ActionPlan = models.ActionPlan
+Action = models.Action
+SERVICE = state_machines.SERVICE
+
+
+class LostPlan(exception.Conflict):
+    msg_fmt = ('Action plan %(plan)s is no longer run by this applier '
+               '(%(host)s).')
+
+
+def get(context, uuid):
+    return query.get_row(context, action_plans.PLAN_VIEW, uuid,
+                         archived_too=True)
+
+
+def _plan_owned(plan, host, states=(ActionPlanState.ONGOING,
+                                    ActionPlanState.CANCELLING)):
+    return (ActionPlan.id == plan['id'], ActionPlan.hostname == host,
+            ActionPlan.state.in_(states))
+
+
+@engine.retry_on_deadlock
+def claim(context, uuid, host):
+    """PENDING -> ONGOING stamped with ``host``: the plan row, or None if
+    another applier (or a user's cancel) got there first."""
+    with engine.writer.using(context) as session:
+        claimed = session.execute(sa.update(ActionPlan).where(
+            ActionPlan.uuid == uuid,
+            ActionPlan.state == ActionPlanState.PENDING).values(
+                state=ActionPlanState.ONGOING, hostname=host,
+                version=ActionPlan.version + 1,
+                updated_at=models.utcnow())).rowcount
+    return get(context, uuid) if claimed else None
+
+
+def actions_of(context, plan):
+    """The plan's actions, in creation order."""
+    with engine.reader.connection.using(context) as conn:
+        return [dict(row._mapping) for row in conn.execute(
+            sa.select(Action.__table__).where(
+                Action.action_plan_id == plan['id'],
+                Action.deleted_at.is_(None)).order_by(Action.id))]
+
+
+def plan_state(context, plan):
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(ActionPlan.state).where(
+            ActionPlan.id == plan['id'])).scalar()
+
+
+@engine.retry_on_deadlock
+def move_action(context, plan, host, action, source, target,
+                status_message=None):
+    """Move one action from ``source`` to ``target`` while ``host`` runs
+    its plan. Returns False if the action was not in ``source`` (skipped by
+    a user, done by an earlier run); raises LostPlan if the plan is gone."""
+    assert state_machines.ACTION.is_allowed(source, target, SERVICE)
+    with engine.writer.using(context) as session:
+        if not session.execute(sa.select(ActionPlan.id).where(
+                *_plan_owned(plan, host)).with_for_update()).first():
+            raise LostPlan(plan=plan['uuid'], host=host)
+        return bool(session.execute(sa.update(Action).where(
+            Action.id == action['id'], Action.state == source).values(
+                state=target, status_message=status_message,
+                version=Action.version + 1,
+                updated_at=models.utcnow())).rowcount)
+
+
+@engine.retry_on_deadlock
+def finish(context, plan, host, target, status_message=None):
+    """Move the plan from ONGOING or CANCELLING to ``target``; actions not
+    run are cancelled with it. Returns the state it was in, or None if
+    ``host`` no longer owned it."""
+    sources = state_machines.ACTION_PLAN.sources_of(target, SERVICE)
+    now = models.utcnow()
+    with engine.writer.using(context) as session:
+        before = session.execute(sa.select(ActionPlan.state).where(
+            *_plan_owned(plan, host, sources)).with_for_update()).scalar()
+        if before is None:
+            return None
+        session.execute(sa.update(ActionPlan).where(
+            ActionPlan.id == plan['id']).values(
+                state=target, status_message=status_message,
+                version=ActionPlan.version + 1, updated_at=now))
+        if target != ActionPlanState.SUCCEEDED:
+            session.execute(sa.update(Action).where(
+                Action.action_plan_id == plan['id'],
+                Action.state == ActionState.PENDING).values(
+                    state=ActionState.CANCELLED,
+                    version=Action.version + 1, updated_at=now))
+    return before
+
+
+@engine.retry_on_deadlock
+def release(context, host, uuids=None):
+    """Hand the plans ``host`` runs back (PENDING, no owner), with their
+    interrupted actions back to PENDING, so that any applier resumes them.
+    Returns the plans' UUIDs."""
+    where = [ActionPlan.hostname == host,
+             ActionPlan.state == ActionPlanState.ONGOING]
+    if uuids is not None:
+        where.append(ActionPlan.uuid.in_(list(uuids)))
+    now = models.utcnow()
+    with engine.writer.using(context) as session:
+        plans = session.execute(sa.select(ActionPlan.id, ActionPlan.uuid)
+                                .where(*where).with_for_update()).all()
+        if not plans:
+            return []
+        ids = [p.id for p in plans]
+        session.execute(sa.update(Action).where(
+            Action.action_plan_id.in_(ids),
+            Action.state == ActionState.ONGOING).values(
+                state=ActionState.PENDING, version=Action.version + 1,
+                updated_at=now))
+        session.execute(sa.update(ActionPlan).where(
+            ActionPlan.id.in_(ids)).values(
+                state=ActionPlanState.PENDING, hostname=None,
+                version=ActionPlan.version + 1, updated_at=now))
+    return [p.uuid for p in plans]
+
+
+def unclaimed(context, grace_seconds, limit=50):
+    """UUIDs of started (PENDING) plans left alone for ``grace_seconds``."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(ActionPlan.uuid).where(
+                ActionPlan.state == ActionPlanState.PENDING,
+                ActionPlan.deleted_at.is_(None),
+                sa.func.coalesce(ActionPlan.updated_at,
+                                 ActionPlan.created_at) <= cutoff)
+            .order_by(ActionPlan.id).limit(limit)).scalars())

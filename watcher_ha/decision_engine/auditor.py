@@ -1,0 +1,163 @@
+"""Running an audit: its strategy, the planner, storing the plan.
+
+One-shot and event audits run once per claim. A continuous audit is
+claimed once; its rounds then run when due (``run_round``), each taken
+with a compare-and-swap on ``next_run_time`` so that no round runs twice.
+"""
+
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.applier import rpcapi as applier_rpcapi
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import exception
+from watcher_ha.common import state_machines
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import AuditState
+from watcher_ha.common.states import AuditType
+from watcher_ha.db import action_plans
+from watcher_ha.db import audit_runs
+from watcher_ha.db import models
+from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine.planner import weight as planner_base
+from watcher_ha.decision_engine import scheduling
+from watcher_ha.decision_engine.strategy import base as strategy_base
+from watcher_ha.notifications import notifier
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+
+class AuditFailed(Exception):
+    """The audit cannot produce a plan; the message says why."""
+
+
+class Auditor:
+
+    def __init__(self, host, plugins, planner):
+        self.host = host
+        self.catalog = plugins
+        self.planner = planner
+
+    def _context(self):
+        return watcher_context.admin_context()
+
+    def run(self, uuid):
+        """Claim a PENDING audit and run it (one-shot, event) or start its
+        rounds (continuous). A no-op if someone else has it."""
+        row = audit_runs.claim(self._context(), uuid, self.host)
+        if row is None:
+            return
+        LOG.info('Audit %s (%s) taken by %s', uuid, row['audit_type'],
+                 self.host)
+        notifier.audit('update', uuid, old_state=AuditState.PENDING)
+        if row['audit_type'] != AuditType.CONTINUOUS:
+            self._execute(row, finish=True)
+
+    def run_round(self, uuid):
+        """The round a continuous audit is due for, if this engine still
+        owns it and nobody took the round."""
+        context = self._context()
+        row = audit_runs.get(context, uuid)
+        if (row['hostname'] != self.host
+                or row['state'] != AuditState.ONGOING):
+            return
+        now = models.utcnow()
+        if row['end_time'] and now >= row['end_time']:
+            self._finish(row, AuditState.SUCCEEDED)
+            return
+        if row['start_time'] and now < row['start_time']:
+            audit_runs.start_round(context, row, self.host,
+                                   row['start_time'])
+            return
+        due = scheduling.next_run(row['interval'], now,
+                                  row['next_run_time'])
+        if not audit_runs.start_round(context, row, self.host, due):
+            return
+        self._execute(audit_runs.get(context, uuid), finish=False)
+
+    def _finish(self, row, state, message=None):
+        try:
+            audit_runs.finish(self._context(), row, self.host, state,
+                              message)
+        except audit_runs.LostOwnership as err:
+            LOG.info('%s', err)
+            return
+        notifier.audit('update', row['uuid'], old_state=AuditState.ONGOING)
+
+    def _strategy(self, row):
+        """The audit's strategy, or the goal's first one ("auto")."""
+        if row['strategy_name']:
+            name = row['strategy_name']
+        else:
+            candidates = self.catalog.strategies_for(row['goal_name'])
+            if not candidates:
+                raise AuditFailed('goal %s has no strategy installed'
+                                  % row['goal_name'])
+            name = candidates[0]
+        return self.catalog.strategy(name)
+
+    def _execute(self, row, finish):
+        uuid = row['uuid']
+        stage = 'strategy'
+        try:
+            strategy, strategy_id = self._strategy(row)
+            notifier.audit('strategy.start', uuid)
+            solution = strategy.execute(row, row['parameters'])
+            notifier.audit('strategy.end', uuid)
+            stage = 'planner'
+            notifier.audit('planner.start', uuid)
+            planned = self.planner.schedule(solution)
+            for action in planned:
+                self.catalog.action(action.action_type).validate(
+                    action.input_parameters)
+        except (AuditFailed, strategy_base.StrategyError, ValueError,
+                catalog.NotInstalled, planner_base.UnplannableAction) as err:
+            self._failed(row, stage, err, finish)
+            return
+        except Exception as err:  # noqa: BLE001
+            LOG.exception('Audit %s failed in its %s', uuid, stage)
+            self._failed(row, stage, err, finish)
+            return
+        try:
+            plan_uuid, cancelled = audit_runs.store_plan(
+                self._context(), row, self.host, strategy_id, planned,
+                solution.efficacy_indicators(), solution.global_efficacy(),
+                finish_audit=finish)
+        except audit_runs.LostOwnership as err:
+            LOG.info('%s', err)
+            return
+        LOG.info('Audit %s produced action plan %s with %d action(s)',
+                 uuid, plan_uuid, len(planned))
+        notifier.audit('planner.end', uuid)
+        notifier.action_plan('create', plan_uuid)
+        for action in planned:
+            notifier.action('create', action.uuid)
+        for stale in cancelled:
+            notifier.action_plan('update', stale,
+                                 old_state=ActionPlanState.RECOMMENDED)
+        if finish:
+            notifier.audit('update', uuid, old_state=AuditState.ONGOING)
+        if row['auto_trigger'] and planned:
+            self._start_plan(plan_uuid)
+
+    def _failed(self, row, stage, err, finish):
+        message = '%s failed: %s' % (stage, err)
+        LOG.warning('Audit %s: %s', row['uuid'], message)
+        notifier.audit('%s.error' % stage, row['uuid'], error=err)
+        # A continuous audit carries on: the next round may succeed.
+        if finish:
+            self._finish(row, AuditState.FAILED, message)
+
+    def _start_plan(self, plan_uuid):
+        """auto_trigger: start the plan as the operator would have."""
+        context = self._context()
+        plan = action_plans.get_plan(context, plan_uuid)
+        try:
+            action_plans.transition(context, plan, ActionPlanState.PENDING,
+                                    state_machines.USER)
+        except exception.Conflict:
+            return
+        notifier.action_plan('update', plan_uuid,
+                             old_state=ActionPlanState.RECOMMENDED)
+        applier_rpcapi.ApplierAPI().launch_action_plan(context, plan_uuid)

@@ -1,0 +1,130 @@
+"""The decision engine: RPC endpoints, audits in a thread pool, sweeps."""
+
+import threading
+import time
+
+from futurist import ThreadPoolExecutor
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import daemon
+from watcher_ha.common import plugins
+from watcher_ha.db import audit_runs
+from watcher_ha.db import catalog as catalog_db
+from watcher_ha.db import models
+from watcher_ha.decision_engine import auditor
+from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import rpcapi
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+BINARY = 'watcher-ha-decision-engine'
+
+
+class Endpoints:
+    """What other services call; every handler is idempotent."""
+
+    def __init__(self, manager):
+        self._manager = manager
+
+    def trigger_audit(self, context, audit_uuid):
+        self._manager.submit(audit_uuid)
+
+    def get_data_model_info(self, context, data_model_type, audit_uuid):
+        # The cluster data model (collectors fed by Nova) is not built yet:
+        # this engine knows no compute node or server.
+        return {'context': []}
+
+    def get_strategy_info(self, context, strategy_name):
+        """What the strategy needs (datasources, metrics, data models)."""
+        strategy = self._manager.catalog.strategies.get(strategy_name)
+        return list(getattr(strategy, 'requirements', ()))
+
+
+class DecisionEngineManager:
+
+    def __init__(self, host=None):
+        self.host = host or CONF.host
+        self.catalog = None
+        self.auditor = None
+        self._pool = None
+        self._in_flight = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    def start(self):
+        catalog_db.sync(watcher_context.admin_context())
+        self.catalog = catalog.Catalog()
+        planner = plugins.load_classes(plugins.PLANNERS)[
+            CONF.watcher_decision_engine.planner]
+        self.auditor = auditor.Auditor(self.host, self.catalog,
+                                       planner.from_conf(CONF))
+        self._pool = ThreadPoolExecutor(
+            CONF.watcher_decision_engine.max_audit_workers)
+
+    def endpoints(self):
+        return [Endpoints(self)]
+
+    def periodic(self):
+        engine = CONF.watcher_decision_engine
+        return [
+            daemon.Periodic('sweep_audits', self.sweep,
+                            lambda: engine.sweep_interval),
+            daemon.Periodic('continuous_audits', self.run_due_rounds,
+                            lambda: engine.continuous_audit_check_interval),
+        ]
+
+    def _run(self, key, func, uuid):
+        """Run ``func(uuid)`` in the pool unless it already runs here."""
+        with self._lock:
+            if self._stopping.is_set() or key in self._in_flight:
+                return
+            self._in_flight.add(key)
+
+        def job():
+            try:
+                func(uuid)
+            except Exception:  # noqa: BLE001
+                LOG.exception('%s of audit %s failed', key[0], uuid)
+            finally:
+                with self._lock:
+                    self._in_flight.discard(key)
+
+        self._pool.submit(job)
+
+    def submit(self, audit_uuid):
+        self._run(('audit', audit_uuid), self.auditor.run, audit_uuid)
+
+    def sweep(self):
+        """Take the PENDING audits whose trigger never arrived."""
+        for uuid in audit_runs.unclaimed(
+                watcher_context.admin_context(),
+                CONF.watcher_decision_engine.pending_grace):
+            self.submit(uuid)
+
+    def run_due_rounds(self):
+        for uuid in audit_runs.due_continuous(
+                watcher_context.admin_context(), self.host,
+                models.utcnow()):
+            self._run(('round', uuid), self.auditor.run_round, uuid)
+
+    def stop(self, timeout):
+        """Take no more work; give running audits until ``timeout``, then
+        hand every audit this engine holds back to the others."""
+        deadline = time.monotonic() + timeout
+        self._stopping.set()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+        while self._in_flight and time.monotonic() < deadline - 1:
+            time.sleep(0.1)
+        released = audit_runs.release(watcher_context.admin_context(),
+                                      self.host)
+        if released:
+            LOG.info('Handed %d audit(s) back to the other engines',
+                     released)
+
+
+def topic():
+    return rpcapi.TOPIC

@@ -1,0 +1,150 @@
+"""Sending watcher_ha's notifications, after the change they describe has
+committed. Each send reads the rows it describes afresh, so a payload
+never shows a state that was rolled back.
+
+Nothing is built when no notification driver is configured
+([oslo_messaging_notifications] driver).
+"""
+
+import threading
+
+import oslo_messaging
+import sqlalchemy as sa
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.db import action_plans
+from watcher_ha.db import audits
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import query
+from watcher_ha.notifications import payloads
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+_NOTIFIER = None
+_LOCK = threading.Lock()
+
+
+def get_notifier():
+    global _NOTIFIER
+    if _NOTIFIER is None:
+        with _LOCK:
+            if _NOTIFIER is None:
+                transport = oslo_messaging.get_notification_transport(CONF)
+                _NOTIFIER = oslo_messaging.Notifier(
+                    transport, publisher_id='infra-optim:%s' % CONF.host)
+    return _NOTIFIER
+
+
+def reset():
+    global _NOTIFIER
+    _NOTIFIER = None
+
+
+def _row(model, row_id):
+    if row_id is None:
+        return None
+    with engine.reader.connection.using(
+            watcher_context.admin_context()) as conn:
+        found = conn.execute(sa.select(model.__table__).where(
+            model.id == row_id)).first()
+    return dict(found._mapping) if found else None
+
+
+def _send(event_type, payload_builder, error=None):
+    notifier = get_notifier()
+    if not notifier.is_enabled():
+        return
+    try:
+        payload = payload_builder()
+        context = watcher_context.admin_context().to_dict()
+        if error is None:
+            notifier.info(context, event_type, payload)
+        else:
+            notifier.error(context, event_type, payload)
+    except Exception as err:  # noqa: BLE001
+        # A notification is a courtesy: the change it reports is made.
+        LOG.warning('Could not send %s: %s', event_type, err)
+
+
+def _audit_row(uuid):
+    return query.get_row(watcher_context.admin_context(), audits.VIEW, uuid,
+                         archived_too=True)
+
+
+def _plan_row(uuid):
+    return query.get_row(watcher_context.admin_context(),
+                         action_plans.PLAN_VIEW, uuid, archived_too=True)
+
+
+PAYLOAD_NAMES = {
+    'create': 'Create', 'update': 'Update', 'delete': 'Delete',
+}
+
+
+def audit(event, uuid, old_state=None, error=None):
+    """audit.create|update|delete, or audit.strategy.* / audit.planner.*
+    (``event`` is then 'strategy.start', 'planner.error'...)."""
+    def build():
+        row = _audit_row(uuid)
+        extra = {}
+        if event in PAYLOAD_NAMES:
+            name = 'Audit%sPayload' % PAYLOAD_NAMES[event]
+            if event == 'update':
+                extra['state_update'] = payloads.state_update(
+                    'AuditStateUpdatePayload', old_state, row['state'])
+        else:
+            name = 'AuditActionPayload'
+            extra['fault'] = payloads.fault(error)
+        return payloads.audit(name, row, _row(models.Goal, row['goal_id']),
+                              _row(models.Strategy, row['strategy_id']),
+                              **extra)
+    _send('audit.' + event, build, error)
+
+
+def action_plan(event, uuid, old_state=None, error=None):
+    """action_plan.create|update|delete, or action_plan.execution.* and
+    action_plan.cancel.*."""
+    def build():
+        row = _plan_row(uuid)
+        extra = {}
+        if event in PAYLOAD_NAMES:
+            name = 'ActionPlan%sPayload' % PAYLOAD_NAMES[event]
+            if event == 'update':
+                extra['state_update'] = payloads.state_update(
+                    'ActionPlanStateUpdatePayload', old_state, row['state'])
+        else:
+            name = ('ActionPlanCancelPayload' if event.startswith('cancel')
+                    else 'ActionPlanActionPayload')
+            extra['fault'] = payloads.fault(error)
+        audit_row = _audit_row(row['audit_uuid']) if row['audit_uuid'] \
+            else None
+        return payloads.action_plan(
+            name, row, audit_row, _row(models.Strategy, row['strategy_id']),
+            **extra)
+    _send('action_plan.' + event, build, error)
+
+
+def action(event, uuid, old_state=None, error=None):
+    """action.create|update|delete, or action.execution.*."""
+    def build():
+        row = query.get_row(watcher_context.admin_context(),
+                            action_plans.ACTION_VIEW, uuid,
+                            archived_too=True)
+        extra = {}
+        if event in PAYLOAD_NAMES:
+            name = 'Action%sPayload' % PAYLOAD_NAMES[event]
+            if event == 'update':
+                extra['state_update'] = payloads.state_update(
+                    'ActionStateUpdatePayload', old_state, row['state'],
+                    status_message=row['status_message'])
+        else:
+            name = ('ActionCancelPayload' if event.startswith('cancel')
+                    else 'ActionExecutionPayload')
+            extra['fault'] = payloads.fault(error)
+        return payloads.action(name, row,
+                               _plan_row(row['action_plan_uuid']), **extra)
+    _send('action.' + event, build, error)
