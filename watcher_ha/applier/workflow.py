@@ -60,8 +60,13 @@ class ActionTask(task.Task):
         notifier.action('update', action['uuid'],
                         old_state=ActionState.PENDING)
         notifier.action('execution.start', action['uuid'])
-        self.plugin = run.catalog[action['action_type']](
-            action['input_parameters'], run.context)
+        try:
+            self.plugin = run.plugin(action)
+        except Exception as err:  # noqa: BLE001
+            run.move(action, ActionState.ONGOING, ActionState.FAILED,
+                     str(err))
+            notifier.action('execution.error', action['uuid'], error=err)
+            raise ActionFailed(action, err)
         run.started(self.plugin)
         try:
             self.plugin.pre_condition()
@@ -104,6 +109,16 @@ class PlanRun:
         self.stopping = stopping
         self.context = watcher_context.admin_context()
         self._running = set()
+
+    def plugin(self, action):
+        """The action's plugin, built from validated parameters."""
+        cls = self.catalog.get(action['action_type'])
+        if cls is None:
+            raise action_base.ActionError(
+                'action type %s is not installed on %s'
+                % (action['action_type'], self.host))
+        cls.validate(action['input_parameters'])
+        return cls(action['input_parameters'], self.context)
 
     def plan_state(self):
         return plan_runs.plan_state(self.context, self.plan)

@@ -40,8 +40,11 @@ def get(context, uuid):
 def claim(context, uuid, host):
     """PENDING -> ONGOING stamped with ``host``; the row, or None if
     another engine (or a user) got there first."""
-    row = get(context, uuid)
-    if row['state'] != AuditState.PENDING:
+    try:
+        row = get(context, uuid)
+    except exception.AuditNotFound:
+        return None
+    if row['state'] != AuditState.PENDING or not _triggered(row):
         return None
     try:
         transitions.transition(
@@ -50,6 +53,13 @@ def claim(context, uuid, host):
     except exception.Conflict:
         return None
     return get(context, uuid)
+
+
+def _triggered(row):
+    """An EVENT audit runs once its event came (the webhook stamps
+    next_run_time); the others as soon as they are PENDING."""
+    return (row['audit_type'] != AuditType.EVENT
+            or row['next_run_time'] is not None)
 
 
 def _owned(row, host):
@@ -92,6 +102,8 @@ def unclaimed(context, grace_seconds, limit=50):
             sa.select(Audit.uuid).where(
                 Audit.state == AuditState.PENDING,
                 Audit.deleted_at.is_(None),
+                sa.or_(Audit.audit_type != AuditType.EVENT,
+                       Audit.next_run_time.is_not(None)),
                 sa.func.coalesce(Audit.updated_at, Audit.created_at)
                 <= cutoff)
             .order_by(Audit.id).limit(limit)).scalars())
@@ -158,7 +170,9 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     with engine.writer.using(context) as session:
         values = {'version': Audit.version + 1, 'updated_at': now}
         if finish_audit:
-            values.update(state=AuditState.SUCCEEDED, status_message=None)
+            # An EVENT audit's trigger is consumed by this run.
+            values.update(state=AuditState.SUCCEEDED, status_message=None,
+                          next_run_time=None)
         if not session.execute(sa.update(Audit).where(
                 *_owned(row, host)).values(**values)).rowcount:
             raise LostOwnership(audit=row['uuid'], host=host)

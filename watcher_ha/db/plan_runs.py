@@ -40,6 +40,18 @@ def _plan_owned(plan, host, states=(ActionPlanState.ONGOING,
             ActionPlan.state.in_(states))
 
 
+def _lock(session, *where):
+    """Lock the plan rows matching ``where`` for this transaction; how many.
+
+    An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
+    locks the rows on MariaDB and PostgreSQL alike, and on SQLite it takes
+    the write lock at once (waiting for it) instead of upgrading a read
+    snapshot later, which fails at once when another writer came between.
+    """
+    return session.execute(sa.update(ActionPlan).where(*where).values(
+        version=ActionPlan.version)).rowcount
+
+
 @engine.retry_on_deadlock
 def claim(context, uuid, host):
     """PENDING -> ONGOING stamped with ``host``: the plan row, or None if
@@ -77,8 +89,7 @@ def move_action(context, plan, host, action, source, target,
     a user, done by an earlier run); raises LostPlan if the plan is gone."""
     assert state_machines.ACTION.is_allowed(source, target, SERVICE)
     with engine.writer.using(context) as session:
-        if not session.execute(sa.select(ActionPlan.id).where(
-                *_plan_owned(plan, host)).with_for_update()).first():
+        if not _lock(session, *_plan_owned(plan, host)):
             raise LostPlan(plan=plan['uuid'], host=host)
         return bool(session.execute(sa.update(Action).where(
             Action.id == action['id'], Action.state == source).values(
@@ -95,10 +106,10 @@ def finish(context, plan, host, target, status_message=None):
     sources = state_machines.ACTION_PLAN.sources_of(target, SERVICE)
     now = models.utcnow()
     with engine.writer.using(context) as session:
-        before = session.execute(sa.select(ActionPlan.state).where(
-            *_plan_owned(plan, host, sources)).with_for_update()).scalar()
-        if before is None:
+        if not _lock(session, *_plan_owned(plan, host, sources)):
             return None
+        before = session.execute(sa.select(ActionPlan.state).where(
+            ActionPlan.id == plan['id'])).scalar()
         session.execute(sa.update(ActionPlan).where(
             ActionPlan.id == plan['id']).values(
                 state=target, status_message=status_message,
@@ -123,10 +134,10 @@ def release(context, host, uuids=None):
         where.append(ActionPlan.uuid.in_(list(uuids)))
     now = models.utcnow()
     with engine.writer.using(context) as session:
-        plans = session.execute(sa.select(ActionPlan.id, ActionPlan.uuid)
-                                .where(*where).with_for_update()).all()
-        if not plans:
+        if not _lock(session, *where):
             return []
+        plans = session.execute(sa.select(ActionPlan.id, ActionPlan.uuid)
+                                .where(*where)).all()
         ids = [p.id for p in plans]
         session.execute(sa.update(Action).where(
             Action.action_plan_id.in_(ids),

@@ -11,6 +11,7 @@ from oslo_log import log
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
+from watcher_ha.common import parameters
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditState
@@ -102,8 +103,12 @@ class Auditor:
         stage = 'strategy'
         try:
             strategy, strategy_id = self._strategy(row)
+            # An audit created without a strategy has its parameters
+            # checked (and completed) only now that one is chosen.
+            checked = parameters.check(strategy.parameters_spec,
+                                       row['parameters'])
             notifier.audit('strategy.start', uuid)
-            solution = strategy.execute(row, row['parameters'])
+            solution = strategy.execute(row, checked)
             notifier.audit('strategy.end', uuid)
             stage = 'planner'
             notifier.audit('planner.start', uuid)
@@ -112,7 +117,8 @@ class Auditor:
                 self.catalog.action(action.action_type).validate(
                     action.input_parameters)
         except (AuditFailed, strategy_base.StrategyError, ValueError,
-                catalog.NotInstalled, planner_base.UnplannableAction) as err:
+                exception.Invalid, catalog.NotInstalled,
+                planner_base.UnplannableAction) as err:
             self._failed(row, stage, err, finish)
             return
         except Exception as err:  # noqa: BLE001

@@ -79,3 +79,44 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     with migrated_engine.connect() as conn:
         names = conn.execute(sa.select(models.Strategy.name)).scalars().all()
     assert sorted(names) == ['dummy', 'dummy_with_scorer']
+
+
+def test_parallel_actions_of_one_plan_never_fail_on_locks(migrated_engine):
+    """An applier moves the actions of one plan from several threads. On
+    SQLite a transaction that read before writing failed at once ('database
+    is locked') when another writer came between; each must wait."""
+    import sqlalchemy as sa
+
+    from watcher_ha.db import plan_runs
+    plan, actions = factories.action_plan(
+        migrated_engine, factories.audit(migrated_engine), actions=8)
+    with migrated_engine.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).values(
+            state='ONGOING', hostname='applier'))
+    plan = plan_runs.get(context.admin_context(), plan['uuid'])
+
+    def churn(action):
+        for _ in range(10):
+            assert plan_runs.move_action(context.admin_context(), plan,
+                                         'applier', action, 'PENDING',
+                                         'ONGOING')
+            assert plan_runs.move_action(context.admin_context(), plan,
+                                         'applier', action, 'ONGOING',
+                                         'PENDING')
+
+    barrier = threading.Barrier(len(actions))
+    errors = []
+
+    def run(action):
+        barrier.wait()
+        try:
+            churn(action)
+        except Exception as err:   # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(a,)) for a in actions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

@@ -14,6 +14,7 @@ from watcher_ha.common import policy
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as State
 from watcher_ha.db import action_plans as db
+from watcher_ha.notifications import notifier
 from watcher_ha.policies import action_plan as plan_policy
 
 # The moves an operator may PATCH: the machine's user moves, except
@@ -57,6 +58,7 @@ class ActionPlansController(base.ResourceController):
 
     def _launch(self, context, row):
         db.transition(context, row, State.PENDING)
+        notifier.action_plan('update', row['uuid'], old_state=row['state'])
         rpcapi.ApplierAPI().launch_action_plan(context, row['uuid'])
 
     @method.expose()
@@ -96,6 +98,8 @@ class ActionPlansController(base.ResourceController):
             self._launch(context, row)
         else:
             db.transition(context, row, target)
+            notifier.action_plan('update', row['uuid'],
+                                 old_state=row['state'])
         return self.serialize(self._find(context, ident))
 
     @method.expose(status_code=204)
@@ -107,3 +111,4 @@ class ActionPlansController(base.ResourceController):
             db.transition(context, row, State.DELETED)
         except exception.StateTransitionNotAllowed:
             raise exception.DeleteError(state=row['state'])
+        notifier.action_plan('delete', row['uuid'])

@@ -14,6 +14,7 @@ from watcher_ha.common import policy
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans as db
+from watcher_ha.notifications import notifier
 from watcher_ha.policies import action as action_policy
 
 SKIP_VERSION = '1.5'
@@ -108,4 +109,5 @@ class ActionsController(base.ResourceController):
                     'State update not allowed for actionplan state: %s'
                     % plan['state'])
             raise
+        notifier.action('update', row['uuid'], old_state=row['state'])
         return self.serialize(_with_description(updated))

@@ -20,6 +20,7 @@ from watcher_ha.common.states import AuditType
 from watcher_ha.db import audits as db
 from watcher_ha.db import models
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.notifications import notifier
 from watcher_ha.policies import audit as audit_policy
 
 NAME_MAX = 63
@@ -82,6 +83,7 @@ class AuditsController(base.ResourceController):
         validation.validate(schema.CREATE, body, 'audit_p')
         values = self._new_audit(context, body)
         row = db.create(context, values)
+        notifier.audit('create', row['uuid'])
         if row['audit_type'] == AuditType.ONESHOT:
             rpcapi.DecisionEngineAPI().trigger_audit(context, row['uuid'])
         pecan.response.location = self._links(row['uuid'])[0]['href']
@@ -184,8 +186,9 @@ class AuditsController(base.ResourceController):
                            % (row['state'], new['state']))
             new_state = new['state']
         values = self._changed_values(context, row, document, new)
-        return self.serialize(
-            db.update(context, row, values, new_state=new_state))
+        updated = db.update(context, row, values, new_state=new_state)
+        notifier.audit('update', row['uuid'], old_state=row['state'])
+        return self.serialize(updated)
 
     def _changed_values(self, context, row, old, new):
         interval = intervals.normalize(new.get('interval'))
@@ -221,4 +224,5 @@ class AuditsController(base.ResourceController):
         row = db.get(context, ident)
         policy.authorize(audit_policy.DELETE, context)
         db.archive(context, row)
+        notifier.audit('delete', row['uuid'])
 

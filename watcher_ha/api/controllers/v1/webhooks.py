@@ -15,7 +15,9 @@ from watcher_ha.common import policy
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import audits as audits_db
+from watcher_ha.db import models
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.notifications import notifier
 from watcher_ha.policies import webhook as webhook_policy
 
 CONF = cfg.CONF
@@ -42,4 +44,12 @@ class WebhooksController(rest.RestController):
         if audit['state'] not in TRIGGERABLE:
             raise exception.Invalid('Audit state %s is disallowed.'
                                     % audit['state'])
+        # The trigger is recorded first (PENDING, due now), so that it
+        # survives a lost message: the engines' sweep takes triggered
+        # audits. An untriggered EVENT audit waits for its event.
+        audits_db.update(
+            context, audit, {'next_run_time': models.utcnow()},
+            new_state=(AuditState.PENDING
+                       if audit['state'] == AuditState.SUCCEEDED else None))
+        notifier.audit('update', audit['uuid'], old_state=audit['state'])
         rpcapi.DecisionEngineAPI().trigger_audit(context, audit['uuid'])
