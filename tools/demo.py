@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""`make demo`: watcher-ha-api on SQLite, driven by the real `watcher` CLI.
+"""`make demo`: an audit becomes an action plan and the plan executes,
+driven by the real `watcher` CLI against watcher-ha-all-in-one.
 
-Everything runs embedded (SQLite, in-process message transport, no
-authentication) under ./demo-state, which each run starts afresh.
+Everything runs embedded (the API, a decision engine and an applier in one
+process; SQLite, the in-process message bus, no authentication) under
+./demo-state, which each run starts afresh.
 """
 
 import os
 import shutil
 import signal
 import socket
+import json
 import subprocess
 import sys
 import time
@@ -34,7 +37,7 @@ def write_config(port):
         conf.write('[DEFAULT]\nstate_path = %s\nauth_strategy = noauth\n'
                    'transport_url = fake://\nlog_file = %s\n\n'
                    '[api]\nhost = 127.0.0.1\nport = %d\n'
-                   % (STATE, os.path.join(STATE, 'api.log'), port))
+                   % (STATE, os.path.join(STATE, 'watcher-ha.log'), port))
     return path
 
 
@@ -42,30 +45,53 @@ def wait_for(url, proc, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit('watcher-ha-api exited; see demo-state/api.log')
+            sys.exit('watcher-ha-all-in-one exited; see '
+                     'demo-state/watcher-ha.log')
         try:
             with urllib.request.urlopen(url, timeout=1):  # noqa: S310
                 return
         except OSError:
             time.sleep(0.2)
-    sys.exit('watcher-ha-api did not start; see demo-state/api.log')
+    sys.exit('watcher-ha-all-in-one did not start; see '
+             'demo-state/watcher-ha.log')
 
 
-def watcher(endpoint, *args, version=None):
+def watcher(endpoint, *args, version=None, quiet=False):
     command = [os.path.join(BIN, 'watcher'), '--no-auth',
                '--os-endpoint-override', endpoint]
     if version:
         command += ['--os-infra-optim-api-version', version]
     command += list(args)
-    shown = ' '.join(['watcher'] + (['--os-infra-optim-api-version',
-                                      version] if version else [])
-                     + list(args))
-    print('\n$ %s' % shown, flush=True)
     env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
     result = subprocess.run(command, env=env, text=True,
                             capture_output=True, timeout=60)
-    print((result.stdout + result.stderr).rstrip(), flush=True)
+    if not quiet:
+        shown = ' '.join(['watcher'] + (['--os-infra-optim-api-version',
+                                          version] if version else [])
+                         + list(args))
+        print('\n$ %s' % shown, flush=True)
+        print((result.stdout + result.stderr).rstrip(), flush=True)
     return result
+
+
+def field(endpoint, kind, ident, name):
+    """One field of an object, as the CLI shows it (JSON output)."""
+    out = watcher(endpoint, kind, 'show', ident, '-f', 'json',
+                  quiet=True).stdout
+    return json.loads(out)[name]
+
+
+def wait_for_state(endpoint, kind, ident, states, timeout=30):
+    """Poll with the CLI until the object reaches one of ``states``."""
+    deadline = time.monotonic() + timeout
+    state = None
+    while time.monotonic() < deadline:
+        state = field(endpoint, kind, ident, 'State')
+        if state in states:
+            print('   ... %s %s is %s' % (kind, ident, state), flush=True)
+            return state
+        time.sleep(0.5)
+    sys.exit('%s %s still %s after %s s' % (kind, ident, state, timeout))
 
 
 def main():
@@ -78,36 +104,38 @@ def main():
         subprocess.run([os.path.join(BIN, 'watcher-ha-db-manage'),
                         '--config-file', config, step], check=True,
                        stdout=subprocess.DEVNULL)
-    api = subprocess.Popen(
-        [os.path.join(BIN, 'watcher-ha-api'), '--config-file', config],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    service = subprocess.Popen(
+        [os.path.join(BIN, 'watcher-ha-all-in-one'), '--config-file',
+         config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     try:
-        wait_for(endpoint + '/', api)
-        print('watcher-ha-api is serving on %s (SQLite in demo-state/).'
-              % endpoint)
+        wait_for(endpoint + '/', service)
+        print('watcher-ha-all-in-one (API, decision engine, applier) is '
+              'serving on %s, state in demo-state/.' % endpoint)
         watcher(endpoint, 'goal', 'list')
         watcher(endpoint, 'strategy', 'list', '--goal', 'dummy')
-        watcher(endpoint, 'audittemplate', 'create', 'demo-template',
-                'dummy', '-s', 'dummy', '-d', 'Created by make demo')
-        watcher(endpoint, 'audit', 'create', '-a', 'demo-template',
-                '-t', 'ONESHOT', '--name', 'demo-oneshot')
         watcher(endpoint, 'audit', 'create', '-g', 'dummy', '-s', 'dummy',
-                '-t', 'CONTINUOUS', '-i', '*/5 * * * *', '--name',
-                'demo-continuous', '-p', 'para1=7.5', version='1.7')
-        watcher(endpoint, 'audit', 'list')
-        watcher(endpoint, 'audit', 'update', 'demo-continuous', 'replace',
-                'state=CANCELLED')
+                '-t', 'ONESHOT', '-p', 'para1=2', '-p', 'para2=from the demo',
+                '--name', 'demo-audit')
+        wait_for_state(endpoint, 'audit', 'demo-audit',
+                       ('SUCCEEDED', 'FAILED'))
+        audit = field(endpoint, 'audit', 'demo-audit', 'UUID')
+        watcher(endpoint, 'actionplan', 'list', '--audit', audit)
+        plan = json.loads(watcher(
+            endpoint, 'actionplan', 'list', '--audit', audit, '-f', 'json',
+            quiet=True).stdout)[0]['UUID']
+        watcher(endpoint, 'action', 'list', '--action-plan', plan)
+        watcher(endpoint, 'actionplan', 'start', plan)
+        wait_for_state(endpoint, 'actionplan', plan,
+                       ('SUCCEEDED', 'FAILED', 'CANCELLED'))
+        watcher(endpoint, 'action', 'list', '--action-plan', plan,
+                '--detail')
+        watcher(endpoint, 'service', 'list')
         watcher(endpoint, 'audit', 'create', '-g', 'dummy', '-t',
                 'ONESHOT', '-i', '10')
-        watcher(endpoint, 'actionplan', 'list')
-        watcher(endpoint, 'scoringengine', 'list')
-        print('\nThe audits stay PENDING: the decision engine and applier '
-              'daemons that turn them into executed action plans are the '
-              'next milestone.')
     finally:
-        os.killpg(api.pid, signal.SIGTERM)
-        api.wait(timeout=15)
+        os.killpg(service.pid, signal.SIGTERM)
+        service.wait(timeout=15)
 
 
 if __name__ == '__main__':

@@ -7,8 +7,10 @@ import sys
 from oslo_service import service
 
 from watcher_ha.api import app
+from watcher_ha.cmd import api
 from watcher_ha.cmd import applier
 from watcher_ha.cmd import decision_engine
+from watcher_ha.common import daemon
 from watcher_ha.common import service as watcher_service
 from watcher_ha.common import wsgi_server
 
@@ -48,9 +50,10 @@ def main(argv=None):
     everything = AllInOne([
         decision_engine.build(conf),
         applier.build(conf),
-        wsgi_server.WSGIService('watcher-ha-api',
+        wsgi_server.WSGIService(api.API_BINARY,
                                 lambda: app.setup_app(conf), sock,
-                                conf.api.threads),
+                                conf.api.threads,
+                                heartbeat=daemon.Heartbeat(api.API_BINARY)),
     ])
     # no_fork: one process, so that the in-process bus reaches every part.
     service.launch(conf, everything, no_fork=True).wait()

@@ -40,6 +40,37 @@ class Periodic:
             LOG.exception('Periodic task %s failed', self.name)
 
 
+class Heartbeat:
+    """Records ``binary`` on ``host`` as alive in the services registry
+    every [DEFAULT] heartbeat_interval seconds."""
+
+    def __init__(self, binary, host=None):
+        self.binary = binary
+        self.host = host or CONF.host
+        self._stopped = threading.Event()
+        self._thread = None
+
+    def beat(self):
+        try:
+            services.heartbeat(context.admin_context(), self.binary,
+                               self.host)
+        except Exception as err:  # noqa: BLE001
+            LOG.warning('Heartbeat of %s failed: %s', self.binary, err)
+
+    def start(self):
+        self.beat()
+        self._thread = threading.Thread(target=self._loop, name='heartbeat',
+                                        daemon=True)
+        self._thread.start()
+
+    def _loop(self):
+        while not self._stopped.wait(CONF.heartbeat_interval):
+            self.beat()
+
+    def stop(self):
+        self._stopped.set()
+
+
 class Daemon(service.ServiceBase):
     """Runs ``manager`` (start(), stop(timeout), endpoints(), periodic())
     as the service ``binary`` listening on ``topic``."""
@@ -52,14 +83,11 @@ class Daemon(service.ServiceBase):
         self._rpc_server = None
         self._scheduler = None
         self._stopped = threading.Event()
-        self._heartbeat_thread = None
+        self._heartbeat = Heartbeat(binary, self.host)
 
     def start(self):
         LOG.info('%s starting on %s', self.binary, self.host)
-        self._heartbeat()
-        self._heartbeat_thread = threading.Thread(
-            target=self._heartbeat_loop, name='heartbeat', daemon=True)
-        self._heartbeat_thread.start()
+        self._heartbeat.start()
         self.manager.start()
         target = oslo_messaging.Target(topic=self.topic, server=self.host)
         self._rpc_server = oslo_messaging.get_rpc_server(
@@ -78,17 +106,6 @@ class Daemon(service.ServiceBase):
                 name=task.name, replace_existing=True, max_instances=1,
                 coalesce=True)
 
-    def _heartbeat(self):
-        try:
-            services.heartbeat(context.admin_context(), self.binary,
-                               self.host)
-        except Exception as err:  # noqa: BLE001
-            LOG.warning('Heartbeat of %s failed: %s', self.binary, err)
-
-    def _heartbeat_loop(self):
-        while not self._stopped.wait(CONF.heartbeat_interval):
-            self._heartbeat()
-
     def stop(self, graceful=True):
         if self._stopped.is_set():
             return
@@ -101,6 +118,7 @@ class Daemon(service.ServiceBase):
         self.manager.stop(STOP_TIMEOUT)
         if self._rpc_server is not None:
             self._rpc_server.wait()
+        self._heartbeat.stop()
         LOG.info('%s stopped', self.binary)
 
     def wait(self):

@@ -61,11 +61,12 @@ def bind(host, port, backlog=128):
 class WSGIService(service.ServiceBase):
     """One worker: builds the app after fork and serves until stopped."""
 
-    def __init__(self, name, app_factory, sock, threads):
+    def __init__(self, name, app_factory, sock, threads, heartbeat=None):
         self.name = name
         self._app_factory = app_factory
         self._socket = sock
         self._threads = threads
+        self._heartbeat = heartbeat
         self._server = None
         self._thread = None
 
@@ -84,9 +85,13 @@ class WSGIService(service.ServiceBase):
                                         name='%s-server' % self.name,
                                         daemon=True)
         self._thread.start()
+        if self._heartbeat is not None:
+            self._heartbeat.start()
         LOG.info('%s serving on %s', self.name, self._socket.getsockname())
 
     def stop(self, graceful=False):
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
         if self._server is not None:
             self._server.stop()
 
