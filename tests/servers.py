@@ -92,3 +92,34 @@ def create_database(kind):
             cur.execute(drop_sql.format(name=name))
         admin.close()
     return url.format(name=name, **access), drop
+
+
+def create_rabbit_vhost():
+    """A fresh RabbitMQ virtual host for one test run, so that no queue
+    of an earlier run feeds this one: (transport_url, delete function).
+
+    Needs rabbitmqctl (root, or the rabbitmq group); without it the
+    default vhost is used.
+    """
+    import shutil
+    import subprocess
+    if not port_open(RABBIT):
+        unavailable('rabbitmq', 'nothing listens on %s:%d' % RABBIT)
+    ctl = shutil.which('rabbitmqctl')
+    base = 'rabbit://guest:guest@%s:%d/' % RABBIT
+    if ctl is None:
+        return base, lambda: None
+    vhost = 'watcher_ha_test_%s' % uuid.uuid4().hex[:12]
+    try:
+        subprocess.run([ctl, 'add_vhost', vhost], check=True,
+                       capture_output=True, timeout=60)
+        subprocess.run([ctl, 'set_permissions', '-p', vhost, 'guest', '.*',
+                        '.*', '.*'], check=True, capture_output=True,
+                       timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return base, lambda: None
+
+    def delete():
+        subprocess.run([ctl, 'delete_vhost', vhost], capture_output=True,
+                       timeout=60)
+    return base + vhost, delete

@@ -2,10 +2,15 @@
 
 The shapes follow Watcher's documented samples (watcher_object.name,
 .namespace, .version, .data). Audit and action plan payloads also carry
-``host``: the engine or applier that runs them.
+``host``: the engine or applier that runs them, or, while none has taken
+them, the host whose service made the change being notified.
 """
 
 import datetime
+
+from oslo_config import cfg
+
+CONF = cfg.CONF
 
 NAMESPACE = 'watcher'
 
@@ -73,8 +78,8 @@ def _terse_audit_data(row):
         state=row['state'], parameters=row['parameters'],
         interval=row['interval'], scope=row['scope'],
         goal_uuid=row['goal_uuid'], strategy_uuid=row['strategy_uuid'],
-        status_message=row['status_message'], host=row['hostname'],
-        **_times(row))
+        status_message=row['status_message'],
+        host=row['hostname'] or CONF.host, **_times(row))
 
 
 def audit(name, row, goal_row, strategy_row, **extra):
@@ -94,8 +99,8 @@ def _terse_plan_data(row):
         uuid=row['uuid'], state=row['state'],
         global_efficacy=row['global_efficacy'],
         audit_uuid=row['audit_uuid'], strategy_uuid=row['strategy_uuid'],
-        status_message=row['status_message'], host=row['hostname'],
-        **_times(row))
+        status_message=row['status_message'],
+        host=row['hostname'] or CONF.host, **_times(row))
 
 
 def action_plan(name, row, audit_row, strategy_row, **extra):

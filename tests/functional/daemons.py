@@ -1,0 +1,98 @@
+"""Running watcher_ha daemons as separate processes for functional tests."""
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+
+from tests.functional import fixtures
+
+
+class Cluster:
+    """Config files and processes sharing one database and one bus."""
+
+    def __init__(self, tmp_path, database_url, transport_url, **extra):
+        self.tmp_path = tmp_path
+        self.port = fixtures.free_port()
+        self.base = fixtures.write_config(
+            tmp_path / 'watcher-ha.conf', fixtures.base_config(
+                tmp_path, database_url, self.port,
+                DEFAULT={'transport_url': transport_url,
+                         'heartbeat_interval': 1},
+                oslo_messaging_notifications={'driver': 'messagingv2',
+                                              'topics': 'notifications'},
+                watcher_decision_engine={'sweep_interval': 1,
+                                         'pending_grace': 2},
+                watcher_applier={'sweep_interval': 1, 'pending_grace': 2},
+                **extra))
+        self.processes = {}
+        fixtures.prepare_database(self.base)
+
+    def _host_config(self, name):
+        path = self.tmp_path / ('%s.conf' % name)
+        fixtures.write_config(path, {'DEFAULT': {
+            'host': name, 'log_file': str(self.tmp_path / (name + '.log'))}})
+        return path
+
+    def start(self, command, name):
+        """Start ``watcher-ha-<command>`` as host ``name``."""
+        # The child keeps its own copy of the file descriptor.
+        with open(self.tmp_path / (name + '.out'), 'w') as out:
+            proc = subprocess.Popen(
+                [os.path.join(fixtures.BIN, 'watcher-ha-' + command),
+                 '--config-file', str(self.base),
+                 '--config-file', str(self._host_config(name))],
+                stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        self.processes[name] = proc
+        return proc
+
+    def wait_registered(self, name, binary, timeout=30):
+        import requests
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            services = requests.get(self.url + '/v1/services',
+                                    timeout=10).json()['services']
+            if any(s['host'] == name and s['name'] == binary
+                   and s['status'] == 'ACTIVE' for s in services):
+                return
+            time.sleep(0.2)
+        raise AssertionError('%s %s did not register' % (binary, name))
+
+    def start_engine(self, name):
+        self.start('decision-engine', name)
+        self.wait_registered(name, 'watcher-ha-decision-engine')
+
+    def start_applier(self, name):
+        self.start('applier', name)
+        self.wait_registered(name, 'watcher-ha-applier')
+
+    @property
+    def url(self):
+        return 'http://127.0.0.1:%d' % self.port
+
+    def kill(self, name, sig=signal.SIGKILL):
+        os.killpg(self.processes[name].pid, sig)
+
+    def terminate(self, name, timeout=15):
+        """SIGTERM; returns how long the process took to exit."""
+        proc = self.processes[name]
+        started = time.monotonic()
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout)
+        return time.monotonic() - started
+
+    def stop_all(self):
+        for proc in self.processes.values():
+            fixtures.stop(proc)
+
+
+@contextlib.contextmanager
+def cluster(tmp_path, database_url, transport_url, **extra):
+    running = Cluster(tmp_path, database_url, transport_url, **extra)
+    try:
+        with fixtures.api_process(running.base, running.port):
+            yield running
+    finally:
+        running.stop_all()

@@ -1,0 +1,246 @@
+"""The daemons as separate processes on a real RabbitMQ and a real
+MariaDB or PostgreSQL, driven by the unmodified watcher CLI."""
+
+import json
+import os
+import signal
+import threading
+import time
+
+import oslo_messaging
+import pytest
+import requests
+import sqlalchemy as sa
+
+from tests import factories
+from tests import servers
+from tests.functional import daemons
+from tests.functional import fixtures
+from watcher_ha.conf import CONF
+from watcher_ha.db import models
+
+
+@pytest.fixture(scope='module')
+def rabbit():
+    url, delete = servers.create_rabbit_vhost()
+    yield url
+    delete()
+
+
+@pytest.fixture(params=['mysql', 'postgresql'])
+def database(request):
+    url, drop = servers.create_database(request.param)
+    engine = sa.create_engine(url)
+    yield url, engine
+    engine.dispose()
+    drop()
+
+
+class Notifications:
+    """Every notification published on the bus's 'notifications' topic."""
+
+    def __init__(self, transport_url):
+        transport = oslo_messaging.get_notification_transport(
+            CONF, url=transport_url)
+        self.received = []
+        self.lock = threading.Lock()
+        self.listener = oslo_messaging.get_notification_listener(
+            transport, [oslo_messaging.Target(topic='notifications')],
+            [self], executor='threading')
+        self.listener.start()
+
+    def _note(self, ctxt, publisher_id, event_type, payload, metadata):
+        with self.lock:
+            self.received.append((event_type, publisher_id, payload))
+
+    info = error = warn = _note
+
+    def stop(self):
+        self.listener.stop()
+        self.listener.wait()
+
+    def of(self, uuid):
+        with self.lock:
+            return [(event, payload['watcher_object.data'])
+                    for event, _, payload in self.received
+                    if payload['watcher_object.data'].get('uuid') == uuid]
+
+
+@pytest.fixture
+def cluster(tmp_path, database, rabbit):
+    url, engine = database
+    notes = Notifications(rabbit)
+    with daemons.cluster(tmp_path, url, rabbit) as running:
+        running.engine = engine
+        running.notes = notes
+        yield running
+    notes.stop()
+
+
+def cli(url, *args):
+    result = fixtures.run(os.path.join(fixtures.BIN, 'watcher'), '--no-auth',
+                          '--os-endpoint-override', url, *args, '-f',
+                          'json', check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def wait_for(check, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError('%s not reached within %s s' % (what, timeout))
+
+
+def state_of(url, kind, ident):
+    return requests.get('%s/v1/%s/%s' % (url, kind, ident),
+                        timeout=10).json()['state']
+
+
+def test_audit_to_executed_plan_with_notifications(cluster):
+    cluster.start_engine('engine-1')
+    cluster.start_applier('applier-1')
+    audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
+                'dummy', '-t', 'ONESHOT', '-p', 'para1=1')
+    started = time.monotonic()
+    wait_for(lambda: state_of(cluster.url, 'audits', audit['UUID'])
+             == 'SUCCEEDED', 10, 'audit SUCCEEDED')
+    assert time.monotonic() - started < 10
+    [plan] = cli(cluster.url, 'actionplan', 'list', '--audit',
+                 audit['UUID'])
+    assert plan['State'] == 'RECOMMENDED'
+    actions = cli(cluster.url, 'action', 'list', '--action-plan',
+                  plan['UUID'])
+    assert sorted(a['Action'] for a in actions) == ['nop', 'nop', 'sleep']
+    cli(cluster.url, 'actionplan', 'start', plan['UUID'])
+    wait_for(lambda: state_of(cluster.url, 'action_plans', plan['UUID'])
+             == 'SUCCEEDED', 20, 'plan SUCCEEDED')
+    shown = cli(cluster.url, 'actionplan', 'show', plan['UUID'])
+    assert shown['Hostname'] == 'applier-1'
+
+    def events(uuid, expected):
+        seen = [event for event, _ in cluster.notes.of(uuid)]
+        return set(expected) <= set(seen) and seen
+    wait_for(lambda: events(audit['UUID'], [
+        'audit.create', 'audit.update', 'audit.strategy.start',
+        'audit.strategy.end', 'audit.planner.start', 'audit.planner.end']),
+        10, 'audit notifications')
+    wait_for(lambda: events(plan['UUID'], [
+        'action_plan.create', 'action_plan.update',
+        'action_plan.execution.start', 'action_plan.execution.end']),
+        10, 'action plan notifications')
+    for uuid in (audit['UUID'], plan['UUID']):
+        for event, data in cluster.notes.of(uuid):
+            assert data['host'], (event, data)
+    plan_hosts = {data['host'] for event, data in cluster.notes.of(
+        plan['UUID']) if event.startswith('action_plan.execution')}
+    assert plan_hosts == {'applier-1'}
+    audit_hosts = {data['host'] for event, data in cluster.notes.of(
+        audit['UUID']) if event.startswith('audit.strategy')}
+    assert audit_hosts == {'engine-1'}
+    updates = [data['state_update']['watcher_object.data']
+               for event, data in cluster.notes.of(plan['UUID'])
+               if event == 'action_plan.update']
+    assert [(u['old_state'], u['state']) for u in updates] == [
+        ('RECOMMENDED', 'PENDING'), ('PENDING', 'ONGOING'),
+        ('ONGOING', 'SUCCEEDED')]
+
+
+def test_continuous_and_event_audits(cluster):
+    cluster.start_engine('engine-1')
+    continuous = cli(cluster.url, '--os-infra-optim-api-version', '1.7',
+                     'audit', 'create', '-g', 'dummy', '-s', 'dummy', '-t',
+                     'CONTINUOUS', '-i', '2', '--name', 'every-2s')
+
+    def plans():
+        return cli(cluster.url, 'actionplan', 'list', '--audit',
+                   continuous['UUID'])
+    wait_for(lambda: len(plans()) >= 3, 20, 'three rounds')
+    cli(cluster.url, 'audit', 'update', 'every-2s', 'replace',
+        'state=CANCELLED')
+    states = [p['State'] for p in sorted(plans(), key=lambda p: p['UUID'])]
+    assert states.count('RECOMMENDED') == 1
+    assert set(states) == {'RECOMMENDED', 'CANCELLED'}
+
+    event = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
+                'dummy', '-t', 'EVENT')
+    time.sleep(3)
+    assert cli(cluster.url, 'actionplan', 'list', '--audit',
+               event['UUID']) == []
+    for count in (1, 2):
+        resp = requests.post('%s/v1/webhooks/%s' % (cluster.url,
+                                                     event['UUID']),
+                             json={'alarm_id': count}, timeout=10)
+        assert resp.status_code == 202, resp.text
+        wait_for(lambda: len(cli(cluster.url, 'actionplan', 'list',
+                                 '--audit', event['UUID'])) == count
+                 and state_of(cluster.url, 'audits', event['UUID'])
+                 == 'SUCCEEDED', 15, 'event run %d' % count)
+
+
+def test_engine_killed_before_consuming_the_trigger(cluster):
+    cluster.start_engine('engine-1')
+    cluster.kill('engine-1', signal.SIGSTOP)
+    audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
+                'dummy', '-t', 'ONESHOT')
+    time.sleep(1)
+    cluster.kill('engine-1', signal.SIGKILL)
+    assert state_of(cluster.url, 'audits', audit['UUID']) == 'PENDING'
+    cluster.start_engine('engine-2')
+    wait_for(lambda: state_of(cluster.url, 'audits', audit['UUID'])
+             == 'SUCCEEDED', 20, 'audit SUCCEEDED on the survivor')
+    assert len(cli(cluster.url, 'actionplan', 'list', '--audit',
+                   audit['UUID'])) == 1
+    assert cli(cluster.url, 'audit', 'show',
+               audit['UUID'])['Hostname'] == 'engine-2'
+
+
+def test_applier_killed_before_consuming_the_launch(cluster):
+    cluster.start_applier('applier-1')
+    plan, actions = factories.action_plan(cluster.engine,
+                                          factories.audit(cluster.engine),
+                                          actions=3)
+    cluster.kill('applier-1', signal.SIGSTOP)
+    cli(cluster.url, 'actionplan', 'start', plan['uuid'])
+    time.sleep(1)
+    cluster.kill('applier-1', signal.SIGKILL)
+    cluster.start_applier('applier-2')
+    wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
+             == 'SUCCEEDED', 20, 'plan SUCCEEDED on the survivor')
+    for action in actions:
+        runs = [e for e, _ in cluster.notes.of(action['uuid'])
+                if e == 'action.execution.start']
+        assert runs == ['action.execution.start'], action['uuid']
+
+
+def test_sigterm_leaves_nothing_ongoing(cluster):
+    cluster.start_engine('engine-1')
+    cluster.start_applier('applier-1')
+    continuous = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
+                     'dummy', '-t', 'CONTINUOUS', '-i', '3600')
+    wait_for(lambda: state_of(cluster.url, 'audits', continuous['UUID'])
+             == 'ONGOING', 10, 'continuous audit taken')
+    plan, _ = factories.action_plan(cluster.engine,
+                                    factories.audit(cluster.engine),
+                                    actions=1)
+    with cluster.engine.begin() as conn:
+        conn.execute(sa.update(models.Action).where(
+            models.Action.action_plan_id == plan['id']).values(
+                action_type='sleep', input_parameters={'duration': 60}))
+    cli(cluster.url, 'actionplan', 'start', plan['uuid'])
+    wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
+             == 'ONGOING', 10, 'plan running')
+    assert cluster.terminate('applier-1') < 10
+    assert cluster.terminate('engine-1') < 10
+    with cluster.engine.connect() as conn:
+        for table in (models.Audit, models.ActionPlan):
+            held = conn.execute(sa.select(table.uuid, table.state).where(
+                table.hostname.in_(['engine-1', 'applier-1']),
+                table.state.in_(['ONGOING', 'CANCELLING']))).all()
+            assert held == [], table.__tablename__
+        assert conn.execute(sa.select(models.Action.state).where(
+            models.Action.action_plan_id == plan['id'])).scalar() == \
+            'PENDING'
