@@ -190,3 +190,7 @@ class Service(TimestampMixin, Base):
     name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     host: orm.Mapped[str] = orm.mapped_column(sa.String(HOST_LEN))
     last_seen_up: orm.Mapped[datetime.datetime | None]
+    # The status last announced with a service.update notification; the
+    # engine that moves it (compare-and-swap) is the one that announces.
+    notified_status: orm.Mapped[str] = orm.mapped_column(
+        sa.String(STATE_LEN), default='ACTIVE', server_default='ACTIVE')

@@ -1,13 +1,30 @@
 """The services registry: which daemon runs where, and when it last
 reported."""
 
+import datetime
+
 import sqlalchemy as sa
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 
 from watcher_ha.common import exception
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import query
+
+CONF = cfg.CONF
+
+ACTIVE = 'ACTIVE'
+FAILED = 'FAILED'
+
+
+def status(row):
+    """ACTIVE while the last heartbeat is younger than service_down_time."""
+    seen = row['last_seen_up'] or row['updated_at'] or row['created_at']
+    age = models.utcnow() - seen
+    limit = datetime.timedelta(seconds=CONF.service_down_time)
+    return ACTIVE if abs(age) <= limit else FAILED
+
 
 VIEW = query.View(
     model=models.Service,
@@ -37,3 +54,22 @@ def heartbeat(context, name, host):
             session.execute(sa.update(table).where(
                 table.host == host, table.name == name).values(
                     last_seen_up=now, updated_at=now))
+
+
+def all_services(context):
+    with engine.reader.connection.using(context) as conn:
+        return [dict(row._mapping) for row in conn.execute(
+            sa.select(models.Service.__table__).order_by(models.Service.id))]
+
+
+@engine.retry_on_deadlock
+def announce(context, row, new_status):
+    """Record that ``new_status`` is announced for the service, if nobody
+    announced a change since ``row`` was read: True for the one caller
+    that must send the notification."""
+    table = models.Service
+    with engine.writer.using(context) as session:
+        return bool(session.execute(sa.update(table).where(
+            table.id == row['id'],
+            table.notified_status == row['notified_status']).values(
+                notified_status=new_status)).rowcount)

@@ -13,9 +13,11 @@ from watcher_ha.common import plugins
 from watcher_ha.db import audit_runs
 from watcher_ha.db import catalog as catalog_db
 from watcher_ha.db import models
+from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.notifications import notifier
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -74,6 +76,8 @@ class DecisionEngineManager:
                             lambda: engine.sweep_interval),
             daemon.Periodic('continuous_audits', self.run_due_rounds,
                             lambda: engine.continuous_audit_check_interval),
+            daemon.Periodic('watch_services', self.watch_services,
+                            lambda: CONF.heartbeat_interval),
         ]
 
     def _run(self, key, func, uuid):
@@ -109,6 +113,19 @@ class DecisionEngineManager:
                 watcher_context.admin_context(), self.host,
                 models.utcnow()):
             self._run(('round', uuid), self.auditor.run_round, uuid)
+
+    def watch_services(self):
+        """Announce services that went FAILED or came back ACTIVE, once:
+        every engine looks, one wins the compare-and-swap and notifies."""
+        context = watcher_context.admin_context()
+        for row in services_db.all_services(context):
+            current = services_db.status(row)
+            if (current != row['notified_status']
+                    and services_db.announce(context, row, current)):
+                LOG.info('Service %s on %s is now %s', row['name'],
+                         row['host'], current)
+                notifier.service_update(row, row['notified_status'],
+                                        current)
 
     def stop(self, timeout):
         """Take no more work; give running audits until ``timeout``, then

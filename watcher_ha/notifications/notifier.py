@@ -148,3 +148,9 @@ def action(event, uuid, old_state=None, error=None):
         return payloads.action(name, row,
                                _plan_row(row['action_plan_uuid']), **extra)
     _send('action.' + event, build, error)
+
+
+def service_update(row, old_status, new_status):
+    """service.update: a daemon went FAILED or came back ACTIVE."""
+    _send('service.update', lambda: payloads.service_update(
+        row, old_status, new_status))

@@ -120,3 +120,14 @@ def action(name, row, plan_row, **extra):
         **_times(row))
     data.update(extra)
     return versioned(name, data)
+
+
+def service_update(row, old_status, new_status):
+    # "sevice_host" is Watcher's spelling on the wire.
+    return versioned('ServiceUpdatePayload', {
+        'status_update': state_update('ServiceStatusUpdatePayload',
+                                      old_status, new_status),
+        'last_seen_up': timestamp(row['last_seen_up']),
+        'name': row['name'],
+        'sevice_host': row['host'],
+    })

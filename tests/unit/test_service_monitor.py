@@ -1,0 +1,60 @@
+"""service.update: announced once when a daemon goes FAILED or comes
+back, however many engines watch."""
+
+import concurrent.futures
+import datetime
+
+import pytest
+from oslo_messaging.notify import _impl_test as test_driver
+
+from tests import factories
+from watcher_ha.common import context
+from watcher_ha.conf import CONF
+from watcher_ha.db import services
+from watcher_ha.db import models
+from watcher_ha.decision_engine import manager
+from watcher_ha.notifications import notifier
+
+
+@pytest.fixture
+def notifications(conf):
+    notifier.get_notifier()     # registers [oslo_messaging_notifications]
+    CONF.set_override('driver', ['test'],
+                      group='oslo_messaging_notifications')
+    notifier.reset()
+    test_driver.reset()
+    yield test_driver.NOTIFICATIONS
+    CONF.clear_override('driver', group='oslo_messaging_notifications')
+    notifier.reset()
+
+
+def service_updates(notifications):
+    """The payload data of the service.update notifications sent."""
+    return [message['payload']['watcher_object.data']
+            for _, message, _, _ in notifications
+            if message['event_type'] == 'service.update']
+
+
+def test_failed_then_back_announced_once(db, notifications):
+    stale = models.utcnow() - datetime.timedelta(minutes=5)
+    factories.service(db, name='watcher-ha-applier', host='gone',
+                      last_seen_up=stale)
+    factories.service(db, name='watcher-ha-applier', host='alive')
+    engines = [manager.DecisionEngineManager('engine-%d' % i)
+               for i in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda engine: engine.watch_services(), engines))
+    engines[0].watch_services()
+    updates = service_updates(notifications)
+    assert len(updates) == 1
+    [update] = updates
+    assert update['sevice_host'] == 'gone'
+    assert update['status_update']['watcher_object.data'] == {
+        'old_state': 'ACTIVE', 'state': 'FAILED'}
+    # It heartbeats again: announced back, once.
+    services.heartbeat(context.admin_context(), 'watcher-ha-applier', 'gone')
+    for engine in engines:
+        engine.watch_services()
+    updates = service_updates(notifications)
+    assert [u['status_update']['watcher_object.data']['state']
+            for u in updates] == ['FAILED', 'ACTIVE']
