@@ -1,0 +1,69 @@
+"""Engine-side audit storage and scheduling."""
+
+import datetime
+
+import pytest
+
+from tests import factories
+from watcher_ha.common import context
+from watcher_ha.db import audit_runs
+from watcher_ha.decision_engine.planner import weight
+from watcher_ha.decision_engine import scheduling
+
+T0 = datetime.datetime(2030, 1, 1, 12, 0, 0)
+
+
+@pytest.mark.parametrize('interval,previous,now,expected', [
+    ('60', None, T0, T0 + datetime.timedelta(seconds=60)),
+    ('60', T0, T0 + datetime.timedelta(seconds=10),
+     T0 + datetime.timedelta(seconds=60)),
+    # Far behind (engine down): one round now, the next an interval later.
+    ('60', T0, T0 + datetime.timedelta(hours=2),
+     T0 + datetime.timedelta(hours=2, seconds=60)),
+    ('*/15 * * * *', None, T0 + datetime.timedelta(minutes=1),
+     T0 + datetime.timedelta(minutes=15)),
+])
+def test_next_round(interval, previous, now, expected):
+    assert scheduling.next_run(interval, now, previous) == expected
+
+
+def test_plan_stored_with_indicators_only_by_the_owner(api, db):
+    audit = factories.audit(db, state='ONGOING', hostname='engine-1')
+    planned = [weight.PlannedAction('11111111-1111-4111-8111-111111111111',
+                                    'nop', {'message': 'x'}, [])]
+    indicators = [{'name': 'released_compute_nodes_count',
+                   'description': 'Nodes freed', 'unit': None,
+                   'value': 2.0}]
+    efficacy = [{'name': 'released_nodes_ratio', 'description': 'ratio',
+                 'unit': '%', 'value': 25.0}]
+    with pytest.raises(audit_runs.LostOwnership):
+        audit_runs.store_plan(context.admin_context(), audit, 'engine-2',
+                              audit['strategy_id'], planned, indicators,
+                              efficacy, finish_audit=True)
+    plan_uuid, cancelled = audit_runs.store_plan(
+        context.admin_context(), audit, 'engine-1', audit['strategy_id'],
+        planned, indicators, efficacy, finish_audit=True)
+    assert cancelled == []
+    shown = api.get('/v1/action_plans/' + plan_uuid).json
+    assert shown['state'] == 'RECOMMENDED'
+    assert shown['global_efficacy'] == efficacy
+    assert shown['efficacy_indicators'] == [
+        {'name': 'released_compute_nodes_count', 'description': 'Nodes freed',
+         'unit': None, 'value': 2.0}]
+    assert api.get('/v1/audits/' + audit['uuid']).json['state'] == \
+        'SUCCEEDED'
+
+
+def test_continuous_audit_past_its_end_time_succeeds(api, db):
+    from watcher_ha.decision_engine import auditor
+    from watcher_ha.decision_engine import catalog
+    audit = factories.audit(
+        db, state='ONGOING', hostname='engine-1', audit_type='CONTINUOUS',
+        interval='60', end_time=T0 - datetime.timedelta(days=365 * 10))
+    runner = auditor.Auditor('engine-1', catalog.Catalog(),
+                             weight.WeightPlanner({'nop': 1}, {}))
+    runner.run_round(audit['uuid'])
+    assert api.get('/v1/audits/' + audit['uuid']).json['state'] == \
+        'SUCCEEDED'
+    assert api.get('/v1/action_plans?audit_uuid=' + audit['uuid']).json[
+        'action_plans'] == []
