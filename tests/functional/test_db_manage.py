@@ -8,6 +8,7 @@ from tests import factories
 from tests.functional import fixtures
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditState
+from watcher_ha.db import migration
 from watcher_ha.db import models
 
 
@@ -20,9 +21,10 @@ def test_upgrade_version_sync_downgrade(tmp_path):
     conf = config(tmp_path)
     out = fixtures.db_manage(conf, 'version').stdout
     assert 'current: None' in out
-    assert 'Database is at revision 0001.' in fixtures.db_manage(
+    head = migration.head()
+    assert 'Database is at revision %s.' % head in fixtures.db_manage(
         conf, 'upgrade').stdout
-    assert 'current: 0001\nhead: 0001' in fixtures.db_manage(
+    assert 'current: %s\nhead: %s' % (head, head) in fixtures.db_manage(
         conf, 'version').stdout
     fixtures.db_manage(conf, 'sync')
     engine = sa.create_engine('sqlite:///%s/watcher_ha.sqlite' % tmp_path)
