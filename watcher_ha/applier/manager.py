@@ -77,6 +77,9 @@ class ApplierManager:
                 self._runs.pop(uuid, None)
 
     def _run(self, uuid):
+        if self._stopping.is_set():
+            # Queued before the stop: leave the plan to the others.
+            return
         context = watcher_context.admin_context()
         plan = plan_runs.claim(context, uuid, self.host)
         if plan is None:

@@ -89,7 +89,8 @@ class DecisionEngineManager:
 
         def job():
             try:
-                func(uuid)
+                if not self._stopping.is_set():
+                    func(uuid)
             except Exception:  # noqa: BLE001
                 LOG.exception('%s of audit %s failed', key[0], uuid)
             finally:
