@@ -7,8 +7,10 @@ from futurist import ThreadPoolExecutor
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.applier import recovery
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common import coordination
 from watcher_ha.common import daemon
 from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
@@ -41,25 +43,62 @@ class ApplierManager:
         self._runs = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self.group = None
+        self._ring = coordination.Ring()
 
-    def start(self):
-        catalog_db.sync(watcher_context.admin_context())
+    def start(self, group=None):
+        """``group``: this applier's membership of the appliers' group
+        (None: a lone applier)."""
+        self.group = group
+        context = watcher_context.admin_context()
+        catalog_db.sync(context)
         self.actions = plugins.load_classes(plugins.ACTIONS)
         self._pool = ThreadPoolExecutor(CONF.watcher_applier.max_plans)
+        # Plans stamped with this host were run by an earlier life of this
+        # applier, killed before it could hand them back.
+        for uuid, owner in plan_runs.running(context):
+            if owner == self.host:
+                self._submit(uuid, self._recover, uuid, self.host)
 
     def endpoints(self):
         return [Endpoints(self)]
 
     def periodic(self):
         return [daemon.Periodic('sweep_action_plans', self.sweep,
-                                lambda: CONF.watcher_applier.sweep_interval)]
+                                lambda: CONF.watcher_applier.sweep_interval),
+                daemon.Periodic('adopt_action_plans', self.adopt,
+                                lambda: CONF.coordination.membership_refresh)]
 
     def submit(self, plan_uuid):
+        self._submit(plan_uuid, self._run, plan_uuid)
+
+    def _submit(self, plan_uuid, func, *args):
+        """Run ``func(*args)`` in the pool unless the plan is in hand."""
         with self._lock:
             if self._stopping.is_set() or plan_uuid in self._runs:
                 return
             self._runs[plan_uuid] = None
-        self._pool.submit(self._execute, plan_uuid)
+        self._pool.submit(self._execute, plan_uuid, func, *args)
+
+    def adopt(self):
+        """Take the running plans of appliers gone from the group: each
+        goes to the live applier the hash ring names, which wins a
+        compare-and-swap on the lost owner and resolves it."""
+        if self.group is None or self._stopping.is_set():
+            return
+        members = self.group.members()
+        if not members:
+            # Backend unreadable: nobody may be presumed dead.
+            return
+        context = watcher_context.admin_context()
+        for uuid, owner in plan_runs.running(context):
+            if (owner in members
+                    or self._ring.owner(members, uuid) != self.host):
+                continue
+            if plan_runs.adopt(context, uuid, owner, self.host):
+                LOG.warning('Action plan %s adopted from gone applier %s',
+                            uuid, owner)
+                self._submit(uuid, self._recover, uuid, owner)
 
     def sweep(self):
         """Take the started plans whose launch never arrived."""
@@ -67,9 +106,9 @@ class ApplierManager:
                                         CONF.watcher_applier.pending_grace):
             self.submit(uuid)
 
-    def _execute(self, uuid):
+    def _execute(self, uuid, func, *args):
         try:
-            self._run(uuid)
+            func(*args)
         except Exception:  # noqa: BLE001
             LOG.exception('Action plan %s failed to run', uuid)
         finally:
@@ -88,6 +127,24 @@ class ApplierManager:
         notifier.action_plan('update', uuid,
                              old_state=ActionPlanState.PENDING)
         notifier.action_plan('execution.start', uuid)
+        self._carry_out(context, plan)
+
+    def _recover(self, uuid, lost_host):
+        """Resolve a plan whose applier (``lost_host``) died running it."""
+        if self._stopping.is_set():
+            return
+        context = watcher_context.admin_context()
+        plan = plan_runs.get(context, uuid)
+        if plan['hostname'] != self.host:
+            return
+        if recovery.resolve(context, plan, self.host, self.actions,
+                            lost_host):
+            LOG.info('Action plan %s resumes on %s', uuid, self.host)
+            self._carry_out(context, plan_runs.get(context, uuid))
+
+    def _carry_out(self, context, plan):
+        """Run the plan's remaining actions and record how it ended."""
+        uuid = plan['uuid']
         run = workflow.PlanRun(plan, self.host, self.actions,
                                self._stopping)
         with self._lock:

@@ -14,6 +14,7 @@ from oslo_log import log
 from oslo_service import service
 
 from watcher_ha.common import context
+from watcher_ha.common import coordination
 from watcher_ha.common import rpc
 from watcher_ha.db import services
 
@@ -84,11 +85,13 @@ class Daemon(service.ServiceBase):
         self._scheduler = None
         self._stopped = threading.Event()
         self._heartbeat = Heartbeat(binary, self.host)
+        self.group = coordination.Group(binary, self.host)
 
     def start(self):
         LOG.info('%s starting on %s', self.binary, self.host)
         self._heartbeat.start()
-        self.manager.start()
+        self.group.start()
+        self.manager.start(self.group)
         target = oslo_messaging.Target(topic=self.topic, server=self.host)
         self._rpc_server = oslo_messaging.get_rpc_server(
             rpc.get_transport(), target, self.manager.endpoints(),
@@ -118,6 +121,9 @@ class Daemon(service.ServiceBase):
         self.manager.stop(STOP_TIMEOUT)
         if self._rpc_server is not None:
             self._rpc_server.wait()
+        # Last: the others must not take over what is still being handed
+        # back.
+        self.group.stop()
         self._heartbeat.stop()
         LOG.info('%s stopped', self.binary)
 

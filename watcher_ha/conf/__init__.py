@@ -4,6 +4,7 @@ from oslo_config import cfg
 
 from watcher_ha.conf import api
 from watcher_ha.conf import applier
+from watcher_ha.conf import coordination
 from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
@@ -17,6 +18,7 @@ def register_opts(conf):
     default.register_opts(conf)
     api.register_opts(conf)
     applier.register_opts(conf)
+    coordination.register_opts(conf)
     decision_engine.register_opts(conf)
     weight_planner.register_opts(conf)
     database.register_opts(conf)

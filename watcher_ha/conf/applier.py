@@ -21,6 +21,19 @@ OPTS = [
         help='Seconds a started (PENDING) action plan is left to the '
              'applier its message reaches before any applier\'s sweep '
              'takes it.'),
+    cfg.StrOpt(
+        'recovery', default='cancel', mutable=True,
+        choices=[('cancel', 'Cancel the plan and its unfinished actions: '
+                            'the operator looks at the cloud and starts a '
+                            'new audit.'),
+                 ('resume', 'Ask each interrupted action whether its effect '
+                            'is in place (did the migration happen?), then '
+                            'carry on with the rest of the plan. An action '
+                            'that cannot tell fails the plan rather than '
+                            'run twice.')],
+        help='What an applier does with an action plan whose applier died '
+             'while running it (its own, found at start-up, or a peer\'s, '
+             'seen gone from the appliers\' group).'),
     cfg.BoolOpt(
         'rollback_when_actionplan_failed', default=False,
         help='When an action fails, revert the actions of the plan that '

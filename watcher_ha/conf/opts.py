@@ -2,6 +2,7 @@
 
 from watcher_ha.conf import api
 from watcher_ha.conf import applier
+from watcher_ha.conf import coordination
 from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
@@ -15,6 +16,7 @@ def list_opts():
         (api.GROUP, api.list_opts()),
         (decision_engine.GROUP, decision_engine.list_opts()),
         (applier.GROUP, applier.list_opts()),
+        (coordination.GROUP, coordination.list_opts()),
         (weight_planner.GROUP, weight_planner.list_opts()),
     ]
 

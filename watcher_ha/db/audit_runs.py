@@ -28,8 +28,8 @@ SERVICE = state_machines.SERVICE
 
 
 class LostOwnership(exception.Conflict):
-    msg_fmt = ('Audit %(audit)s is no longer run by this engine (%(host)s); '
-               'its result is dropped.')
+    msg_fmt = ('Audit %(audit)s is no longer run by this engine (%(host)s), '
+               'or its round was closed by another; its result is dropped.')
 
 
 def get(context, uuid):
@@ -122,18 +122,46 @@ def due_continuous(context, host, now):
             .order_by(Audit.next_run_time)).scalars())
 
 
-@engine.retry_on_deadlock
-def start_round(context, row, host, next_run_time):
-    """Take the round that is due: move ``next_run_time`` on, if ``host``
-    still owns the audit and nobody took this round already."""
+def _round_is(row):
+    """The round ``row`` was read in is still the one due: nobody ran it
+    since (the compare half of a round's compare-and-swap)."""
     previous = row['next_run_time']
+    return (Audit.next_run_time.is_(None) if previous is None
+            else Audit.next_run_time == previous)
+
+
+@engine.retry_on_deadlock
+def advance_round(context, row, host, next_run_time):
+    """Close the round ``row`` was due for without a plan (it failed, or
+    the audit's start_time is ahead): True if ``host`` still owned the
+    audit and nobody closed the round already."""
     with engine.writer.using(context) as session:
         return bool(session.execute(sa.update(Audit).where(
-            *_owned(row, host),
-            Audit.next_run_time.is_(None) if previous is None
-            else Audit.next_run_time == previous).values(
+            *_owned(row, host), _round_is(row)).values(
                 next_run_time=next_run_time,
                 version=Audit.version + 1)).rowcount)
+
+
+def ongoing(context):
+    """(uuid, audit_type, hostname) of every ONGOING audit."""
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(Audit.uuid, Audit.audit_type, Audit.hostname).where(
+                Audit.state == AuditState.ONGOING,
+                Audit.deleted_at.is_(None)).order_by(Audit.id)))
+
+
+@engine.retry_on_deadlock
+def change_owner(context, uuid, previous, new):
+    """Move an ONGOING audit from ``previous`` (a host, or None) to
+    ``new``, if ``previous`` still has it: True for the one winner."""
+    with engine.writer.using(context) as session:
+        return bool(session.execute(sa.update(Audit).where(
+            Audit.uuid == uuid, Audit.state == AuditState.ONGOING,
+            Audit.hostname.is_(None) if previous is None
+            else Audit.hostname == previous).values(
+                hostname=new, version=Audit.version + 1,
+                updated_at=models.utcnow())).rowcount)
 
 
 def _cancel_recommended(session, audit_id):
@@ -160,21 +188,28 @@ def _cancel_recommended(session, audit_id):
 
 @engine.retry_on_deadlock
 def store_plan(context, row, host, strategy_id, planned, indicators,
-               global_efficacy, finish_audit):
+               global_efficacy, finish_audit, next_run_time=None):
     """Store the plan an audit produced, in one transaction, if ``host``
     still owns the audit. ``finish_audit`` also moves a one-shot or event
-    audit to SUCCEEDED; a continuous audit's earlier RECOMMENDED plans are
-    cancelled. Returns (plan uuid, uuids of the plans cancelled)."""
+    audit to SUCCEEDED. For a continuous audit the same UPDATE closes the
+    round ``row`` was due for (``next_run_time`` is the next one), so a
+    round has exactly one plan even when an engine dies or is paused in
+    the middle of it; its earlier RECOMMENDED plans are cancelled.
+    Returns (plan uuid, uuids of the plans cancelled)."""
     plan_uuid = uuidutils.generate_uuid()
     now = models.utcnow()
     with engine.writer.using(context) as session:
         values = {'version': Audit.version + 1, 'updated_at': now}
+        where = list(_owned(row, host))
+        if not finish_audit:
+            where.append(_round_is(row))
+            values['next_run_time'] = next_run_time
         if finish_audit:
             # An EVENT audit's trigger is consumed by this run.
             values.update(state=AuditState.SUCCEEDED, status_message=None,
                           next_run_time=None)
         if not session.execute(sa.update(Audit).where(
-                *_owned(row, host)).values(**values)).rowcount:
+                *where).values(**values)).rowcount:
             raise LostOwnership(audit=row['uuid'], host=host)
         cancelled = [] if finish_audit else _cancel_recommended(
             session, row['id'])

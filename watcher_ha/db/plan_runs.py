@@ -99,10 +99,11 @@ def move_action(context, plan, host, action, source, target,
 
 
 @engine.retry_on_deadlock
-def finish(context, plan, host, target, status_message=None):
-    """Move the plan from ONGOING or CANCELLING to ``target``; actions not
-    run are cancelled with it. Returns the state it was in, or None if
-    ``host`` no longer owned it."""
+def finish(context, plan, host, target, status_message=None,
+           unfinished=(ActionState.PENDING,)):
+    """Move the plan from ONGOING or CANCELLING to ``target``; its actions
+    in ``unfinished`` states are cancelled with it (unless it succeeded).
+    Returns the state it was in, or None if ``host`` no longer owned it."""
     sources = state_machines.ACTION_PLAN.sources_of(target, SERVICE)
     now = models.utcnow()
     with engine.writer.using(context) as session:
@@ -117,7 +118,7 @@ def finish(context, plan, host, target, status_message=None):
         if target != ActionPlanState.SUCCEEDED:
             session.execute(sa.update(Action).where(
                 Action.action_plan_id == plan['id'],
-                Action.state == ActionState.PENDING).values(
+                Action.state.in_(unfinished)).values(
                     state=ActionState.CANCELLED,
                     version=Action.version + 1, updated_at=now))
     return before
@@ -162,3 +163,28 @@ def unclaimed(context, grace_seconds, limit=50):
                 sa.func.coalesce(ActionPlan.updated_at,
                                  ActionPlan.created_at) <= cutoff)
             .order_by(ActionPlan.id).limit(limit)).scalars())
+
+
+RUNNING = (ActionPlanState.ONGOING, ActionPlanState.CANCELLING)
+
+
+def running(context):
+    """(uuid, hostname) of every plan an applier is running."""
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(ActionPlan.uuid, ActionPlan.hostname).where(
+                ActionPlan.state.in_(RUNNING),
+                ActionPlan.deleted_at.is_(None)).order_by(ActionPlan.id)))
+
+
+@engine.retry_on_deadlock
+def adopt(context, uuid, previous, host):
+    """Make ``host`` the runner of a plan ``previous`` was running (it is
+    gone): True for the one applier that wins."""
+    with engine.writer.using(context) as session:
+        return bool(session.execute(sa.update(ActionPlan).where(
+            ActionPlan.uuid == uuid, ActionPlan.state.in_(RUNNING),
+            ActionPlan.hostname.is_(None) if previous is None
+            else ActionPlan.hostname == previous).values(
+                hostname=host, version=ActionPlan.version + 1,
+                updated_at=models.utcnow())).rowcount)

@@ -1,8 +1,9 @@
 """Running an audit: its strategy, the planner, storing the plan.
 
 One-shot and event audits run once per claim. A continuous audit is
-claimed once; its rounds then run when due (``run_round``), each taken
-with a compare-and-swap on ``next_run_time`` so that no round runs twice.
+claimed once; its rounds then run when due (``run_round``), each closed
+with a compare-and-swap on ``next_run_time`` so that no round has two
+plans.
 """
 
 from oslo_config import cfg
@@ -57,25 +58,28 @@ class Auditor:
 
     def run_round(self, uuid):
         """The round a continuous audit is due for, if this engine still
-        owns it and nobody took the round."""
+        owns it. The round is closed in the same UPDATE that stores its
+        plan (or notes its failure): whoever closes it first wins, and a
+        round whose engine died before closing it is run again by the
+        audit's next owner, so none is skipped or doubled."""
         context = self._context()
         row = audit_runs.get(context, uuid)
         if (row['hostname'] != self.host
                 or row['state'] != AuditState.ONGOING):
             return
         now = models.utcnow()
+        if row['next_run_time'] and row['next_run_time'] > now:
+            return
         if row['end_time'] and now >= row['end_time']:
             self._finish(row, AuditState.SUCCEEDED)
             return
         if row['start_time'] and now < row['start_time']:
-            audit_runs.start_round(context, row, self.host,
-                                   row['start_time'])
+            audit_runs.advance_round(context, row, self.host,
+                                     row['start_time'])
             return
         due = scheduling.next_run(row['interval'], now,
                                   row['next_run_time'])
-        if not audit_runs.start_round(context, row, self.host, due):
-            return
-        self._execute(audit_runs.get(context, uuid), finish=False)
+        self._execute(row, finish=False, next_run_time=due)
 
     def _finish(self, row, state, message=None):
         try:
@@ -98,7 +102,7 @@ class Auditor:
             name = candidates[0]
         return self.catalog.strategy(name)
 
-    def _execute(self, row, finish):
+    def _execute(self, row, finish, next_run_time=None):
         uuid = row['uuid']
         stage = 'strategy'
         try:
@@ -119,17 +123,17 @@ class Auditor:
         except (AuditFailed, strategy_base.StrategyError, ValueError,
                 exception.Invalid, catalog.NotInstalled,
                 planner_base.UnplannableAction) as err:
-            self._failed(row, stage, err, finish)
+            self._failed(row, stage, err, finish, next_run_time)
             return
         except Exception as err:  # noqa: BLE001
             LOG.exception('Audit %s failed in its %s', uuid, stage)
-            self._failed(row, stage, err, finish)
+            self._failed(row, stage, err, finish, next_run_time)
             return
         try:
             plan_uuid, cancelled = audit_runs.store_plan(
                 self._context(), row, self.host, strategy_id, planned,
                 solution.efficacy_indicators(), solution.global_efficacy(),
-                finish_audit=finish)
+                finish_audit=finish, next_run_time=next_run_time)
         except audit_runs.LostOwnership as err:
             LOG.info('%s', err)
             return
@@ -147,13 +151,16 @@ class Auditor:
         if row['auto_trigger'] and planned:
             self._start_plan(plan_uuid)
 
-    def _failed(self, row, stage, err, finish):
+    def _failed(self, row, stage, err, finish, next_run_time=None):
         message = '%s failed: %s' % (stage, err)
         LOG.warning('Audit %s: %s', row['uuid'], message)
         notifier.audit('%s.error' % stage, row['uuid'], error=err)
-        # A continuous audit carries on: the next round may succeed.
         if finish:
             self._finish(row, AuditState.FAILED, message)
+        else:
+            # A continuous audit carries on: the next round may succeed.
+            audit_runs.advance_round(self._context(), row, self.host,
+                                     next_run_time)
 
     def _start_plan(self, plan_uuid):
         """auto_trigger: start the plan as the operator would have."""

@@ -8,8 +8,10 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common import coordination
 from watcher_ha.common import daemon
 from watcher_ha.common import plugins
+from watcher_ha.common.states import AuditType
 from watcher_ha.db import audit_runs
 from watcher_ha.db import catalog as catalog_db
 from watcher_ha.db import models
@@ -55,9 +57,21 @@ class DecisionEngineManager:
         self._in_flight = set()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self.group = None
+        self._ring = coordination.Ring()
 
-    def start(self):
-        catalog_db.sync(watcher_context.admin_context())
+    def start(self, group=None):
+        """``group``: this engine's membership of the engines' group
+        (None: a lone engine that owns everything)."""
+        self.group = group
+        context = watcher_context.admin_context()
+        # Anything stamped with this host was being run by an earlier life
+        # of this engine, killed before it could hand it back.
+        released = audit_runs.release(context, self.host)
+        if released:
+            LOG.info('Took back %d audit(s) interrupted on %s', released,
+                     self.host)
+        catalog_db.sync(context)
         self.catalog = catalog.Catalog()
         planner = plugins.load_classes(plugins.PLANNERS)[
             CONF.watcher_decision_engine.planner]
@@ -78,6 +92,8 @@ class DecisionEngineManager:
                             lambda: engine.continuous_audit_check_interval),
             daemon.Periodic('watch_services', self.watch_services,
                             lambda: CONF.heartbeat_interval),
+            daemon.Periodic('balance_audits', self.balance,
+                            lambda: CONF.coordination.membership_refresh),
         ]
 
     def _run(self, key, func, uuid):
@@ -114,6 +130,49 @@ class DecisionEngineManager:
                 watcher_context.admin_context(), self.host,
                 models.utcnow()):
             self._run(('round', uuid), self.auditor.run_round, uuid)
+
+    def balance(self):
+        """Keep every ONGOING audit with a live engine.
+
+        Continuous audits go to the engine the hash ring over the live
+        engines names: the owner hands an audit over when the ring moves
+        it, and takes one whose owner is gone. One-shot and event audits
+        of a gone engine are put back to PENDING and run again from
+        scratch. Every move is a compare-and-swap on the previous owner,
+        so exactly one engine wins it whatever the others believe.
+        """
+        if self.group is None or self._stopping.is_set():
+            return
+        members = self.group.members()
+        if not members:
+            # Backend unreadable: nobody may be presumed dead.
+            return
+        context = watcher_context.admin_context()
+        for uuid, audit_type, owner in audit_runs.ongoing(context):
+            assigned = self._ring.owner(members, uuid)
+            continuous = audit_type == AuditType.CONTINUOUS
+            if owner == self.host:
+                if (continuous and assigned != self.host
+                        and not self._busy(('round', uuid))
+                        and audit_runs.change_owner(context, uuid,
+                                                    self.host, assigned)):
+                    LOG.info('Continuous audit %s handed over to %s', uuid,
+                             assigned)
+                continue
+            if owner in members or assigned != self.host:
+                continue
+            if continuous:
+                if audit_runs.change_owner(context, uuid, owner, self.host):
+                    LOG.info('Continuous audit %s taken over from %s', uuid,
+                             owner)
+            elif audit_runs.release(context, owner, uuids=[uuid]):
+                LOG.info('Audit %s of gone engine %s runs again', uuid,
+                         owner)
+                self.submit(uuid)
+
+    def _busy(self, key):
+        with self._lock:
+            return key in self._in_flight
 
     def watch_services(self):
         """Announce services that went FAILED or came back ACTIVE, once:

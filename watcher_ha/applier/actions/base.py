@@ -11,6 +11,11 @@ import threading
 
 import jsonschema
 
+# What ``recover`` finds about an action whose applier died running it.
+DONE = 'done'            # its effect is in place: it counts as succeeded
+NOT_DONE = 'not done'    # nothing happened: it may run again
+UNKNOWN = 'unknown'      # cannot be told: it fails rather than run twice
+
 
 class ActionError(Exception):
     """The action failed; the message becomes the action's status."""
@@ -49,6 +54,14 @@ class Action:
 
     def revert(self):
         """Undo what execute did, when that is possible."""
+
+    def recover(self, started_at):
+        """The applier running this action died some time after
+        ``started_at`` (naive UTC): look at the cloud and say whether the
+        action's effect is in place (DONE), absent so that it may run
+        again (NOT_DONE), or unknowable (UNKNOWN). May finish what is
+        left of the action first, as long as nothing is done twice."""
+        return UNKNOWN
 
     def abort(self):
         self._aborted.set()

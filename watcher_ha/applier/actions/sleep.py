@@ -1,8 +1,15 @@
+import datetime
+
 from oslo_log import log
 
 from watcher_ha.applier.actions import base
 
 LOG = log.getLogger(__name__)
+
+
+def _utcnow():
+    """Naive UTC, as the database stores ``started_at``."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
 class Sleep(base.Action):
@@ -23,3 +30,14 @@ class Sleep(base.Action):
         if self._aborted.wait(duration):
             raise base.ActionError('sleep aborted after less than %s s'
                                    % duration)
+
+    def recover(self, started_at):
+        """Wait only what is left of the interval begun at ``started_at``:
+        the interval is resumed, not started over."""
+        elapsed = (_utcnow() - started_at).total_seconds()
+        left = self.input_parameters['duration'] - elapsed
+        if left > 0:
+            LOG.info('sleep action: resuming, %.1f s left', left)
+            if self._aborted.wait(left):
+                return base.NOT_DONE
+        return base.DONE
