@@ -123,3 +123,12 @@ def create_rabbit_vhost():
         subprocess.run([ctl, 'delete_vhost', vhost], capture_output=True,
                        timeout=60)
     return base + vhost, delete
+
+
+def redis_coordination_url():
+    """A tooz URL on the local Redis, in a namespace of its own so that
+    no other test run's members join our groups."""
+    if not port_open(REDIS):
+        unavailable('redis', 'nothing listens on %s:%d' % REDIS)
+    return 'redis://%s:%d?namespace=watcher_ha_test_%s' % (
+        REDIS + (uuid.uuid4().hex[:12],))

@@ -15,17 +15,20 @@ class Cluster:
     def __init__(self, tmp_path, database_url, transport_url, **extra):
         self.tmp_path = tmp_path
         self.port = fixtures.free_port()
+        sections = {
+            'DEFAULT': {'transport_url': transport_url,
+                        'heartbeat_interval': 1},
+            'oslo_messaging_notifications': {'driver': 'messagingv2',
+                                             'topics': 'notifications'},
+            'watcher_decision_engine': {'sweep_interval': 1,
+                                        'pending_grace': 2},
+            'watcher_applier': {'sweep_interval': 1, 'pending_grace': 2},
+        }
+        for section, options in extra.items():
+            sections.setdefault(section, {}).update(options)
         self.base = fixtures.write_config(
             tmp_path / 'watcher-ha.conf', fixtures.base_config(
-                tmp_path, database_url, self.port,
-                DEFAULT={'transport_url': transport_url,
-                         'heartbeat_interval': 1},
-                oslo_messaging_notifications={'driver': 'messagingv2',
-                                              'topics': 'notifications'},
-                watcher_decision_engine={'sweep_interval': 1,
-                                         'pending_grace': 2},
-                watcher_applier={'sweep_interval': 1, 'pending_grace': 2},
-                **extra))
+                tmp_path, database_url, self.port, **sections))
         self.processes = {}
         fixtures.prepare_database(self.base)
 

@@ -17,9 +17,14 @@ T0 = datetime.datetime(2030, 1, 1, 12, 0, 0)
     ('60', None, T0, T0 + datetime.timedelta(seconds=60)),
     ('60', T0, T0 + datetime.timedelta(seconds=10),
      T0 + datetime.timedelta(seconds=60)),
-    # Far behind (engine down): one round now, the next an interval later.
+    # Late by 50 s (taken over): the cadence would leave 10 s; half an
+    # interval is the least.
+    ('60', T0, T0 + datetime.timedelta(seconds=50),
+     T0 + datetime.timedelta(seconds=80)),
+    # Far behind (engine down): one round now, the next half an interval
+    # later, none made up.
     ('60', T0, T0 + datetime.timedelta(hours=2),
-     T0 + datetime.timedelta(hours=2, seconds=60)),
+     T0 + datetime.timedelta(hours=2, seconds=30)),
     ('*/15 * * * *', None, T0 + datetime.timedelta(minutes=1),
      T0 + datetime.timedelta(minutes=15)),
 ])
