@@ -55,7 +55,7 @@ COLLECTIONS = ('goals', 'strategies', 'audit_templates', 'audits',
                'action_plans', 'actions', 'scoring_engines', 'services')
 METHODS = ('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS',
            'TRACE', 'FOO', 'get')
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8')
 AUDIT_STATES = ('PENDING', 'ONGOING', 'SUCCEEDED', 'FAILED', 'CANCELLED',
                 'SUSPENDED', 'DELETED')
 PLAN_STATES = ('RECOMMENDED', 'PENDING', 'ONGOING', 'SUCCEEDED', 'FAILED',

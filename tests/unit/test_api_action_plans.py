@@ -145,11 +145,13 @@ def test_status_message_only_changes_on_skipped_actions(api, plan):
 
 
 def test_services_status_from_heartbeat(api, db):
+    """The API has no coordination group: its heartbeat tells."""
     import datetime
 
     from watcher_ha.db import models
-    factories.service(db, host='alive')
-    factories.service(db, host='dead', last_seen_up=models.utcnow() -
+    factories.service(db, name='watcher-ha-api', host='alive')
+    factories.service(db, name='watcher-ha-api', host='dead',
+                      last_seen_up=models.utcnow() -
                       datetime.timedelta(minutes=5))
     services = api.get('/v1/services').json['services']
     assert {s['host']: s['status'] for s in services} == {

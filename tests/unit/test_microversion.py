@@ -10,19 +10,19 @@ def parse(value):
 
 
 @pytest.mark.parametrize('header,version', [
-    (None, '1.0'), ('infra-optim 1.3', '1.3'), ('infra-optim latest', '1.7'),
-    ('infra-optim LATEST', '1.7'), ('compute 2.5', '1.0'),
+    (None, '1.0'), ('infra-optim 1.3', '1.3'), ('infra-optim latest', '1.8'),
+    ('infra-optim LATEST', '1.8'), ('compute 2.5', '1.0'),
     ('infra-optim 1.7', '1.7'), ('infra-optim 1', '1.0')])
 def test_negotiated(header, version):
     assert parse(header) == version
 
 
-@pytest.mark.parametrize('header', ['infra-optim 1.99', 'infra-optim 1.8',
+@pytest.mark.parametrize('header', ['infra-optim 1.99', 'infra-optim 1.9',
                                     'infra-optim 2.0', 'infra-optim 0.9'])
 def test_out_of_range_is_406(header):
     with pytest.raises(microversion.VersionNotAcceptable) as err:
         parse(header)
-    assert 'The supported version range is: [1.0, 1.7].' in err.value.message
+    assert 'The supported version range is: [1.0, 1.8].' in err.value.message
 
 
 @pytest.mark.parametrize('header', ['infra-optim 1.x', 'infra-optim abc',

@@ -2,16 +2,13 @@
 back, however many engines watch."""
 
 import concurrent.futures
-import datetime
 
 import pytest
 from oslo_messaging.notify import _impl_test as test_driver
 
 from tests import factories
-from watcher_ha.common import context
+from watcher_ha.common import coordination
 from watcher_ha.conf import CONF
-from watcher_ha.db import services
-from watcher_ha.db import models
 from watcher_ha.decision_engine import manager
 from watcher_ha.notifications import notifier
 
@@ -35,11 +32,27 @@ def service_updates(notifications):
             if message['event_type'] == 'service.update']
 
 
-def test_failed_then_back_announced_once(db, notifications):
-    stale = models.utcnow() - datetime.timedelta(minutes=5)
-    factories.service(db, name='watcher-ha-applier', host='gone',
-                      last_seen_up=stale)
+@pytest.fixture
+def groups():
+    """Members of the appliers' group (file-based coordination)."""
+    joined = []
+
+    def join(host):
+        group = coordination.Group('watcher-ha-applier', host)
+        group.start()
+        joined.append(group)
+        return group
+    yield join
+    for group in joined:
+        group.stop()
+
+
+def test_failed_then_back_announced_once(db, notifications, groups):
+    # Registered, heartbeating in the registry, but gone from the group:
+    # the group is what tells.
+    factories.service(db, name='watcher-ha-applier', host='gone')
     factories.service(db, name='watcher-ha-applier', host='alive')
+    groups('alive')
     engines = [manager.DecisionEngineManager('engine-%d' % i)
                for i in range(4)]
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
@@ -51,8 +64,8 @@ def test_failed_then_back_announced_once(db, notifications):
     assert update['sevice_host'] == 'gone'
     assert update['status_update']['watcher_object.data'] == {
         'old_state': 'ACTIVE', 'state': 'FAILED'}
-    # It heartbeats again: announced back, once.
-    services.heartbeat(context.admin_context(), 'watcher-ha-applier', 'gone')
+    # It joins again: announced back, once.
+    groups('gone')
     for engine in engines:
         engine.watch_services()
     updates = service_updates(notifications)

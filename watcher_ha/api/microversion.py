@@ -22,6 +22,8 @@ VERSIONS = [
             # action plans and actions.
     '1.6',  # data_model: server_flavor_extra_specs and server_pinned_az.
     '1.7',  # Audit templates: default_parameters.
+    '1.8',  # Services: status from the coordination group; a decision
+            # engine shows the continuous audits it owns.
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])

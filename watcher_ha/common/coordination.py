@@ -18,6 +18,9 @@ from tooz import hashring
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
+# The daemons whose liveness the groups tell (one group per binary).
+GROUPED_BINARIES = ('watcher-ha-decision-engine', 'watcher-ha-applier')
+
 # The option each tooz driver reads for how long a silent member stays.
 _TIMEOUT_OPTION = {'redis': 'membership_timeout',
                    'rediss': 'membership_timeout'}
@@ -118,26 +121,51 @@ class Group:
         self._coordinator = None
 
 
+class _Reader:
+    """One coordinator per process that reads groups without joining
+    them (the API); started on first use, after any fork."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._coordinator = None
+        self._made_for = None
+
+    def members(self, group, conf):
+        with self._lock:
+            try:
+                made_for = (os.getpid(), backend_url(conf))
+                if self._coordinator is None or self._made_for != made_for:
+                    self._coordinator = coordination.get_coordinator(
+                        made_for[1],
+                        b'reader-%s-%d' % (conf.host.encode(), os.getpid()))
+                    self._coordinator.start()
+                    self._made_for = made_for
+                try:
+                    ids = self._coordinator.get_members(
+                        group.encode()).get()
+                except coordination.GroupNotCreated:
+                    return frozenset()
+                return frozenset(m.decode() for m in ids)
+            except coordination.ToozError as err:
+                LOG.warning('Members of %s unknown: %s', group, err)
+                # Start afresh next time: the backend may have restarted.
+                self._coordinator = None
+                return None
+
+
+_READER = _Reader()
+
+
 def read_members(group, conf=CONF):
-    """The live members of ``group`` without joining it (for the API), or
-    None when the backend cannot be read."""
-    coordinator = coordination.get_coordinator(backend_url(conf),
-                                               b'reader-%d' % os.getpid())
-    try:
-        coordinator.start()
-        try:
-            ids = coordinator.get_members(group.encode()).get()
-        except coordination.GroupNotCreated:
-            return frozenset()
-        return frozenset(m.decode() for m in ids)
-    except coordination.ToozError as err:
-        LOG.warning('Members of %s unknown: %s', group, err)
-        return None
-    finally:
-        try:
-            coordinator.stop()
-        except coordination.ToozError:
-            pass
+    """The live members of ``group`` without joining it, or None when the
+    backend cannot be read."""
+    return _READER.members(group, conf)
+
+
+def members_by_binary(conf=CONF):
+    """{binary: live members or None} for every grouped daemon."""
+    return {binary: read_members(binary, conf)
+            for binary in GROUPED_BINARIES}
 
 
 class Ring:

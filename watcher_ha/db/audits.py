@@ -7,6 +7,7 @@ from oslo_utils import uuidutils
 from watcher_ha.common import exception
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import AuditState
+from watcher_ha.common.states import AuditType
 from watcher_ha.db import engine
 from watcher_ha.db import goals
 from watcher_ha.db import models
@@ -72,3 +73,19 @@ def archive(context, row):
                                            state_machines.USER):
         raise exception.DeleteError(state=row['state'])
     update(context, row, {}, new_state=AuditState.DELETED)
+
+
+def continuous_by_host(context, hosts):
+    """{host: [uuids of the continuous audits it runs]} for ``hosts``."""
+    owned = {}
+    if not hosts:
+        return owned
+    with engine.reader.connection.using(context) as conn:
+        for host, uuid in conn.execute(
+                sa.select(Audit.hostname, Audit.uuid).where(
+                    Audit.hostname.in_(hosts),
+                    Audit.audit_type == AuditType.CONTINUOUS,
+                    Audit.state == AuditState.ONGOING,
+                    Audit.deleted_at.is_(None)).order_by(Audit.id)):
+            owned.setdefault(host, []).append(uuid)
+    return owned

@@ -18,8 +18,14 @@ ACTIVE = 'ACTIVE'
 FAILED = 'FAILED'
 
 
-def status(row):
-    """ACTIVE while the last heartbeat is younger than service_down_time."""
+def status(row, members=None):
+    """ACTIVE or FAILED. For a daemon in a coordination group (``members``:
+    {binary: live members, or None when the backend cannot be read}), as
+    the group sees it; otherwise, or when the group cannot be read, by its
+    last heartbeat in the registry compared with service_down_time."""
+    live = (members or {}).get(row['name'])
+    if live is not None:
+        return ACTIVE if row['host'] in live else FAILED
     seen = row['last_seen_up'] or row['updated_at'] or row['created_at']
     age = models.utcnow() - seen
     limit = datetime.timedelta(seconds=CONF.service_down_time)

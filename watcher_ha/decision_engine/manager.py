@@ -178,8 +178,9 @@ class DecisionEngineManager:
         """Announce services that went FAILED or came back ACTIVE, once:
         every engine looks, one wins the compare-and-swap and notifies."""
         context = watcher_context.admin_context()
+        members = coordination.members_by_binary()
         for row in services_db.all_services(context):
-            current = services_db.status(row)
+            current = services_db.status(row, members)
             if (current != row['notified_status']
                     and services_db.announce(context, row, current)):
                 LOG.info('Service %s on %s is now %s', row['name'],

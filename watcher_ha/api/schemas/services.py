@@ -12,10 +12,14 @@ SERVICE = f.Fields(
     f.Field('last_seen_up', f.NULLABLE_DATETIME,
             getter=f.naive_timestamp('last_seen_up')),
     f.Field('status', {'enum': [services.ACTIVE, services.FAILED]},
-            in_list=True, getter=lambda row, output: services.status(row)),
+            in_list=True, getter=lambda row, output: row['status']),
     f.Field('links', f.LINKS, in_list=True, getter=f.links_of('id')),
     f.Field('created_at', f.DATETIME, getter=f.timestamp('created_at')),
     f.Field('updated_at', f.NULLABLE_DATETIME,
             getter=f.timestamp('updated_at')),
     f.Field('deleted_at', f.NULLABLE_DATETIME, getter=f.always_none),
+    # A decision engine's continuous audits; null for other daemons.
+    f.Field('continuous_audits', {'type': ['array', 'null'],
+                                  'items': f.UUID},
+            since='1.8', getter=lambda row, output: row['continuous_audits']),
 )
