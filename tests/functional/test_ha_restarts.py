@@ -1,0 +1,153 @@
+"""The servers under the daemons restart during the scenario: Redis (the
+coordination backend, which keeps nothing), RabbitMQ and the database. The
+daemons recover by themselves and the HA invariants still hold."""
+
+import contextlib
+import time
+
+import pytest
+import requests
+import sqlalchemy as sa
+from tooz import coordination
+
+from tests import servers
+from tests.functional import daemons
+from tests.functional import private_servers
+from tests.functional.test_daemons import Notifications
+from tests.functional.test_daemons import wait_for
+from tests.functional.test_ha import INTERVAL
+from tests.functional.test_ha import check_rounds
+from tests.functional.test_ha import create_audit
+from tests.functional.test_ha import owners
+from tests.functional.test_ha import plans_by_audit
+from watcher_ha.db import models
+
+ENGINES = ['engine-a', 'engine-b']
+APPLIERS = ['applier-a', 'applier-b']
+
+
+@pytest.fixture
+def stack(tmp_path):
+    """A private Redis and PostgreSQL, a RabbitMQ vhost of our own."""
+    redis = private_servers.Redis(tmp_path)
+    postgres = private_servers.Postgres(tmp_path)
+    rabbit, delete_vhost = servers.create_rabbit_vhost()
+    try:
+        redis.start()
+        postgres.start()
+        yield redis, postgres, rabbit
+    finally:
+        redis.stop()
+        with contextlib.suppress(Exception):
+            postgres.stop()
+        postgres.remove()
+        delete_vhost()
+
+
+def latest_plans(engine, audits):
+    return {uuid: found[-1][1] for uuid, found in
+            plans_by_audit(engine, audits).items()}
+
+
+def all_progress_after(engine, audits, moment):
+    """Every audit made a plan after ``moment`` and has a live owner."""
+    latest = latest_plans(engine, audits)
+    return (len(latest) == len(audits)
+            and all(created > moment for created in latest.values())
+            and all(owners(engine, audits).values()))
+
+
+def test_daemons_recover_from_server_restarts(tmp_path, stack):
+    redis, postgres, rabbit = stack
+    engine = sa.create_engine(postgres.url, pool_pre_ping=True)
+    notes = Notifications(rabbit)
+    try:
+        with daemons.cluster(tmp_path, postgres.url, rabbit, coordination={
+                'backend_url': redis.url}) as cluster:
+            for name in ENGINES:
+                cluster.start_engine(name)
+            for name in APPLIERS:
+                cluster.start_applier(name)
+            audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
+                                   interval=str(INTERVAL))
+                      for _ in range(6)]
+            wait_for(lambda: all_progress_after(
+                engine, audits, models.utcnow().replace(year=2000)), 30,
+                'every audit running')
+
+            for restart in (_restart_redis(redis),
+                            _restart_rabbit(),
+                            _restart_database(postgres, engine)):
+                moment = restart()
+                wait_for(lambda: all_progress_after(engine, audits, moment),
+                         60, 'every audit running after the restart')
+                # Redis kept nothing: every daemon joined its group again.
+                wait_for(lambda: members(redis.url) == {
+                    'watcher-ha-decision-engine': set(ENGINES),
+                    'watcher-ha-applier': set(APPLIERS)}, 30,
+                    'every daemon a member again')
+
+            # Both engines are members again and share the audits.
+            wait_for(lambda: set(owners(engine, audits).values())
+                     == set(ENGINES), 30, 'audits shared again')
+            check_rounds(plans_by_audit(engine, audits), notes)
+            # The pipeline still works end to end.
+            oneshot = create_audit(cluster.url, audit_type='ONESHOT')
+            wait_for(lambda: _state(engine, models.Audit, oneshot)
+                     == 'SUCCEEDED', 20, 'a new audit SUCCEEDED')
+            [(plan, _)] = plans_by_audit(engine, [oneshot])[oneshot]
+            resp = requests.post('%s/v1/action_plans/%s/start' % (
+                cluster.url, plan), timeout=10)
+            assert resp.status_code == 200, resp.text
+            wait_for(lambda: _state(engine, models.ActionPlan, plan)
+                     == 'SUCCEEDED', 30, 'its plan SUCCEEDED')
+    finally:
+        notes.stop()
+        engine.dispose()
+
+
+def members(url):
+    coordinator = coordination.get_coordinator(url, b'test-reader')
+    coordinator.start()
+    try:
+        found = {}
+        for group in ('watcher-ha-decision-engine', 'watcher-ha-applier'):
+            try:
+                found[group] = {m.decode() for m in coordinator.get_members(
+                    group.encode()).get()}
+            except coordination.GroupNotCreated:
+                found[group] = set()
+        return found
+    finally:
+        coordinator.stop()
+
+
+def _state(engine, model, uuid):
+    with engine.connect() as conn:
+        return conn.execute(sa.select(model.state).where(
+            model.uuid == uuid)).scalar()
+
+
+def _restart_redis(redis):
+    def restart():
+        redis.stop()
+        time.sleep(3)
+        redis.start()
+        return models.utcnow()
+    return restart
+
+
+def _restart_rabbit():
+    def restart():
+        private_servers.restart_rabbit_app()
+        return models.utcnow()
+    return restart
+
+
+def _restart_database(postgres, engine):
+    def restart():
+        postgres.stop()
+        time.sleep(3)
+        postgres.start()
+        return models.utcnow()
+    return restart
