@@ -1,0 +1,340 @@
+"""Every Nova notification of the reference captures, applied to the
+cluster data model."""
+
+import dataclasses
+import datetime
+
+import pytest
+
+from tests import nova_samples
+from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.model import elements
+from watcher_ha.decision_engine.model import nova_events
+from watcher_ha.decision_engine.model import state as model_state
+
+T0 = datetime.datetime(2026, 11, 22, 6, 0, 0)
+LIVE = nova_samples.live()
+DOCUMENTED = nova_samples.documented()
+
+# Event types in the references that say nothing about where servers run
+# or what compute nodes can hold. Each one is a decision: a new event type
+# in the references fails test_every_reference_event_type_is_decided.
+IGNORED = {
+    'instance.exists',          # usage audit, nothing changed
+    'instance.create.error', 'instance.reboot.error',
+    'instance.rebuild.error', 'instance.resize.error',
+    'instance.interface_attach.error', 'instance.volume_attach.error',
+    'instance.volume_swap.error', 'instance.share_attach.error',
+    'instance.share_detach.error',  # an .error is followed by an update
+    'compute.exception', 'compute_task.build_instances.error',
+    'compute_task.migrate_server.error',
+    'compute_task.rebuild_server.error',
+    'libvirt.connect.error', 'metrics.update', 'volume.usage',
+    'flavor.create', 'flavor.update', 'flavor.delete',
+    'keypair.create.start', 'keypair.create.end', 'keypair.delete.start',
+    'keypair.delete.end', 'keypair.import.start', 'keypair.import.end',
+    'scheduler.select_destinations.start',
+    'scheduler.select_destinations.end',
+    'server_group.create', 'server_group.delete',
+    'server_group.add_member',
+    'aggregate.create.start', 'aggregate.create.end',
+    'aggregate.delete.start', 'aggregate.add_host.start',
+    'aggregate.remove_host.start', 'aggregate.update_metadata.start',
+    'aggregate.update_prop.start', 'aggregate.update_prop.end',
+    'aggregate.cache_images.start', 'aggregate.cache_images.progress',
+    'aggregate.cache_images.end',
+}
+
+
+def event(notification, stamp=T0, publisher=None):
+    return nova_events.Event(
+        notification['event_type'],
+        publisher or notification.get('publisher_id', ''),
+        notification['payload'], stamp)
+
+
+def node(hostname, **values):
+    return elements.ComputeNode(hostname=hostname, vcpus=8, memory_mb=16384,
+                                disk_gb=100, stamp=T0 - datetime.timedelta(
+                                    hours=1), **values)
+
+
+def model_with(*hostnames, instances=()):
+    model = cluster.ClusterModel()
+
+    def seed(changes):
+        for hostname in hostnames:
+            changes.put_node(node(hostname))
+        for instance in instances:
+            changes.put_instance(instance)
+    model.update(seed)
+    return model
+
+
+def all_hosts(notification):
+    data = notification['payload']['nova_object.data']
+    publisher = notification.get('publisher_id', '').partition(':')[2]
+    return {h for h in (data.get('host'), publisher) if h}
+
+
+def reference_events():
+    found = [('live/' + name, n) for name, n in sorted(LIVE.items())]
+    found += [('samples/' + name, n) for name, n in DOCUMENTED]
+    return found
+
+
+def test_every_reference_event_type_is_decided():
+    types = {n['event_type'] for _, n in reference_events()}
+    undecided = sorted(t for t in types
+                       if not nova_events.handles(t) and t not in IGNORED)
+    assert undecided == []
+    assert not {t for t in types if nova_events.handles(t)} & IGNORED
+
+
+INSTANCE_REFERENCES = [(where, n) for where, n in reference_events()
+                       if n['event_type'] in nova_events.PLACEMENT]
+
+
+@pytest.mark.parametrize('where,notification', INSTANCE_REFERENCES,
+                         ids=[w for w, _ in INSTANCE_REFERENCES])
+def test_instance_event_applied(where, notification):
+    data = notification['payload']['nova_object.data']
+    flavor = data['flavor']['nova_object.data']
+    model = model_with(*all_hosts(notification))
+    before = model.generation
+    missing = model.apply(event(notification))
+    state = model.snapshot()
+    gone = (notification['event_type'] == 'instance.delete.end'
+            or data['state'] in elements.GONE_STATES)
+    if gone:
+        assert state.instance(data['uuid']) is None
+        assert data['uuid'] in state.tombstones
+        return
+    instance = state.instance(data['uuid'])
+    assert state.generation == before + 1
+    assert instance.name == data['display_name']
+    assert instance.state == data['state']
+    assert (instance.vcpus, instance.memory_mb, instance.disk_gb) == (
+        flavor['vcpus'], flavor['memory_mb'],
+        flavor['root_gb'] + flavor['ephemeral_gb'])
+    assert instance.project_id == data['tenant_id']
+    assert instance.metadata_dict == data['metadata']
+    assert instance.flavor_extra_specs_dict == flavor.get('extra_specs', {})
+    assert instance.locked == data['locked']
+    rule = nova_events.PLACEMENT[notification['event_type']]
+    publisher = notification.get('publisher_id', '')
+    if rule == nova_events.PUBLISHER and publisher.startswith(
+            'nova-compute:'):
+        assert instance.host == publisher.partition(':')[2]
+    else:
+        # KEEP on an unknown server: the payload is all there is.
+        assert instance.host == data['host']
+    if instance.host is not None:
+        assert data['uuid'] in {i.uuid for i in
+                                state.instances_on(instance.host)}
+    assert missing == set()
+
+
+def test_unknown_host_is_reported_for_fetching():
+    notification = LIVE['instance.create.end']
+    model = model_with()
+    assert model.apply(event(notification)) == {
+        notification['payload']['nova_object.data']['host']}
+
+
+def _replay(names, hosts):
+    """Apply live captures in the order Nova sent them."""
+    model = model_with(*hosts)
+    captured = sorted((nova_events.parse_time(LIVE[n]['metadata'][
+        'timestamp']), n) for n in names)
+    for stamp, name in captured:
+        model.apply(event(LIVE[name], stamp))
+    return model.snapshot()
+
+
+def test_live_migration_ends_on_the_destination():
+    """post.end names the source and comes after post_dest.end."""
+    names = ['instance.create.end'] + [n for n in LIVE if n.startswith(
+        'instance.live_migration_')]
+    state = _replay(names, ['fake-compute-2', 'fake-compute-3'])
+    uuid = LIVE['instance.live_migration_post.end']['payload'][
+        'nova_object.data']['uuid']
+    assert state.instance(uuid).host == 'fake-compute-2'
+    assert state.instances_on('fake-compute-3') == []
+
+
+def test_evacuation_ends_on_the_rebuilding_compute():
+    names = ['instance.evacuate', 'instance.rebuild_scheduled',
+             'instance.rebuild.start', 'instance.power_off.start',
+             'instance.power_off.end', 'instance.rebuild.end']
+    state = _replay(names, ['fake-compute-1', 'fake-compute-3'])
+    uuid = LIVE['instance.rebuild.end']['payload']['nova_object.data'][
+        'uuid']
+    assert state.instance(uuid).host == 'fake-compute-3'
+    assert state.instance(uuid).state == 'stopped'
+
+
+def test_resize_follows_the_server_to_its_new_host():
+    names = [n for n in LIVE if n.startswith('instance.resize')]
+    state = _replay(names, ['fake-compute-2', 'fake-compute-3'])
+    uuid = LIVE['instance.resize.end']['payload']['nova_object.data']['uuid']
+    assert state.instance(uuid).host == 'fake-compute-3'
+    assert state.instance(uuid).state == 'active'
+
+
+def test_shelve_offload_unplaces_and_unshelve_places_again():
+    names = ['instance.shelve.start', 'instance.shelve.end',
+             'instance.shelve_offload.start', 'instance.shelve_offload.end']
+    state = _replay(names, ['fake-compute-1', 'fake-compute-2'])
+    uuid = LIVE['instance.shelve.end']['payload']['nova_object.data']['uuid']
+    assert state.instance(uuid).host is None
+    assert state.instances_on('fake-compute-1') == []
+    state = _replay(names + ['instance.unshelve.start',
+                             'instance.unshelve.end'],
+                    ['fake-compute-1', 'fake-compute-2'])
+    assert state.instance(uuid).host == 'fake-compute-2'
+
+
+def test_older_and_duplicate_events_change_nothing():
+    model = model_with('fake-compute-2')
+    newer = LIVE['instance.power_on.end']
+    older = LIVE['instance.power_on.start']
+    model.apply(event(newer, T0 + datetime.timedelta(seconds=2)))
+    uuid = newer['payload']['nova_object.data']['uuid']
+    model.apply(event(older, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().instance(uuid).state == 'active'
+    model.apply(event(newer, T0 + datetime.timedelta(seconds=2)))
+    assert model.snapshot().instance(uuid).state == 'active'
+
+
+def test_a_late_update_does_not_resurrect_a_deleted_server():
+    """Nova sends instance.update for servers it already deleted."""
+    model = model_with('fake-compute-3')
+    deleted = LIVE['instance.delete.end']
+    uuid = deleted['payload']['nova_object.data']['uuid']
+    late = dict(LIVE['instance.delete.start'])
+    model.apply(event(deleted, T0 + datetime.timedelta(seconds=5)))
+    model.apply(event(late, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().instance(uuid) is None
+    assert model.snapshot().instances_on('fake-compute-3') == []
+
+
+def test_delete_before_create_leaves_no_ghost():
+    model = model_with('fake-compute-3')
+    created = LIVE['instance.create.end']
+    uuid = created['payload']['nova_object.data']['uuid']
+    deleted = {'event_type': 'instance.delete.end', 'publisher_id': '',
+               'payload': {'nova_object.data': dict(
+                   created['payload']['nova_object.data'],
+                   state='deleted')}}
+    model.apply(event(deleted, T0 + datetime.timedelta(seconds=9)))
+    model.apply(event(created, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().instance(uuid) is None
+
+
+def test_service_update_disables_and_forces_down():
+    notification = LIVE['service.update']
+    data = notification['payload']['nova_object.data']
+    model = model_with(data['host'])
+    assert model.apply(event(notification)) == set()
+    compute = model.snapshot().node(data['host'])
+    assert (compute.status, compute.disabled_reason, compute.state) == (
+        'disabled', data['disabled_reason'], 'up')
+    assert compute.vcpus == 8     # capacity is not in the payload: kept
+    forced = {'event_type': 'service.update', 'publisher_id': '',
+              'payload': {'nova_object.data': dict(data, forced_down=True,
+                                                   disabled=False)}}
+    model.apply(event(forced, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().node(data['host']).state == 'down'
+    assert model.snapshot().node(data['host']).status == 'enabled'
+
+
+@pytest.mark.parametrize('where,notification', [
+    (w, n) for w, n in reference_events()
+    if n['event_type'] in nova_events.SERVICE_EVENTS])
+def test_service_events(where, notification):
+    data = notification['payload']['nova_object.data']
+    model = model_with()
+    if notification['event_type'] == 'service.delete':
+        model = model_with(data['host'])
+        model.apply(event(notification))
+        assert model.snapshot().node(data['host']) is None
+        return
+    missing = model.apply(event(notification))
+    if data['binary'] == 'nova-compute':
+        assert missing == {data['host']}
+        assert model.snapshot().node(data['host']).status == (
+            'disabled' if data['disabled'] else 'enabled')
+    else:
+        assert model.snapshot().nodes == {}
+
+
+@pytest.mark.parametrize('where,notification', [
+    (w, n) for w, n in reference_events()
+    if n['event_type'] in nova_events.AGGREGATE_EVENTS])
+def test_aggregate_events(where, notification):
+    data = notification['payload']['nova_object.data']
+    members = set(data['hosts'] or ())
+    model = model_with('outsider', *members)
+    if notification['event_type'] != 'aggregate.add_host.end':
+        # It was there before.
+        model.update(lambda c: [c.put_node(dataclasses.replace(
+            model.snapshot().node(h), aggregates=frozenset([data['name']])))
+            for h in ['outsider', *members]])
+    model.apply(event(notification))
+    state = model.snapshot()
+    inside = notification['event_type'] != 'aggregate.delete.end'
+    for hostname in members:
+        assert (data['name'] in state.node(hostname).aggregates) == inside
+    assert data['name'] not in state.node('outsider').aggregates
+    zone = (data.get('metadata') or {}).get('availability_zone')
+    if zone and inside and members:
+        assert {state.node(h).availability_zone for h in members} == {zone}
+
+
+def test_snapshot_is_untouched_by_later_updates():
+    model = model_with('fake-compute-3')
+    model.apply(event(LIVE['instance.create.end']))
+    before = model.snapshot()
+    uuid = LIVE['instance.create.end']['payload']['nova_object.data']['uuid']
+    deleted = {'event_type': 'instance.delete.end', 'publisher_id': '',
+               'payload': {'nova_object.data': dict(
+                   LIVE['instance.create.end']['payload']['nova_object.data'],
+                   state='deleted')}}
+    model.apply(event(deleted, T0 + datetime.timedelta(seconds=1)))
+    assert before.instance(uuid) is not None
+    assert [i.uuid for i in before.instances_on('fake-compute-3')] == [uuid]
+    assert model.snapshot().instance(uuid) is None
+    assert model.generation == before.generation + 1
+
+
+def test_resync_keeps_what_arrived_while_it_ran():
+    model = model_with('fake-compute-2', 'fake-compute-3')
+    created = LIVE['instance.create.end']
+    uuid = created['payload']['nova_object.data']['uuid']
+    read_at = T0 + datetime.timedelta(seconds=10)
+    model.begin_resync()
+    # Arrives while the resync reads Nova.
+    model.apply(event(created, read_at + datetime.timedelta(seconds=1)))
+    stale = LIVE['instance.power_off.end']
+    model.apply(event(stale, read_at - datetime.timedelta(seconds=30)))
+    fresh = model_state.ClusterState().changes()
+    fresh.put_node(node('fake-compute-2'))
+    fresh.put_node(node('fake-compute-3'))
+    off_uuid = stale['payload']['nova_object.data']['uuid']
+    fresh.put_instance(elements.Instance(uuid=off_uuid, host='fake-compute-2',
+                                         state='active', stamp=read_at))
+    generation = model.generation
+    model.finish_resync(fresh.state())
+    state = model.snapshot()
+    assert state.instance(uuid).host == 'fake-compute-3'
+    # Older than the fresh read: the read wins.
+    assert state.instance(off_uuid).state == 'active'
+    assert state.generation > generation
+    assert model.ready and model.info()['seconds_since_resync'] < 5
+
+
+def test_wait_ready_fails_clearly_before_the_first_sync():
+    model = cluster.ClusterModel()
+    with pytest.raises(cluster.ModelNotReady, match='still being built'):
+        model.wait_ready(0.01)

@@ -1,0 +1,125 @@
+"""The cluster data model one decision engine keeps in memory.
+
+Writers (the notification handlers, the resync) make a new ``ClusterState``
+under one lock and swap it in; readers never lock: ``snapshot()`` returns
+the current state, which nothing changes any more.
+
+A resync builds a fresh state off to the side while notifications keep
+being applied to the live one and are also recorded; when the fresh state
+is ready, the recorded notifications are replayed onto it (the stamps drop
+what the fresh read already shows) and it is swapped in, so no update that
+arrived during the resync is lost.
+"""
+
+import threading
+import time
+
+from oslo_log import log
+
+from watcher_ha.decision_engine.model import nova_events
+from watcher_ha.decision_engine.model import state as model_state
+
+LOG = log.getLogger(__name__)
+
+
+class ModelNotReady(Exception):
+    """No full sync has completed yet."""
+
+
+class ClusterModel:
+
+    def __init__(self, name='compute'):
+        self.name = name
+        self._lock = threading.Lock()
+        self._state = model_state.ClusterState()
+        self._recording = None
+        self._ready = threading.Event()
+        self.last_resync = None          # time.time() of the last swap
+        self.last_notification = None    # time.time() of the last event
+        self.notifications_applied = 0
+
+    # Readers.
+
+    def snapshot(self):
+        """The current state: consistent, immutable, O(1)."""
+        return self._state
+
+    @property
+    def generation(self):
+        return self._state.generation
+
+    def wait_ready(self, timeout):
+        """The state once a first sync completed; ModelNotReady after
+        ``timeout`` seconds."""
+        if not self._ready.wait(timeout):
+            raise ModelNotReady(
+                'the %s data model is still being built (no full sync of '
+                'the cluster has completed yet)' % self.name)
+        return self._state
+
+    @property
+    def ready(self):
+        return self._ready.is_set()
+
+    def info(self):
+        """Generation and ages, for the API and the logs."""
+        now = time.time()
+
+        def age(moment):
+            return None if moment is None else round(now - moment, 3)
+        return {'name': self.name, 'generation': self.generation,
+                'ready': self.ready,
+                'seconds_since_resync': age(self.last_resync),
+                'seconds_since_notification': age(self.last_notification)}
+
+    # Writers.
+
+    def apply(self, event):
+        """Apply one Nova notification; returns the hostnames it named
+        that the model does not know (to be fetched from Nova)."""
+        with self._lock:
+            changes = self._state.changes()
+            missing = nova_events.apply(changes, event)
+            self._state = changes.state()
+            if self._recording is not None:
+                self._recording.append(event)
+            self.last_notification = time.time()
+            self.notifications_applied += 1
+        return missing
+
+    def update(self, edit):
+        """Apply ``edit(changes)`` (e.g. a node fetched from Nova)."""
+        with self._lock:
+            changes = self._state.changes()
+            edit(changes)
+            self._state = changes.state()
+
+    def begin_resync(self):
+        """Start recording notifications for the resync under way."""
+        with self._lock:
+            self._recording = []
+
+    def finish_resync(self, fresh):
+        """Swap in ``fresh`` (a ClusterState read from Nova), with every
+        notification received since ``begin_resync`` replayed onto it."""
+        with self._lock:
+            recorded, self._recording = self._recording or [], None
+            changes = model_state.ClusterState(
+                nodes=fresh.nodes, instances=fresh.instances,
+                placement=fresh.placement, tombstones=fresh.tombstones,
+                generation=self._state.generation).changes()
+            for event in recorded:
+                nova_events.apply(changes, event)
+            # A swap is a change even if the replay changed nothing.
+            changes.count += 1
+            self._state = changes.state()
+            self.last_resync = time.time()
+        self._ready.set()
+        LOG.info('%s model resynced: %d nodes, %d instances, generation %d '
+                 '(%d notifications replayed)', self.name,
+                 len(self._state.nodes), len(self._state.instances),
+                 self._state.generation, len(recorded))
+
+    def abort_resync(self):
+        with self._lock:
+            self._recording = None

@@ -1,0 +1,83 @@
+"""The elements of the cluster data model: compute nodes and instances.
+
+Both are frozen: a change makes a new element, so a snapshot holding the
+old one is never affected. ``stamp`` is the time of the Nova event (or the
+resync read) the element reflects; an older event never overwrites a newer
+one.
+"""
+
+import dataclasses
+import datetime
+
+# Instance states (Nova's vm_state) that mean the server is gone.
+GONE_STATES = frozenset(('deleted', 'soft-delete', 'soft_deleted'))
+
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ComputeNode:
+    hostname: str
+    uuid: str | None = None
+    # 'up' or 'down': whether the compute service reports.
+    state: str = 'up'
+    # 'enabled' or 'disabled': whether it takes new servers.
+    status: str = 'enabled'
+    disabled_reason: str | None = None
+    vcpus: int = 0
+    memory_mb: int = 0
+    disk_gb: int = 0
+    vcpu_reserved: int = 0
+    memory_mb_reserved: int = 0
+    disk_gb_reserved: int = 0
+    vcpu_ratio: float = 1.0
+    memory_ratio: float = 1.0
+    disk_ratio: float = 1.0
+    availability_zone: str | None = None
+    aggregates: frozenset = frozenset()
+    stamp: datetime.datetime = EPOCH
+
+    def capacity(self, resource):
+        """Usable amount of ``resource`` ('vcpus', 'memory_mb', 'disk_gb')
+        once reserved amounts and allocation ratios are applied."""
+        total, reserved, ratio = {
+            'vcpus': (self.vcpus, self.vcpu_reserved, self.vcpu_ratio),
+            'memory_mb': (self.memory_mb, self.memory_mb_reserved,
+                          self.memory_ratio),
+            'disk_gb': (self.disk_gb, self.disk_gb_reserved,
+                        self.disk_ratio),
+        }[resource]
+        return (total - reserved) * ratio
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Instance:
+    uuid: str
+    name: str = ''
+    # Nova's vm_state: active, stopped, paused, shelved_offloaded, ...
+    state: str = 'active'
+    # The compute node's hostname; None while unplaced (building, shelved
+    # offloaded).
+    host: str | None = None
+    vcpus: int = 0
+    memory_mb: int = 0
+    disk_gb: int = 0
+    project_id: str | None = None
+    metadata: tuple = ()
+    locked: bool = False
+    pinned_availability_zone: str | None = None
+    flavor_extra_specs: tuple = ()
+    stamp: datetime.datetime = EPOCH
+
+    @property
+    def metadata_dict(self):
+        return dict(self.metadata)
+
+    @property
+    def flavor_extra_specs_dict(self):
+        return dict(self.flavor_extra_specs)
+
+
+def frozen_mapping(mapping):
+    """A mapping as a hashable, immutable, ordered tuple of pairs."""
+    return tuple(sorted((mapping or {}).items()))

@@ -1,0 +1,247 @@
+"""Nova versioned notifications as changes to the cluster state.
+
+Every instance notification carries the whole instance (an InstancePayload
+or one of its kinds), so a handler rebuilds the element from the payload
+instead of patching one field; an event older than what the model holds
+(``stamp``: the envelope's timestamp) changes nothing, so duplicates and
+out-of-order deliveries are harmless, and a deleted server leaves a
+tombstone that a late ``instance.update`` cannot bring back.
+
+Where a server runs is the one field some events get wrong, as captured
+from a real Nova: during a live migration every event but
+``live_migration_post_dest.end`` still names the source, and the source's
+``live_migration_post.end`` comes last; during an evacuation the events
+name the failed host while the destination compute publishes them. The
+``PLACEMENT`` rule of each event type says which to believe.
+"""
+
+import dataclasses
+import datetime
+
+from oslo_log import log
+
+from watcher_ha.decision_engine.model import elements
+
+LOG = log.getLogger(__name__)
+
+# Where the server runs, by event type.
+PAYLOAD = 'payload'        # the payload's host
+KEEP = 'keep'              # unchanged: the payload names the source of a
+                           # live migration in progress
+PUBLISHER = 'publisher'    # the nova-compute that published it (rebuild,
+                           # which an evacuation is)
+
+_INSTANCE_EVENTS = {
+    PAYLOAD: [
+        'instance.create.start', 'instance.create.end', 'instance.update',
+        'instance.delete.start', 'instance.delete.end',
+        'instance.soft_delete.start', 'instance.soft_delete.end',
+        'instance.restore.start', 'instance.restore.end',
+        'instance.live_migration_post_dest.end',
+        'instance.live_migration_rollback.start',
+        'instance.live_migration_rollback.end',
+        'instance.live_migration_rollback_dest.start',
+        'instance.live_migration_rollback_dest.end',
+        'instance.live_migration_abort.start',
+        'instance.live_migration_abort.end',
+        'instance.live_migration_force_complete.start',
+        'instance.live_migration_force_complete.end',
+        'instance.resize_prep.start', 'instance.resize_prep.end',
+        'instance.resize.start', 'instance.resize.end',
+        'instance.resize_finish.start', 'instance.resize_finish.end',
+        'instance.resize_confirm.start', 'instance.resize_confirm.end',
+        'instance.resize_revert.start', 'instance.resize_revert.end',
+        'instance.power_on.start', 'instance.power_on.end',
+        'instance.power_off.start', 'instance.power_off.end',
+        'instance.pause.start', 'instance.pause.end',
+        'instance.unpause.start', 'instance.unpause.end',
+        'instance.suspend.start', 'instance.suspend.end',
+        'instance.resume.start', 'instance.resume.end',
+        'instance.shutdown.start', 'instance.shutdown.end',
+        'instance.reboot.start', 'instance.reboot.end',
+        'instance.shelve.start', 'instance.shelve.end',
+        'instance.shelve_offload.start', 'instance.shelve_offload.end',
+        'instance.unshelve.start', 'instance.unshelve.end',
+        'instance.rescue.start', 'instance.rescue.end',
+        'instance.unrescue.start', 'instance.unrescue.end',
+        'instance.lock', 'instance.unlock',
+        'instance.snapshot.start', 'instance.snapshot.end',
+        'instance.interface_attach.start', 'instance.interface_attach.end',
+        'instance.interface_detach.start', 'instance.interface_detach.end',
+        'instance.volume_attach.start', 'instance.volume_attach.end',
+        'instance.volume_detach.start', 'instance.volume_detach.end',
+        'instance.volume_swap.start', 'instance.volume_swap.end',
+        'instance.trigger_crash_dump.start',
+        'instance.trigger_crash_dump.end',
+        'instance.share_attach.start', 'instance.share_attach.end',
+        'instance.share_detach.start', 'instance.share_detach.end',
+        'instance.update_tags',
+    ],
+    KEEP: [
+        'instance.live_migration_pre.start',
+        'instance.live_migration_pre.end',
+        'instance.live_migration_post.start',
+        'instance.live_migration_post.end',
+        'instance.live_migration_post_dest.start',
+        'instance.evacuate', 'instance.rebuild_scheduled',
+    ],
+    PUBLISHER: ['instance.rebuild.start', 'instance.rebuild.end'],
+}
+
+PLACEMENT = {event: rule for rule, events in _INSTANCE_EVENTS.items()
+             for event in events}
+
+SERVICE_EVENTS = ('service.create', 'service.update', 'service.delete')
+AGGREGATE_EVENTS = ('aggregate.add_host.end', 'aggregate.remove_host.end',
+                    'aggregate.update_metadata.end', 'aggregate.delete.end')
+
+COMPUTE_BINARY = 'nova-compute'
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """One notification as received: what happened, when, from whom."""
+    event_type: str
+    publisher_id: str
+    payload: dict
+    stamp: datetime.datetime
+
+    @classmethod
+    def from_message(cls, publisher_id, event_type, payload, metadata):
+        return cls(event_type, publisher_id or '', payload,
+                   parse_time(metadata.get('timestamp')))
+
+    @property
+    def data(self):
+        return self.payload.get('nova_object.data', {})
+
+    @property
+    def publishing_compute(self):
+        service, _, host = self.publisher_id.partition(':')
+        return host if service == COMPUTE_BINARY and host else None
+
+
+def parse_time(text):
+    """Nova's envelope timestamp ('2026-11-22 06:21:07.897434', UTC)."""
+    if not text:
+        return elements.EPOCH
+    text = text.replace('T', ' ').rstrip('Z')
+    for fmt in ('%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%d %H:%M:%S'):
+        try:
+            return datetime.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return elements.EPOCH
+
+
+def handles(event_type):
+    return (event_type in PLACEMENT or event_type in SERVICE_EVENTS
+            or event_type in AGGREGATE_EVENTS)
+
+
+def apply(changes, event):
+    """Apply ``event`` to ``changes`` (a state.Changes); returns the
+    hostnames it referenced that the model does not know."""
+    if event.event_type in PLACEMENT:
+        return _instance(changes, event)
+    if event.event_type in SERVICE_EVENTS:
+        return _service(changes, event)
+    if event.event_type in AGGREGATE_EVENTS:
+        return _aggregate(changes, event)
+    return set()
+
+
+def _get(evolver, key):
+    return evolver[key] if key in evolver else None
+
+
+def _newer(event, element):
+    return element is None or event.stamp >= element.stamp
+
+
+def _instance(changes, event):
+    data = event.data
+    uuid = data.get('uuid')
+    if not uuid:
+        return set()
+    current = _get(changes.instances, uuid)
+    buried = _get(changes.tombstones, uuid)
+    if not _newer(event, current) or (buried is not None
+                                      and event.stamp <= buried):
+        return set()
+    if (event.event_type == 'instance.delete.end'
+            or data.get('state') in elements.GONE_STATES):
+        changes.remove_instance(uuid, event.stamp)
+        return set()
+    rule = PLACEMENT[event.event_type]
+    if rule == KEEP and current is not None:
+        host = current.host
+    elif rule == PUBLISHER and event.publishing_compute:
+        host = event.publishing_compute
+    else:
+        host = data.get('host')
+    flavor = (data.get('flavor') or {}).get('nova_object.data', {})
+    changes.put_instance(elements.Instance(
+        uuid=uuid,
+        name=data.get('display_name') or '',
+        state=data.get('state') or 'active',
+        host=host,
+        vcpus=flavor.get('vcpus', 0),
+        memory_mb=flavor.get('memory_mb', 0),
+        disk_gb=(flavor.get('root_gb', 0) + flavor.get('ephemeral_gb', 0)),
+        project_id=data.get('tenant_id'),
+        metadata=elements.frozen_mapping(data.get('metadata')),
+        locked=bool(data.get('locked')),
+        # Notifications do not carry the AZ a server was pinned to at boot;
+        # keep what the last resync read.
+        pinned_availability_zone=(current.pinned_availability_zone
+                                  if current else None),
+        flavor_extra_specs=elements.frozen_mapping(
+            flavor.get('extra_specs')),
+        stamp=event.stamp))
+    if host is not None and host not in changes.nodes:
+        return {host}
+    return set()
+
+
+def _service(changes, event):
+    data = event.data
+    if data.get('binary') != COMPUTE_BINARY or not data.get('host'):
+        return set()
+    hostname = data['host']
+    current = _get(changes.nodes, hostname)
+    if not _newer(event, current):
+        return set()
+    if event.event_type == 'service.delete':
+        changes.remove_node(hostname)
+        return set()
+    base = current or elements.ComputeNode(hostname=hostname)
+    changes.put_node(dataclasses.replace(
+        base,
+        state='down' if data.get('forced_down') else 'up',
+        status='disabled' if data.get('disabled') else 'enabled',
+        disabled_reason=data.get('disabled_reason'),
+        availability_zone=(data.get('availability_zone')
+                           or base.availability_zone),
+        stamp=event.stamp))
+    # A new compute: its capacity comes from Nova.
+    return set() if current is not None else {hostname}
+
+
+def _aggregate(changes, event):
+    data = event.data
+    name = data.get('name')
+    members = set(data.get('hosts') or ())
+    zone = (data.get('metadata') or {}).get('availability_zone')
+    deleted = event.event_type == 'aggregate.delete.end'
+    for hostname, node in list(changes.nodes.persistent().items()):
+        inside = hostname in members and not deleted
+        aggregates = (node.aggregates | {name} if inside
+                      else node.aggregates - {name})
+        node_zone = zone if (inside and zone) else node.availability_zone
+        if (aggregates, node_zone) != (node.aggregates,
+                                       node.availability_zone):
+            changes.put_node(dataclasses.replace(
+                node, aggregates=frozenset(aggregates),
+                availability_zone=node_zone))
+    return {host for host in members if host not in changes.nodes}
