@@ -5,6 +5,7 @@ Stopping (SIGTERM) stops consuming first, then lets the manager finish or
 hand back what it holds within ``STOP_TIMEOUT`` seconds.
 """
 
+import datetime
 import threading
 
 import oslo_messaging
@@ -28,10 +29,12 @@ STOP_TIMEOUT = 8.0
 class Periodic:
     """A task run every ``interval()`` seconds (re-read on SIGHUP)."""
 
-    def __init__(self, name, func, interval):
+    def __init__(self, name, func, interval, at_start=False):
         self.name = name
         self.func = func
         self.interval = interval
+        # Also run once right after the daemon starts.
+        self.at_start = at_start
 
     def __call__(self):
         try:
@@ -104,10 +107,12 @@ class Daemon(service.ServiceBase):
 
     def _schedule(self):
         for task in self.manager.periodic():
+            first = ({'next_run_time': datetime.datetime.now(
+                datetime.timezone.utc)} if task.at_start else {})
             self._scheduler.add_job(
                 task, 'interval', seconds=task.interval(), id=task.name,
                 name=task.name, replace_existing=True, max_instances=1,
-                coalesce=True)
+                coalesce=True, **first)
 
     def stop(self, graceful=True):
         if self._stopped.is_set():

@@ -23,6 +23,22 @@ OPTS = [
         help='Seconds between two looks for continuous audits due for a '
              'round.'),
     cfg.StrOpt(
+        'nova_exchange', default='nova',
+        help='Exchange on which Nova publishes its notifications (its '
+             'control_exchange).'),
+    cfg.StrOpt(
+        'nova_topic', default='versioned_notifications',
+        help='Topic of Nova\'s versioned notifications '
+             '([notifications] versioned_notifications_topics in nova.conf).'),
+    cfg.ListOpt(
+        'collectors', default=['compute'],
+        help='Cluster data model collectors (namespace '
+             'watcher_ha.collectors) each decision engine runs.'),
+    cfg.IntOpt(
+        'model_ready_timeout', default=60, min=0, mutable=True,
+        help='Seconds an audit waits for a data model whose first full '
+             'sync has not completed, before it fails.'),
+    cfg.StrOpt(
         'planner', default='weight',
         help='The planner plugin (namespace watcher_ha.planners) that '
              'orders a strategy\'s actions into an action plan.'),

@@ -10,6 +10,7 @@ from oslo_log import log
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import coordination
 from watcher_ha.common import daemon
+from watcher_ha.common import exception
 from watcher_ha.common import plugins
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import audit_runs
@@ -19,6 +20,11 @@ from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import listener as model_listener
+from watcher_ha.decision_engine.model import views as model_views
+from watcher_ha.decision_engine.model.collector import manager as \
+    collector_manager
 from watcher_ha.notifications import notifier
 
 CONF = cfg.CONF
@@ -37,9 +43,17 @@ class Endpoints:
         self._manager.submit(audit_uuid)
 
     def get_data_model_info(self, context, data_model_type, audit_uuid):
-        # The cluster data model (collectors fed by Nova) is not built yet:
-        # this engine knows no compute node or server.
-        return {'context': []}
+        """The model as Watcher lists it, with its generation and age (an
+        engine that keeps no such model lists nothing, and says so)."""
+        try:
+            model = self._manager.model(data_model_type)
+        except exception.NotFound as err:
+            return {'context': [], 'model': {
+                'name': data_model_type, 'host': self._manager.host,
+                'enabled': False, 'reason': str(err)}}
+        return {'context': model_views.listing(model.snapshot()),
+                'model': dict(model.info(), host=self._manager.host,
+                              enabled=True)}
 
     def get_strategy_info(self, context, strategy_name):
         """What the strategy needs (datasources, metrics, data models)."""
@@ -59,6 +73,9 @@ class DecisionEngineManager:
         self._stopping = threading.Event()
         self.group = None
         self._ring = coordination.Ring()
+        self.collectors = None
+        self.dispatcher = None
+        self._listener = None
 
     def start(self, group=None):
         """``group``: this engine's membership of the engines' group
@@ -79,6 +96,28 @@ class DecisionEngineManager:
                                        planner.from_conf(CONF))
         self._pool = ThreadPoolExecutor(
             CONF.watcher_decision_engine.max_audit_workers)
+        self._start_models()
+
+    def _start_models(self):
+        """The data models: notifications flow in at once; each model's
+        first full sync runs in the background (see periodic())."""
+        self.collectors = collector_manager.CollectorManager()
+        if not self.collectors.list():
+            return
+        self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
+        self.dispatcher.start()
+        self._listener = model_listener.NovaListener(self.dispatcher,
+                                                     self.host)
+        self._listener.start()
+
+    def model(self, name):
+        """The data model ``name``; NotFound if this engine has none."""
+        if self.collectors is None or name not in self.collectors.list():
+            raise exception.NotFound(
+                'This decision engine (%s) keeps no %s data model; check '
+                '[watcher_decision_engine] collectors and its log.'
+                % (self.host, name))
+        return self.collectors.model(name)
 
     def endpoints(self):
         return [Endpoints(self)]
@@ -94,6 +133,13 @@ class DecisionEngineManager:
                             lambda: CONF.heartbeat_interval),
             daemon.Periodic('balance_audits', self.balance,
                             lambda: CONF.coordination.membership_refresh),
+        ] + [
+            daemon.Periodic('resync_%s_model' % name,
+                            lambda name=name: self.collectors.resync(name),
+                            lambda name=name: self.collectors.get(
+                                name).options.period,
+                            at_start=True)
+            for name in (self.collectors.list() if self.collectors else ())
         ]
 
     def _run(self, key, func, uuid):
@@ -197,6 +243,10 @@ class DecisionEngineManager:
             self._pool.shutdown(wait=False)
         while self._in_flight and time.monotonic() < deadline - 1:
             time.sleep(0.1)
+        if self._listener is not None:
+            self._listener.stop()
+        if self.dispatcher is not None:
+            self.dispatcher.stop()
         released = audit_runs.release(watcher_context.admin_context(),
                                       self.host)
         if released:

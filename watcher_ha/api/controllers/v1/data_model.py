@@ -22,6 +22,7 @@ SERVER_FIELDS = ('server_uuid', 'server_watcher_exclude', 'server_name',
                  'server_locked')
 EXTENDED_SERVER_FIELDS = ('server_pinned_az', 'server_flavor_extra_specs')
 EXTENDED_VERSION = '1.6'
+MODEL_INFO_VERSION = '1.8'
 
 
 class DataModelController(rest.RestController):
@@ -45,5 +46,10 @@ class DataModelController(rest.RestController):
         shown = NODE_FIELDS + SERVER_FIELDS
         if request.version_at_least(EXTENDED_VERSION):
             shown += EXTENDED_SERVER_FIELDS
-        return {'context': [{key: entry[key] for key in shown if key in entry}
+        body = {'context': [{key: entry[key] for key in shown
+                             if key in entry}
                             for entry in model.get('context', [])]}
+        if request.version_at_least(MODEL_INFO_VERSION):
+            # Which engine answered, its model's generation and age.
+            body['model'] = model.get('model')
+        return body

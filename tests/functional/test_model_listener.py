@@ -1,0 +1,126 @@
+"""Nova's notifications on a real RabbitMQ reach every decision engine's
+model (broadcast: one pool per engine) without robbing Nova's other
+consumers, and two engines' models agree after a burst."""
+
+import threading
+import time
+
+import oslo_messaging
+import pytest
+from oslo_config import cfg
+
+from tests import nova_samples
+from tests import servers
+from watcher_ha.conf import CONF
+from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import elements
+from watcher_ha.decision_engine.model import listener
+
+LIVE = nova_samples.live()
+HOSTS = ['fake-compute-1', 'fake-compute-2', 'fake-compute-3']
+
+
+@pytest.fixture
+def rabbit():
+    url, delete = servers.create_rabbit_vhost()
+    CONF.set_override('transport_url', url)
+    yield url
+    CONF.clear_override('transport_url')
+    delete()
+
+
+class Engine:
+    """What a decision engine runs for its model: listener, dispatcher,
+    model."""
+
+    def __init__(self, host):
+        self.model = cluster.ClusterModel()
+        self.model.update(lambda changes: [
+            changes.put_node(elements.ComputeNode(hostname=h, vcpus=8))
+            for h in HOSTS])
+        self.dispatcher = dispatch.Dispatcher([dispatch.Handler(
+            'compute', r'^nova-', None, self.model.apply)])
+        self.listener = listener.NovaListener(self.dispatcher, host)
+
+    def start(self):
+        self.dispatcher.start()
+        self.listener.start()
+
+    def stop(self):
+        self.listener.stop()
+        self.dispatcher.stop()
+
+
+class PlainConsumer:
+    """Another consumer of Nova's topic (e.g. ceilometer), no pool."""
+
+    def __init__(self, transport):
+        self.count = 0
+        self.lock = threading.Lock()
+        self.listener = oslo_messaging.get_notification_listener(
+            transport, [oslo_messaging.Target(exchange='nova',
+                                              topic='versioned_notifications')],
+            [self], executor='threading')
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        with self.lock:
+            self.count += 1
+
+    def start(self):
+        self.listener.start()
+
+    def stop(self):
+        self.listener.stop()
+        self.listener.wait()
+
+
+def nova_notifier():
+    """A notifier as Nova has it: its exchange is its control_exchange,
+    'nova'."""
+    conf = cfg.ConfigOpts()
+    # The first call registers the transport options in ``conf``.
+    oslo_messaging.get_notification_transport(conf, url=CONF.transport_url)
+    conf.set_override('control_exchange', 'nova')
+    transport = oslo_messaging.get_notification_transport(
+        conf, url=CONF.transport_url)
+    return oslo_messaging.Notifier(transport, driver='messagingv2',
+                                   topics=['versioned_notifications'])
+
+
+def test_two_engines_agree_after_a_burst(rabbit):
+    engines = [Engine('engine-a'), Engine('engine-b')]
+    transport = oslo_messaging.get_notification_transport(CONF)
+    other = PlainConsumer(transport)
+    for engine in engines:
+        engine.start()
+    other.start()
+    try:
+        time.sleep(1)
+        notifier = nova_notifier()
+        sent = 0
+        burst = [n for n in sorted(LIVE.values(),
+                                   key=lambda n: n['metadata']['timestamp'])
+                 if n['event_type'].startswith(('instance.', 'service.'))]
+        for _ in range(20):
+            for notification in burst:
+                notifier.prepare(
+                    publisher_id=notification['publisher_id']).info(
+                    {}, notification['event_type'], notification['payload'])
+                sent += 1
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if (all(e.dispatcher.dispatched == sent for e in engines)
+                    and other.count == sent):
+                break
+            time.sleep(0.1)
+        assert [e.dispatcher.dispatched for e in engines] == [sent, sent]
+        assert other.count == sent
+        first, second = (e.model.snapshot() for e in engines)
+        assert first.instances == second.instances
+        assert first.nodes == second.nodes
+        assert first.instances, 'the burst created servers'
+    finally:
+        other.stop()
+        for engine in engines:
+            engine.stop()

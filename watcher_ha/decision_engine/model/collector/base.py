@@ -1,0 +1,56 @@
+"""What a cluster data model collector (namespace ``watcher_ha.collectors``)
+offers: a full read of its source, a lookup of one missing node, and the
+notification handlers that keep its model fresh between reads.
+
+Each collector has an option group ``watcher_cluster_data_model_collectors.
+<name>`` with at least ``period``, the seconds between two full resyncs.
+"""
+
+from oslo_config import cfg
+
+GROUP_PREFIX = 'watcher_cluster_data_model_collectors.'
+
+COMMON_OPTS = [
+    cfg.IntOpt('period', default=3600, min=10, mutable=True,
+               help='Seconds between two full resyncs of this model from '
+                    'its source; the first runs when the engine starts.'),
+]
+
+
+def group_name(name):
+    return GROUP_PREFIX + name
+
+
+class Collector:
+    name: str
+    # Options of the collector's group beyond COMMON_OPTS.
+    extra_opts: list = []
+
+    @classmethod
+    def register_opts(cls, conf):
+        group = group_name(cls.name)
+        conf.register_opts(COMMON_OPTS + cls.extra_opts, group=group)
+        return conf[group]
+
+    def __init__(self, conf, model):
+        self.conf = conf
+        self.options = self.register_opts(conf)
+        self.model = model
+
+    def disabled_because(self):
+        """Why this collector cannot run with the configuration it has
+        (None: it can)."""
+        return None
+
+    def build(self, stamp):
+        """A fresh ClusterState read from the source; every element is
+        stamped with ``stamp`` (when the read started)."""
+        raise NotImplementedError
+
+    def fetch_node(self, hostname, stamp):
+        """The ComputeNode ``hostname`` as the source has it, or None."""
+        raise NotImplementedError
+
+    def handlers(self):
+        """dispatch.Handler objects that keep the model fresh."""
+        return []

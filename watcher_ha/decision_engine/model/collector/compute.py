@@ -1,0 +1,217 @@
+"""The compute collector: compute nodes and servers, read from Nova and
+Placement, kept fresh by Nova's notifications.
+
+Nova (through python-novaclient) gives the compute services (status,
+state, disabled reason), the hypervisors (their uuid), the aggregates and
+availability zones and every server with its flavor; Placement (through a
+keystoneauth adapter) gives each node's inventory: totals, reserved
+amounts and allocation ratios, which Nova's API no longer shows since
+microversion 2.88.
+
+Credentials and endpoints come from the ``[nova]`` group (keystoneauth
+session, auth and adapter options): password auth in production,
+``auth_type = none`` with ``endpoint_override`` against the simulator.
+``[placement]`` has the adapter options for Placement.
+"""
+
+from keystoneauth1 import loading as ks_loading
+from novaclient import client as nova_client
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import elements
+from watcher_ha.decision_engine.model import nova_events
+from watcher_ha.decision_engine.model import state as model_state
+from watcher_ha.decision_engine.model.collector import base
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+NOVA_GROUP = 'nova'
+PLACEMENT_GROUP = 'placement'
+# pinned_availability_zone appears at 2.96.
+NOVA_API_VERSION = '2.96'
+PLACEMENT_API_VERSION = '1.6'
+PAGE = 1000
+
+
+def register_opts(conf):
+    for group, service_type in ((NOVA_GROUP, 'compute'),
+                                (PLACEMENT_GROUP, 'placement')):
+        ks_loading.register_session_conf_options(conf, group)
+        ks_loading.register_auth_conf_options(conf, group)
+        ks_loading.register_adapter_conf_options(conf, group)
+        conf.set_default('service_type', service_type, group=group)
+
+
+def list_opts():
+    """(group, options) for the sample configuration."""
+    found = []
+    for group in (NOVA_GROUP, PLACEMENT_GROUP):
+        opts = (ks_loading.get_session_conf_options()
+                + ks_loading.get_auth_common_conf_options()
+                + ks_loading.get_adapter_conf_options())
+        found.append((group, opts))
+    return found
+
+
+class ComputeCollector(base.Collector):
+    name = 'compute'
+
+    def __init__(self, conf, model):
+        super().__init__(conf, model)
+        register_opts(conf)
+        self._nova = None
+        self._placement = None
+
+    def disabled_because(self):
+        if self.conf[NOVA_GROUP].auth_type is None:
+            return ('[nova] auth_type is not set: set it to "password" '
+                    '(with auth_url, username, ...) for a cloud, or to '
+                    '"none" with endpoint_override for the simulator')
+        return None
+
+    # Clients, made on first use (the engine starts without Nova).
+
+    def _session(self, group):
+        auth = ks_loading.load_auth_from_conf_options(self.conf, group)
+        return ks_loading.load_session_from_conf_options(self.conf, group,
+                                                         auth=auth)
+
+    def nova(self):
+        if self._nova is None:
+            options = self.conf[NOVA_GROUP]
+            self._nova = nova_client.Client(
+                NOVA_API_VERSION, session=self._session(NOVA_GROUP),
+                endpoint_override=options.endpoint_override,
+                region_name=options.region_name,
+                endpoint_type=(options.valid_interfaces or ['public'])[0])
+        return self._nova
+
+    def placement(self):
+        if self._placement is None:
+            self._placement = ks_loading.load_adapter_from_conf_options(
+                self.conf, PLACEMENT_GROUP,
+                session=self._session(PLACEMENT_GROUP),
+                default_microversion=PLACEMENT_API_VERSION)
+        return self._placement
+
+    # Full read.
+
+    def build(self, stamp):
+        nova = self.nova()
+        zones = self._zones(nova)
+        services = {s.host: s for s in nova.services.list(
+            binary='nova-compute')}
+        inventories = self._inventories()
+        changes = model_state.ClusterState().changes()
+        for hypervisor in nova.hypervisors.list(detailed=True):
+            node = self._node(hypervisor, services, inventories, zones,
+                              stamp)
+            if node is not None:
+                changes.put_node(node)
+        for server in nova.servers.list(
+                detailed=True, search_opts={'all_tenants': True},
+                limit=-1):
+            instance = self._instance(server, stamp)
+            if instance.state not in elements.GONE_STATES:
+                changes.put_instance(instance)
+        return changes.state()
+
+    def fetch_node(self, hostname, stamp):
+        nova = self.nova()
+        found = [h for h in nova.hypervisors.search(hostname, detailed=True)
+                 if _hypervisor_host(h) == hostname]
+        if not found:
+            return None
+        services = {s.host: s for s in nova.services.list(
+            host=hostname, binary='nova-compute')}
+        return self._node(found[0], services, self._inventories(
+            names={found[0].hypervisor_hostname}), self._zones(nova), stamp)
+
+    def _zones(self, nova):
+        """{host: (availability zone, aggregate names)}."""
+        found = {}
+        for aggregate in nova.aggregates.list():
+            zone = aggregate.availability_zone
+            for host in aggregate.hosts:
+                known_zone, names = found.get(host, (None, frozenset()))
+                found[host] = (zone or known_zone, names | {aggregate.name})
+        return found
+
+    def _inventories(self, names=None):
+        """{provider name: (provider uuid, {resource class: inventory})}."""
+        placement = self.placement()
+        providers = placement.get('/resource_providers').json()[
+            'resource_providers']
+        found = {}
+        for provider in providers:
+            if names is not None and provider['name'] not in names:
+                continue
+            inventories = placement.get(
+                '/resource_providers/%s/inventories' % provider['uuid']
+            ).json()['inventories']
+            found[provider['name']] = (provider['uuid'], inventories)
+        return found
+
+    def _node(self, hypervisor, services, inventories, zones, stamp):
+        host = _hypervisor_host(hypervisor)
+        service = services.get(host)
+        if service is None:
+            return None
+        uuid, inventory = inventories.get(hypervisor.hypervisor_hostname,
+                                          (str(hypervisor.id), {}))
+        zone, aggregates = zones.get(host, (None, frozenset()))
+
+        def amount(resource_class, key, default=0):
+            return inventory.get(resource_class, {}).get(key, default)
+        return elements.ComputeNode(
+            hostname=host, uuid=uuid,
+            state='down' if (service.state == 'down'
+                             or getattr(service, 'forced_down', False))
+            else 'up',
+            status=service.status, disabled_reason=service.disabled_reason,
+            vcpus=amount('VCPU', 'total'),
+            memory_mb=amount('MEMORY_MB', 'total'),
+            disk_gb=amount('DISK_GB', 'total'),
+            vcpu_reserved=amount('VCPU', 'reserved'),
+            memory_mb_reserved=amount('MEMORY_MB', 'reserved'),
+            disk_gb_reserved=amount('DISK_GB', 'reserved'),
+            vcpu_ratio=amount('VCPU', 'allocation_ratio', 1.0),
+            memory_ratio=amount('MEMORY_MB', 'allocation_ratio', 1.0),
+            disk_ratio=amount('DISK_GB', 'allocation_ratio', 1.0),
+            availability_zone=zone or getattr(service, 'zone', None),
+            aggregates=frozenset(aggregates), stamp=stamp)
+
+    @staticmethod
+    def _instance(server, stamp):
+        info = server.to_dict()
+        flavor = info.get('flavor') or {}
+        return elements.Instance(
+            uuid=info['id'], name=info.get('name') or '',
+            state=info.get('OS-EXT-STS:vm_state') or 'active',
+            host=info.get('OS-EXT-SRV-ATTR:host'),
+            vcpus=flavor.get('vcpus', 0), memory_mb=flavor.get('ram', 0),
+            disk_gb=flavor.get('disk', 0) + flavor.get('ephemeral', 0),
+            project_id=info.get('tenant_id'),
+            metadata=elements.frozen_mapping(info.get('metadata')),
+            locked=bool(info.get('locked')),
+            pinned_availability_zone=info.get('pinned_availability_zone'),
+            flavor_extra_specs=elements.frozen_mapping(
+                flavor.get('extra_specs')),
+            stamp=stamp)
+
+    # Notifications.
+
+    def handlers(self):
+        event_types = frozenset(
+            list(nova_events.PLACEMENT) + list(nova_events.SERVICE_EVENTS)
+            + list(nova_events.AGGREGATE_EVENTS))
+        return [dispatch.Handler('compute', r'^nova-', event_types,
+                                 self.model.apply)]
+
+
+def _hypervisor_host(hypervisor):
+    service = getattr(hypervisor, 'service', None) or {}
+    return service.get('host') or hypervisor.hypervisor_hostname

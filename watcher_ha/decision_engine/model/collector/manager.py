@@ -1,0 +1,105 @@
+"""The collectors of one decision engine: one instance per collector type
+for the life of the process, each with its model, its notification
+handlers and its periodic resync."""
+
+import dataclasses
+import datetime
+
+from oslo_config import cfg
+from oslo_log import log
+from stevedore import driver
+
+from watcher_ha.common import plugins
+from watcher_ha.decision_engine.model import cluster
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+
+def _utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class CollectorManager:
+
+    def __init__(self, names=None, conf=CONF):
+        self.conf = conf
+        self.collectors = {}
+        for name in names if names is not None else \
+                conf.watcher_decision_engine.collectors:
+            plugin = driver.DriverManager(plugins.COLLECTORS, name,
+                                          invoke_on_load=False).driver
+            collector = plugin(conf, cluster.ClusterModel(name))
+            reason = collector.disabled_because()
+            if reason:
+                LOG.warning('The %s data model is off: %s', name, reason)
+                continue
+            self.collectors[name] = collector
+
+    def list(self):
+        return sorted(self.collectors)
+
+    def get(self, name):
+        return self.collectors[name]
+
+    def model(self, name):
+        return self.collectors[name].model
+
+    def handlers(self):
+        """The collectors' notification handlers; a node a notification
+        names but the model lacks is fetched from the source at once."""
+        wrapped = []
+        for name, collector in self.collectors.items():
+            for handler in collector.handlers():
+                def handle(event, handler=handler, name=name):
+                    missing = handler.handle(event)
+                    if missing:
+                        self.fetch_missing(name, missing)
+                wrapped.append(dataclasses.replace(handler, handle=handle))
+        return wrapped
+
+    def resync(self, name):
+        """Read the whole source and swap the fresh model in; what arrives
+        meanwhile is replayed onto it."""
+        collector = self.collectors[name]
+        model = collector.model
+        stamp = _utcnow()
+        model.begin_resync()
+        try:
+            fresh = collector.build(stamp)
+        except Exception:
+            model.abort_resync()
+            LOG.exception('Resync of the %s model failed; the model keeps '
+                          'its notifications-fed state', name)
+            raise
+        model.finish_resync(fresh)
+
+    def fetch_missing(self, name, hostnames):
+        """Nodes a notification named that the model lacks: from the
+        source."""
+        collector = self.collectors[name]
+        stamp = _utcnow()
+        for hostname in hostnames:
+            try:
+                node = collector.fetch_node(hostname, stamp)
+            except Exception as err:  # noqa: BLE001
+                LOG.warning('Could not fetch node %s: %s (the next resync '
+                            'will)', hostname, err)
+                continue
+            if node is not None:
+                collector.model.update(
+                    lambda changes, node=node: _add_if_missing(changes, node))
+
+
+def _add_if_missing(changes, node):
+    """Add a node read from the source, unless the model has it already;
+    a placeholder made by a service notification (no uuid yet) gets the
+    source's capacity but keeps the notification's status."""
+    if node.hostname not in changes.nodes:
+        changes.put_node(node)
+        return
+    known = changes.nodes[node.hostname]
+    if known.uuid is None:
+        changes.put_node(dataclasses.replace(
+            node, state=known.state, status=known.status,
+            disabled_reason=known.disabled_reason, stamp=known.stamp))

@@ -1,0 +1,64 @@
+"""Nova's versioned notifications, received in broadcast mode.
+
+The listener consumes from a pool named after this engine: RabbitMQ gives
+each pool its own queue bound to Nova's ``versioned_notifications`` topic,
+so every decision engine receives every notification, and Nova's other
+consumers (the plain topic queue, other pools) lose none.
+"""
+
+import oslo_messaging
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.decision_engine.model import nova_events
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+POOL_PREFIX = 'watcher-ha-model-'
+
+
+def pool_name(host):
+    return POOL_PREFIX + host
+
+
+class _Endpoint:
+
+    def __init__(self, dispatcher):
+        self._dispatcher = dispatcher
+
+    def _receive(self, ctxt, publisher_id, event_type, payload, metadata):
+        self._dispatcher.submit(nova_events.Event.from_message(
+            publisher_id, event_type, payload, metadata or {}))
+        return oslo_messaging.NotificationResult.HANDLED
+
+    audit = debug = info = warn = error = critical = sample = _receive
+
+
+class NovaListener:
+
+    def __init__(self, dispatcher, host, conf=CONF):
+        self._dispatcher = dispatcher
+        self._host = host
+        self._conf = conf
+        self._listener = None
+
+    def start(self):
+        engine = self._conf.watcher_decision_engine
+        transport = oslo_messaging.get_notification_transport(self._conf)
+        targets = [oslo_messaging.Target(exchange=engine.nova_exchange,
+                                         topic=engine.nova_topic)]
+        self._listener = oslo_messaging.get_notification_listener(
+            transport, targets, [_Endpoint(self._dispatcher)],
+            executor='threading', pool=pool_name(self._host),
+            allow_requeue=False)
+        self._listener.start()
+        LOG.info('Listening to %s.%s notifications in pool %s',
+                 engine.nova_exchange, engine.nova_topic,
+                 pool_name(self._host))
+
+    def stop(self):
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener.wait()
+            self._listener = None
