@@ -266,7 +266,7 @@ def test_service_events(where, notification):
         assert model.snapshot().node(data['host']).status == (
             'disabled' if data['disabled'] else 'enabled')
     else:
-        assert model.snapshot().nodes == {}
+        assert len(model.snapshot().nodes) == 0
 
 
 @pytest.mark.parametrize('where,notification', [

@@ -151,10 +151,6 @@ def apply(changes, event):
     return set()
 
 
-def _get(evolver, key):
-    return evolver[key] if key in evolver else None
-
-
 def _newer(event, element):
     return element is None or event.stamp >= element.stamp
 
@@ -164,8 +160,8 @@ def _instance(changes, event):
     uuid = data.get('uuid')
     if not uuid:
         return set()
-    current = _get(changes.instances, uuid)
-    buried = _get(changes.tombstones, uuid)
+    current = changes.instance(uuid)
+    buried = changes.tombstone(uuid)
     if not _newer(event, current) or (buried is not None
                                       and event.stamp <= buried):
         return set()
@@ -199,7 +195,7 @@ def _instance(changes, event):
         flavor_extra_specs=elements.frozen_mapping(
             flavor.get('extra_specs')),
         stamp=event.stamp))
-    if host is not None and host not in changes.nodes:
+    if host is not None and not changes.has_node(host):
         return {host}
     return set()
 
@@ -209,7 +205,7 @@ def _service(changes, event):
     if data.get('binary') != COMPUTE_BINARY or not data.get('host'):
         return set()
     hostname = data['host']
-    current = _get(changes.nodes, hostname)
+    current = changes.node(hostname)
     if not _newer(event, current):
         return set()
     if event.event_type == 'service.delete':
@@ -234,7 +230,7 @@ def _aggregate(changes, event):
     members = set(data.get('hosts') or ())
     zone = (data.get('metadata') or {}).get('availability_zone')
     deleted = event.event_type == 'aggregate.delete.end'
-    for hostname, node in list(changes.nodes.persistent().items()):
+    for hostname, node in changes.all_nodes().items():
         inside = hostname in members and not deleted
         aggregates = (node.aggregates | {name} if inside
                       else node.aggregates - {name})
@@ -244,4 +240,4 @@ def _aggregate(changes, event):
             changes.put_node(dataclasses.replace(
                 node, aggregates=frozenset(aggregates),
                 availability_zone=node_zone))
-    return {host for host in members if host not in changes.nodes}
+    return {host for host in members if not changes.has_node(host)}

@@ -1,29 +1,33 @@
 """One version of the cluster: compute nodes, instances and the mapping
-between them, in persistent (structurally shared) maps.
+between them, in persistent maps (immutables.Map: a hash array mapped
+trie, so a changed map shares every untouched part with the old one).
 
-A ``ClusterState`` never changes once made: ``Changes`` applies updates to
-an evolver and returns a new state that shares every untouched part with
-the old one. So a snapshot for an audit is just the current state object,
-taken in O(1), and later updates cannot reach it.
+A ``ClusterState`` never changes once made: ``Changes`` gathers updates
+over one state and makes the next one from them. So a snapshot for an
+audit is just the current state object, taken in O(1), and later updates
+cannot reach it.
 """
 
 import dataclasses
 
-from pyrsistent import pmap
-from pyrsistent import pset
+import immutables
+
+EMPTY = immutables.Map()
+# Marks a key removed in a Changes overlay.
+_GONE = object()
 
 
 @dataclasses.dataclass(frozen=True)
 class ClusterState:
     # hostname -> ComputeNode
-    nodes: object = pmap()
+    nodes: immutables.Map = EMPTY
     # uuid -> Instance
-    instances: object = pmap()
-    # hostname -> pset of instance uuids placed there
-    placement: object = pmap()
+    instances: immutables.Map = EMPTY
+    # hostname -> Map of the uuids of the instances placed there
+    placement: immutables.Map = EMPTY
     # uuid -> stamp of its deletion: a late update must not bring a
     # deleted server back.
-    tombstones: object = pmap()
+    tombstones: immutables.Map = EMPTY
     generation: int = 0
 
     # Read side, for strategies.
@@ -37,7 +41,7 @@ class ClusterState:
     def instances_on(self, hostname):
         """The instances placed on ``hostname``, in uuid order."""
         return [self.instances[uuid]
-                for uuid in sorted(self.placement.get(hostname, ()))]
+                for uuid in sorted(self.placement.get(hostname, EMPTY))]
 
     def used(self, hostname, resource):
         """What the node's instances take of ``resource``."""
@@ -48,70 +52,119 @@ class ClusterState:
         return Changes(self)
 
 
-def _get(evolver, key, default=None):
-    # Evolvers have no get().
-    return evolver[key] if key in evolver else default
-
-
 class Changes:
-    """Updates to one state, gathered into the next one."""
+    """Updates over one state (overlays on its maps), gathered into the
+    next state by ``state()``."""
 
     def __init__(self, state):
         self._base = state
-        self.nodes = state.nodes.evolver()
-        self.instances = state.instances.evolver()
-        self.placement = state.placement.evolver()
-        self.tombstones = state.tombstones.evolver()
+        self._nodes = {}
+        self._instances = {}
+        self._tombstones = {}
+        self._placement = {}
         self.count = 0
 
+    # Reads see the updates made so far.
+
+    def node(self, hostname):
+        return _read(self._nodes, self._base.nodes, hostname)
+
+    def instance(self, uuid):
+        return _read(self._instances, self._base.instances, uuid)
+
+    def tombstone(self, uuid):
+        return _read(self._tombstones, self._base.tombstones, uuid)
+
+    def has_node(self, hostname):
+        return self.node(hostname) is not None
+
+    def all_nodes(self):
+        """Every node, as of the updates made so far."""
+        found = dict(self._base.nodes.items())
+        for hostname, node in self._nodes.items():
+            if node is _GONE:
+                found.pop(hostname, None)
+            else:
+                found[hostname] = node
+        return found
+
+    # Writes.
+
     def put_node(self, node):
-        self.nodes[node.hostname] = node
+        self._nodes[node.hostname] = node
         self.count += 1
 
     def remove_node(self, hostname):
-        if hostname in self.nodes:
-            del self.nodes[hostname]
+        if self.has_node(hostname):
+            self._nodes[hostname] = _GONE
             self.count += 1
 
     def put_instance(self, instance):
-        old = _get(self.instances, instance.uuid)
+        old = self.instance(instance.uuid)
         if old is not None and old.host != instance.host:
             self._unplace(old.uuid, old.host)
         if old is None or old.host != instance.host:
             self._place(instance.uuid, instance.host)
-        self.instances[instance.uuid] = instance
-        if instance.uuid in self.tombstones:
-            del self.tombstones[instance.uuid]
+        self._instances[instance.uuid] = instance
+        if self.tombstone(instance.uuid) is not None:
+            self._tombstones[instance.uuid] = _GONE
         self.count += 1
 
     def remove_instance(self, uuid, stamp):
-        old = _get(self.instances, uuid)
+        old = self.instance(uuid)
         if old is not None:
             self._unplace(uuid, old.host)
-            del self.instances[uuid]
-        self.tombstones[uuid] = stamp
+            self._instances[uuid] = _GONE
+        self._tombstones[uuid] = stamp
         self.count += 1
+
+    def _placed(self, host):
+        if host in self._placement:
+            return self._placement[host]
+        return self._base.placement.get(host, EMPTY)
 
     def _place(self, uuid, host):
         if host is not None:
-            self.placement[host] = _get(self.placement, host, pset()).add(uuid)
+            self._placement[host] = self._placed(host).set(uuid, None)
 
     def _unplace(self, uuid, host):
-        if host is None or host not in self.placement:
+        if host is None:
             return
-        remaining = self.placement[host].discard(uuid)
-        if remaining:
-            self.placement[host] = remaining
-        else:
-            del self.placement[host]
+        placed = self._placed(host)
+        if uuid in placed:
+            self._placement[host] = placed.delete(uuid)
 
     def state(self):
         """The next state (the same one if nothing changed)."""
         if not self.count:
             return self._base
+        placement = dict(self._placement)
+        for host, placed in placement.items():
+            if not len(placed):
+                placement[host] = _GONE
         return ClusterState(
-            nodes=self.nodes.persistent(),
-            instances=self.instances.persistent(),
-            placement=self.placement.persistent(),
-            tombstones=self.tombstones.persistent(),
+            nodes=_merge(self._base.nodes, self._nodes),
+            instances=_merge(self._base.instances, self._instances),
+            placement=_merge(self._base.placement, placement),
+            tombstones=_merge(self._base.tombstones, self._tombstones),
             generation=self._base.generation + 1)
+
+
+def _read(overlay, base, key):
+    if key in overlay:
+        value = overlay[key]
+        return None if value is _GONE else value
+    return base.get(key)
+
+
+def _merge(base, overlay):
+    if not overlay:
+        return base
+    with base.mutate() as mutation:
+        for key, value in overlay.items():
+            if value is _GONE:
+                if key in mutation:
+                    del mutation[key]
+            else:
+                mutation[key] = value
+        return mutation.finish()

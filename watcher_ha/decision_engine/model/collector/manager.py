@@ -95,10 +95,10 @@ def _add_if_missing(changes, node):
     """Add a node read from the source, unless the model has it already;
     a placeholder made by a service notification (no uuid yet) gets the
     source's capacity but keeps the notification's status."""
-    if node.hostname not in changes.nodes:
+    known = changes.node(node.hostname)
+    if known is None:
         changes.put_node(node)
         return
-    known = changes.nodes[node.hostname]
     if known.uuid is None:
         changes.put_node(dataclasses.replace(
             node, state=known.state, status=known.status,
