@@ -30,7 +30,7 @@ def test_upgrade_version_sync_downgrade(tmp_path):
     engine = sa.create_engine('sqlite:///%s/watcher_ha.sqlite' % tmp_path)
     with engine.connect() as conn:
         goals = conn.execute(sa.select(models.Goal.name)).scalars().all()
-    assert goals == ['dummy']
+    assert sorted(goals) == ['cluster_maintaining', 'dummy']
     fixtures.db_manage(conf, 'downgrade', 'base')
     assert sa.inspect(engine).get_table_names() == ['alembic_version']
 
@@ -82,7 +82,7 @@ def test_sync_prunes_only_when_asked(tmp_path):
             return set(conn.execute(sa.select(models.Goal.name)).scalars())
 
     fixtures.db_manage(conf, 'sync')
-    assert goal_names() == {'dummy', 'retired'}
+    assert goal_names() == {'cluster_maintaining', 'dummy', 'retired'}
     out = fixtures.db_manage(conf, 'sync', '--prune').stdout
     assert 'removed' in out
-    assert goal_names() == {'dummy'}
+    assert goal_names() == {'cluster_maintaining', 'dummy'}

@@ -24,4 +24,4 @@ def test_wsgi_application_reads_its_config_file(tmp_path):
     out = subprocess.run([sys.executable, '-c', PROBE], env=env, check=True,
                          capture_output=True, text=True, timeout=60).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {
-        'status': 200, 'goals': ['dummy']}
+        'status': 200, 'goals': ['cluster_maintaining', 'dummy']}

@@ -34,6 +34,14 @@ OPTS = [
         help='What an applier does with an action plan whose applier died '
              'while running it (its own, found at start-up, or a peer\'s, '
              'seen gone from the appliers\' group).'),
+    cfg.IntOpt(
+        'migration_timeout', default=900, min=1, mutable=True,
+        help='Seconds a migrate action waits for Nova to finish a '
+             'migration before it fails.'),
+    cfg.FloatOpt(
+        'poll_interval', default=2.0, min=0.1, mutable=True,
+        help='Seconds between two looks at a server or service an action '
+             'is waiting for.'),
     cfg.BoolOpt(
         'rollback_when_actionplan_failed', default=False,
         help='When an action fails, revert the actions of the plan that '

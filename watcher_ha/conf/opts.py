@@ -1,12 +1,15 @@
 """Options listed for oslo-config-generator (namespace ``watcher_ha``)."""
 
 from watcher_ha.conf import api
+from watcher_ha.common import clients
 from watcher_ha.conf import applier
 from watcher_ha.conf import coordination
 from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.decision_engine.model.collector import base as \
+    collector_base
 from watcher_ha.decision_engine.planner import weight as weight_planner
 
 
@@ -18,7 +21,8 @@ def list_opts():
         (applier.GROUP, applier.list_opts()),
         (coordination.GROUP, coordination.list_opts()),
         (weight_planner.GROUP, weight_planner.list_opts()),
-    ]
+        (collector_base.group_name('compute'), collector_base.COMMON_OPTS),
+    ] + clients.list_opts()
 
 
 def set_defaults():

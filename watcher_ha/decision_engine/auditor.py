@@ -23,6 +23,7 @@ from watcher_ha.db import models
 from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine.planner import weight as planner_base
 from watcher_ha.decision_engine import scheduling
+from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.strategy import base as strategy_base
 from watcher_ha.notifications import notifier
 
@@ -36,10 +37,12 @@ class AuditFailed(Exception):
 
 class Auditor:
 
-    def __init__(self, host, plugins, planner):
+    def __init__(self, host, plugins, planner, models=None):
         self.host = host
         self.catalog = plugins
         self.planner = planner
+        # name -> ClusterModel; raises NotFound for a model not kept here.
+        self.models = models
 
     def _context(self):
         return watcher_context.admin_context()
@@ -111,8 +114,9 @@ class Auditor:
             # checked (and completed) only now that one is chosen.
             checked = parameters.check(strategy.parameters_spec,
                                        row['parameters'])
+            snapshots = self._snapshots(strategy)
             notifier.audit('strategy.start', uuid)
-            solution = strategy.execute(row, checked)
+            solution = strategy.execute(row, checked, models=snapshots)
             notifier.audit('strategy.end', uuid)
             stage = 'planner'
             notifier.audit('planner.start', uuid)
@@ -150,6 +154,22 @@ class Auditor:
             notifier.audit('update', uuid, old_state=AuditState.ONGOING)
         if row['auto_trigger'] and planned:
             self._start_plan(plan_uuid)
+
+    def _snapshots(self, strategy):
+        """{name: snapshot} of the models the strategy reads, waiting up
+        to model_ready_timeout for any not built yet."""
+        found = {}
+        for name in strategy.data_models:
+            if self.models is None:
+                raise AuditFailed('this decision engine keeps no data '
+                                  'model')
+            try:
+                model = self.models(name)
+                found[name] = model.wait_ready(
+                    CONF.watcher_decision_engine.model_ready_timeout)
+            except (exception.NotFound, cluster.ModelNotReady) as err:
+                raise AuditFailed(str(err))
+        return found
 
     def _failed(self, row, stage, err, finish, next_run_time=None):
         message = '%s failed: %s' % (stage, err)

@@ -93,7 +93,7 @@ class DecisionEngineManager:
         planner = plugins.load_classes(plugins.PLANNERS)[
             CONF.watcher_decision_engine.planner]
         self.auditor = auditor.Auditor(self.host, self.catalog,
-                                       planner.from_conf(CONF))
+                                       planner.from_conf(CONF), self.model)
         self._pool = ThreadPoolExecutor(
             CONF.watcher_decision_engine.max_audit_workers)
         self._start_models()

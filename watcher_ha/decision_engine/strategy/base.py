@@ -19,6 +19,9 @@ class Strategy:
     display_name: str
     goal: str
     parameters_spec: dict = {'properties': {}}
+    # The data models (collector names) it reads; the engine waits for
+    # each to be built and hands the strategy a snapshot of it.
+    data_models: tuple = ()
 
     def __init__(self, goal_plugin, scoring_engines=None):
         self.goal_plugin = goal_plugin
@@ -27,6 +30,7 @@ class Strategy:
     def new_solution(self):
         return solution_mod.Solution(self.name, self.goal_plugin)
 
-    def execute(self, audit, parameters):
-        """Return a Solution for ``audit`` (a dict) with ``parameters``."""
+    def execute(self, audit, parameters, models=None):
+        """Return a Solution for ``audit`` (a dict) with ``parameters``;
+        ``models``: {name: ClusterState snapshot} of ``data_models``."""
         raise NotImplementedError

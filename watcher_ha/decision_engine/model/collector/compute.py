@@ -8,17 +8,14 @@ keystoneauth adapter) gives each node's inventory: totals, reserved
 amounts and allocation ratios, which Nova's API no longer shows since
 microversion 2.88.
 
-Credentials and endpoints come from the ``[nova]`` group (keystoneauth
-session, auth and adapter options): password auth in production,
-``auth_type = none`` with ``endpoint_override`` against the simulator.
-``[placement]`` has the adapter options for Placement.
+Credentials and endpoints: ``[nova]`` and ``[placement]`` (see
+watcher_ha.common.clients).
 """
 
-from keystoneauth1 import loading as ks_loading
-from novaclient import client as nova_client
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.common import clients
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import nova_events
@@ -28,73 +25,28 @@ from watcher_ha.decision_engine.model.collector import base
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-NOVA_GROUP = 'nova'
-PLACEMENT_GROUP = 'placement'
-# pinned_availability_zone appears at 2.96.
-NOVA_API_VERSION = '2.96'
-PLACEMENT_API_VERSION = '1.6'
-PAGE = 1000
-
-
-def register_opts(conf):
-    for group, service_type in ((NOVA_GROUP, 'compute'),
-                                (PLACEMENT_GROUP, 'placement')):
-        ks_loading.register_session_conf_options(conf, group)
-        ks_loading.register_auth_conf_options(conf, group)
-        ks_loading.register_adapter_conf_options(conf, group)
-        conf.set_default('service_type', service_type, group=group)
-
-
-def list_opts():
-    """(group, options) for the sample configuration."""
-    found = []
-    for group in (NOVA_GROUP, PLACEMENT_GROUP):
-        opts = (ks_loading.get_session_conf_options()
-                + ks_loading.get_auth_common_conf_options()
-                + ks_loading.get_adapter_conf_options())
-        found.append((group, opts))
-    return found
-
 
 class ComputeCollector(base.Collector):
     name = 'compute'
 
     def __init__(self, conf, model):
         super().__init__(conf, model)
-        register_opts(conf)
         self._nova = None
         self._placement = None
 
     def disabled_because(self):
-        if self.conf[NOVA_GROUP].auth_type is None:
-            return ('[nova] auth_type is not set: set it to "password" '
-                    '(with auth_url, username, ...) for a cloud, or to '
-                    '"none" with endpoint_override for the simulator')
-        return None
+        return clients.configured(self.conf)
 
     # Clients, made on first use (the engine starts without Nova).
 
-    def _session(self, group):
-        auth = ks_loading.load_auth_from_conf_options(self.conf, group)
-        return ks_loading.load_session_from_conf_options(self.conf, group,
-                                                         auth=auth)
-
     def nova(self):
         if self._nova is None:
-            options = self.conf[NOVA_GROUP]
-            self._nova = nova_client.Client(
-                NOVA_API_VERSION, session=self._session(NOVA_GROUP),
-                endpoint_override=options.endpoint_override,
-                region_name=options.region_name,
-                endpoint_type=(options.valid_interfaces or ['public'])[0])
+            self._nova = clients.nova(self.conf)
         return self._nova
 
     def placement(self):
         if self._placement is None:
-            self._placement = ks_loading.load_adapter_from_conf_options(
-                self.conf, PLACEMENT_GROUP,
-                session=self._session(PLACEMENT_GROUP),
-                default_microversion=PLACEMENT_API_VERSION)
+            self._placement = clients.placement(self.conf)
         return self._placement
 
     # Full read.

@@ -1,0 +1,76 @@
+"""change_nova_service_state: enable or disable a compute service (with a
+reason), so that the scheduler sends it new servers or not."""
+
+from novaclient import exceptions as nova_exc
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+
+ENABLED = 'enabled'
+DISABLED = 'disabled'
+
+
+class ChangeNovaServiceState(nova_base.NovaAction):
+    name = 'change_nova_service_state'
+    description = 'Enables or disables the nova-compute service of a node.'
+    schema = {
+        'type': 'object',
+        'properties': {
+            'resource_id': {'type': 'string', 'minLength': 1},
+            'resource_name': {'type': 'string', 'minLength': 1},
+            'state': {'enum': [ENABLED, DISABLED]},
+            'disabled_reason': {'type': ['string', 'null'],
+                                'maxLength': 255},
+        },
+        'required': ['resource_name', 'state'],
+        'additionalProperties': True,
+    }
+
+    @property
+    def host(self):
+        return self.input_parameters['resource_name']
+
+    def _service(self):
+        found = self.nova.services.list(host=self.host,
+                                        binary='nova-compute')
+        if not found:
+            raise base.ActionError('no nova-compute service on %s'
+                                   % self.host)
+        return found[0]
+
+    def pre_condition(self):
+        self._service()
+
+    def execute(self):
+        self._set(self.input_parameters['state'],
+                  self.input_parameters.get('disabled_reason'))
+
+    def _set(self, state, reason=None):
+        service = self._service()
+        try:
+            if state == DISABLED:
+                if reason:
+                    self.nova.services.disable_log_reason(service.id, reason)
+                else:
+                    self.nova.services.disable(service.id)
+            else:
+                self.nova.services.enable(service.id)
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to set %s %s: %s'
+                                   % (self.host, state, err))
+
+    def post_condition(self):
+        if self._service().status != self.input_parameters['state']:
+            raise base.ActionError('the service on %s is not %s'
+                                   % (self.host,
+                                      self.input_parameters['state']))
+
+    def revert(self):
+        self._set(ENABLED if self.input_parameters['state'] == DISABLED
+                  else DISABLED, 'reverted by watcher_ha')
+
+    def recover(self, started_at):
+        # Setting a state twice is harmless; done if it shows.
+        if self._service().status == self.input_parameters['state']:
+            return base.DONE
+        return base.NOT_DONE

@@ -1,0 +1,127 @@
+"""migrate: move a server to another compute node, live or cold.
+
+Live: ``os-migrateLive`` (block migration chosen by Nova), then wait until
+the server runs on the destination with no task, or is back on its
+source (the migration failed: the action fails, the server is where it
+was). Cold: ``migrate``, wait for VERIFY_RESIZE, confirm, wait until it
+is on the destination. Revert moves it back the same way.
+"""
+
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+
+CONF = cfg.CONF
+
+LIVE = 'live'
+COLD = 'cold'
+
+
+class Migrate(nova_base.NovaAction):
+    name = 'migrate'
+    description = ('Moves a server to another compute node: live if it '
+                   'runs, cold otherwise.')
+    schema = {
+        'type': 'object',
+        'properties': {
+            'resource_id': {'type': 'string', 'minLength': 1},
+            'resource_name': {'type': ['string', 'null']},
+            'migration_type': {'enum': [LIVE, COLD]},
+            'source_node': {'type': 'string', 'minLength': 1},
+            'destination_node': {'type': ['string', 'null']},
+        },
+        'required': ['resource_id', 'migration_type', 'source_node'],
+        'additionalProperties': True,
+    }
+
+    @property
+    def uuid(self):
+        return self.input_parameters['resource_id']
+
+    @property
+    def source(self):
+        return self.input_parameters['source_node']
+
+    @property
+    def destination(self):
+        return self.input_parameters.get('destination_node')
+
+    def pre_condition(self):
+        server = self.server(self.uuid)
+        if nova_base.host_of(server) != self.source:
+            raise base.ActionError(
+                'server %s is on %s, not on %s: the plan is out of date; '
+                'run the audit again' % (self.uuid, nova_base.host_of(server),
+                                         self.source))
+        if (self.input_parameters['migration_type'] == LIVE
+                and server.status != 'ACTIVE'):
+            raise base.ActionError('server %s is %s: only an ACTIVE server '
+                                   'can be live-migrated'
+                                   % (self.uuid, server.status))
+
+    def execute(self):
+        self._move(self.source, self.destination)
+
+    def _move(self, source, destination):
+        server = self.server(self.uuid)
+        kind = self.input_parameters['migration_type']
+        try:
+            if kind == LIVE:
+                server.live_migrate(host=destination,
+                                    block_migration='auto')
+            else:
+                server.migrate(host=destination)
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused the %s migration of %s: %s'
+                                   % (kind, self.uuid, err))
+        if kind == COLD:
+            self.wait_for(lambda: self._status_is('VERIFY_RESIZE', source),
+                          CONF.watcher_applier.migration_timeout,
+                          'server %s to be resized' % self.uuid)
+            self.server(self.uuid).confirm_resize()
+        settled = self.wait_for(lambda: self._settled(),
+                                CONF.watcher_applier.migration_timeout,
+                                'the migration of server %s' % self.uuid)
+        where = nova_base.host_of(settled)
+        if where == source or (destination and where != destination):
+            raise base.ActionError(
+                'the %s migration of server %s failed: it is still on %s'
+                % (kind, self.uuid, where))
+
+    def _status_is(self, status, source):
+        server = self.server(self.uuid)
+        if server.status == 'ERROR':
+            raise base.ActionError('server %s went to ERROR' % self.uuid)
+        if (server.status == 'ACTIVE' and nova_base.task_of(server) is None
+                and nova_base.host_of(server) == source):
+            raise base.ActionError('the cold migration of server %s failed:'
+                                   ' it is still on %s' % (self.uuid, source))
+        return server.status == status
+
+    def _settled(self):
+        """The server once no task runs on it (None meanwhile)."""
+        server = self.server(self.uuid)
+        if server.status == 'ERROR':
+            raise base.ActionError('server %s went to ERROR' % self.uuid)
+        if nova_base.task_of(server) is None and server.status in (
+                'ACTIVE', 'SHUTOFF', 'PAUSED', 'SUSPENDED'):
+            return server
+        return None
+
+    def revert(self):
+        server = self.server(self.uuid)
+        if nova_base.host_of(server) not in (None, self.source):
+            self._move(nova_base.host_of(server), self.source)
+
+    def recover(self, started_at):
+        server = self.wait_for(lambda: self._settled(),
+                               CONF.watcher_applier.migration_timeout,
+                               'server %s to settle' % self.uuid)
+        where = nova_base.host_of(server)
+        if where == self.source:
+            return base.NOT_DONE
+        if self.destination is None or where == self.destination:
+            return base.DONE
+        return base.UNKNOWN

@@ -1,0 +1,60 @@
+"""What the actions acting on Nova share: a client, and waiting for a
+server or service to settle (polling with tenacity, ended early by an
+abort)."""
+
+import tenacity
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+
+from watcher_ha.applier.actions import base
+from watcher_ha.common import clients
+
+CONF = cfg.CONF
+
+
+class NovaAction(base.Action):
+
+    def __init__(self, input_parameters, context=None):
+        super().__init__(input_parameters, context)
+        self._nova = None
+
+    @property
+    def nova(self):
+        if self._nova is None:
+            reason = clients.configured(CONF)
+            if reason:
+                raise base.ActionError(reason)
+            self._nova = clients.nova(CONF)
+        return self._nova
+
+    def server(self, uuid):
+        try:
+            return self.nova.servers.get(uuid)
+        except nova_exc.NotFound:
+            raise base.ActionError('server %s does not exist' % uuid)
+
+    def wait_for(self, settled, timeout, what):
+        """Poll ``settled()`` until it returns a true value, which is
+        returned; ActionError after ``timeout`` seconds or on abort."""
+        retrying = tenacity.Retrying(
+            stop=(tenacity.stop_after_delay(timeout)
+                  | tenacity.stop_when_event_set(self._aborted)),
+            wait=tenacity.wait_fixed(CONF.watcher_applier.poll_interval),
+            retry=tenacity.retry_if_result(lambda value: not value),
+            # Out of time: hand back the last (false) answer.
+            retry_error_callback=lambda state: state.outcome.result())
+        result = retrying(settled)
+        if result:
+            return result
+        if self.aborted:
+            raise base.ActionError('aborted while waiting for %s' % what)
+        raise base.ActionError('%s did not happen within %s s'
+                               % (what, timeout))
+
+
+def host_of(server):
+    return getattr(server, 'OS-EXT-SRV-ATTR:host', None)
+
+
+def task_of(server):
+    return getattr(server, 'OS-EXT-STS:task_state', None)

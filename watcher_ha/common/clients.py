@@ -1,0 +1,77 @@
+"""Clients of the OpenStack services watcher_ha talks to, configured by
+keystoneauth options: ``[nova]`` (session, auth and adapter options) for
+the Compute API, ``[placement]`` for Placement. Password auth in
+production; ``auth_type = none`` with ``endpoint_override`` against the
+simulator."""
+
+import threading
+
+from keystoneauth1 import loading as ks_loading
+from novaclient import client as nova_client
+from oslo_config import cfg
+
+CONF = cfg.CONF
+
+NOVA_GROUP = 'nova'
+PLACEMENT_GROUP = 'placement'
+# pinned_availability_zone appears at 2.96.
+NOVA_API_VERSION = '2.96'
+PLACEMENT_API_VERSION = '1.6'
+
+_SERVICE_TYPES = {NOVA_GROUP: 'compute', PLACEMENT_GROUP: 'placement'}
+_registered = set()
+_lock = threading.Lock()
+
+
+def register_opts(conf=CONF):
+    with _lock:
+        if id(conf) in _registered:
+            return
+        for group, service_type in _SERVICE_TYPES.items():
+            ks_loading.register_session_conf_options(conf, group)
+            ks_loading.register_auth_conf_options(conf, group)
+            ks_loading.register_adapter_conf_options(conf, group)
+            conf.set_default('service_type', service_type, group=group)
+        _registered.add(id(conf))
+
+
+def list_opts():
+    """(group, options) for the sample configuration."""
+    opts = (ks_loading.get_session_conf_options()
+            + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_adapter_conf_options())
+    return [(group, opts) for group in _SERVICE_TYPES]
+
+
+def configured(conf=CONF, group=NOVA_GROUP):
+    """None if ``group`` has credentials, else what to set."""
+    register_opts(conf)
+    if conf[group].auth_type is None:
+        return ('[%s] auth_type is not set: set it to "password" (with '
+                'auth_url, username, ...) for a cloud, or to "none" with '
+                'endpoint_override for the simulator' % group)
+    return None
+
+
+def _session(conf, group):
+    auth = ks_loading.load_auth_from_conf_options(conf, group)
+    return ks_loading.load_session_from_conf_options(conf, group, auth=auth)
+
+
+def nova(conf=CONF):
+    """A novaclient at NOVA_API_VERSION."""
+    register_opts(conf)
+    options = conf[NOVA_GROUP]
+    return nova_client.Client(
+        NOVA_API_VERSION, session=_session(conf, NOVA_GROUP),
+        endpoint_override=options.endpoint_override,
+        region_name=options.region_name,
+        endpoint_type=(options.valid_interfaces or ['public'])[0])
+
+
+def placement(conf=CONF):
+    """A keystoneauth adapter on Placement."""
+    register_opts(conf)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, PLACEMENT_GROUP, session=_session(conf, PLACEMENT_GROUP),
+        default_microversion=PLACEMENT_API_VERSION)
