@@ -1,0 +1,121 @@
+"""host_maintenance on model snapshots."""
+
+import pytest
+
+from watcher_ha.decision_engine.goal import cluster_maintaining
+from watcher_ha.decision_engine.model import elements
+from watcher_ha.decision_engine.model import state
+from watcher_ha.decision_engine.strategy import base
+from watcher_ha.decision_engine.strategy import host_maintenance
+
+DEFAULTS = {'disable_live_migration': False, 'disable_cold_migration': False}
+
+
+def cluster(nodes, servers):
+    """nodes: {name: (vcpus, memory_mb, status, state)};
+    servers: [(name, host, vcpus, memory_mb, vm_state)]."""
+    changes = state.ClusterState().changes()
+    for name, (vcpus, memory, status, up) in nodes.items():
+        changes.put_node(elements.ComputeNode(
+            hostname=name, uuid='uuid-' + name, vcpus=vcpus,
+            memory_mb=memory, disk_gb=1000, status=status, state=up))
+    for name, host, vcpus, memory, vm_state in servers:
+        changes.put_instance(elements.Instance(
+            uuid='uuid-' + name, name=name, host=host, vcpus=vcpus,
+            memory_mb=memory, disk_gb=10, state=vm_state))
+    return changes.state()
+
+
+def run(snapshot, **parameters):
+    strategy = host_maintenance.HostMaintenance(
+        cluster_maintaining.ClusterMaintaining)
+    return strategy.execute({}, dict(DEFAULTS, **parameters),
+                            models={'compute': snapshot})
+
+
+def actions(solution):
+    return [(a.action_type, a.input_parameters) for a in solution.actions]
+
+
+NODES = {'n1': (8, 8192, 'enabled', 'up'), 'n2': (8, 8192, 'enabled', 'up'),
+         'n3': (8, 8192, 'enabled', 'up')}
+
+
+def test_disables_then_moves_running_live_and_stopped_cold():
+    snapshot = cluster(NODES, [('a', 'n1', 2, 2048, 'active'),
+                               ('b', 'n1', 2, 2048, 'stopped'),
+                               ('c', 'n2', 2, 6144, 'active')])
+    found = actions(run(snapshot, maintenance_node='n1'))
+    assert found[0] == ('change_nova_service_state', {
+        'resource_id': 'uuid-n1', 'resource_name': 'n1',
+        'state': 'disabled', 'disabled_reason': 'watcher_maintaining'})
+    migrations = {p['resource_name']: p for t, p in found[1:]}
+    assert migrations['a']['migration_type'] == 'live'
+    assert migrations['b']['migration_type'] == 'cold'
+    # n2 has 2 GB free, n3 8 GB: the most free memory wins.
+    assert {p['destination_node'] for p in migrations.values()} == {'n3'}
+    assert all(p['source_node'] == 'n1' for p in migrations.values())
+
+
+def test_prefers_the_backup_node_while_it_has_room():
+    snapshot = cluster(NODES, [('a', 'n1', 4, 4096, 'active'),
+                               ('b', 'n1', 4, 4096, 'active'),
+                               ('c', 'n1', 4, 4096, 'active')])
+    found = actions(run(snapshot, maintenance_node='n1', backup_node='n2'))
+    destinations = [p['destination_node'] for t, p in found
+                    if t == 'migrate']
+    assert destinations == ['n2', 'n2', 'n3']
+
+
+def test_never_targets_disabled_or_down_nodes():
+    nodes = dict(NODES, n2=(64, 65536, 'disabled', 'up'),
+                 n3=(64, 65536, 'enabled', 'down'),
+                 n4=(8, 8192, 'enabled', 'up'))
+    snapshot = cluster(nodes, [('a', 'n1', 2, 2048, 'active')])
+    found = actions(run(snapshot, maintenance_node='n1'))
+    assert found[-1][1]['destination_node'] == 'n4'
+
+
+def test_fails_naming_what_fits_nowhere():
+    nodes = {'n1': (8, 8192, 'enabled', 'up'),
+             'n2': (8, 2048, 'enabled', 'up')}
+    snapshot = cluster(nodes, [('small', 'n1', 1, 1024, 'active'),
+                               ('big', 'n1', 4, 4096, 'active')])
+    with pytest.raises(base.StrategyError, match='room for big'):
+        run(snapshot, maintenance_node='n1')
+
+
+def test_already_disabled_node_is_only_drained():
+    nodes = dict(NODES, n1=(8, 8192, 'disabled', 'up'))
+    snapshot = cluster(nodes, [('a', 'n1', 2, 2048, 'active')])
+    assert [t for t, _ in actions(run(snapshot, maintenance_node='n1'))] \
+        == ['migrate']
+
+
+def test_live_or_cold_can_be_switched_off():
+    snapshot = cluster(NODES, [('a', 'n1', 2, 2048, 'active'),
+                               ('b', 'n1', 2, 2048, 'stopped')])
+    cold_only = actions(run(snapshot, maintenance_node='n1',
+                            disable_live_migration=True))
+    assert {p['migration_type'] for t, p in cold_only if t == 'migrate'} \
+        == {'cold'}
+    live_only = actions(run(snapshot, maintenance_node='n1',
+                            disable_cold_migration=True))
+    assert [p['resource_name'] for t, p in live_only if t == 'migrate'] \
+        == ['a']
+
+
+def test_unknown_nodes_are_named():
+    snapshot = cluster(NODES, [])
+    with pytest.raises(base.StrategyError, match='compute node nope'):
+        run(snapshot, maintenance_node='nope')
+    with pytest.raises(base.StrategyError, match='backup node gone'):
+        run(snapshot, maintenance_node='n1', backup_node='gone')
+
+
+def test_capacity_counts_reserved_and_ratios():
+    node = elements.ComputeNode(hostname='x', vcpus=10, vcpu_reserved=2,
+                                vcpu_ratio=4.0, memory_mb=1000,
+                                memory_mb_reserved=200, memory_ratio=1.5)
+    assert node.capacity('vcpus') == 32
+    assert node.capacity('memory_mb') == 1200
