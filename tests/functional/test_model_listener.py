@@ -124,3 +124,40 @@ def test_two_engines_agree_after_a_burst(rabbit):
         other.stop()
         for engine in engines:
             engine.stop()
+
+
+def _queues(url):
+    import subprocess
+    vhost = url.rsplit('/', 1)[1] or '/'
+    out = subprocess.run(['rabbitmqctl', 'list_queues', '-p', vhost,
+                          'name', '--quiet', '--no-table-headers'],
+                         capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
+    import datetime
+
+    from tests import factories
+    from watcher_ha.db import models
+    from watcher_ha.decision_engine.model import pools
+    for host in ('gone-engine', 'away-engine'):
+        engine = Engine(host)
+        engine.start()
+        engine.stop()
+    assert {listener.pool_name('gone-engine'),
+            listener.pool_name('away-engine')} <= _queues(rabbit)
+    old = models.utcnow() - datetime.timedelta(days=2)
+    factories.service(db, host='gone-engine', last_seen_up=old)
+    factories.service(db, host='away-engine')
+    factories.service(db, host='alive-engine', last_seen_up=old)
+    gone = pools.gone_engines({'alive-engine'}, expiry=86400)
+    # Silent for a day and out of the group: gone. Away for a moment, or
+    # in the group: kept.
+    assert gone == ['gone-engine']
+    assert pools.delete_pools(gone) == ['gone-engine']
+    left = _queues(rabbit)
+    assert listener.pool_name('gone-engine') not in left
+    assert listener.pool_name('away-engine') in left
+    # Again: harmless.
+    assert pools.delete_pools(gone) == ['gone-engine']

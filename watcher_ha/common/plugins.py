@@ -10,6 +10,9 @@ SCORING_ENGINES = 'watcher_ha.scoring_engines'
 PLANNERS = 'watcher_ha.planners'
 ACTIONS = 'watcher_ha.actions'
 COLLECTORS = 'watcher_ha.collectors'
+# Each entry point: a callable (conf) -> [decision_engine.model.dispatch.
+# Handler], for notifications the collectors do not handle.
+NOTIFICATION_HANDLERS = 'watcher_ha.notification_handlers'
 
 
 class PluginLoadError(exception.WatcherHAError):
@@ -19,6 +22,14 @@ class PluginLoadError(exception.WatcherHAError):
 def _raise(manager, entrypoint, error):
     raise PluginLoadError(name=entrypoint.name, namespace=manager.namespace,
                           reason=error)
+
+
+def load_handlers(conf):
+    """The notification handlers third-party plugins provide."""
+    manager = stevedore.ExtensionManager(
+        NOTIFICATION_HANDLERS, invoke_on_load=False,
+        on_load_failure_callback=_raise)
+    return [handler for ext in manager for handler in ext.plugin(conf)]
 
 
 def load_classes(namespace):

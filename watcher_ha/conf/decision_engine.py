@@ -35,6 +35,12 @@ OPTS = [
         help='Cluster data model collectors (namespace '
              'watcher_ha.collectors) each decision engine runs.'),
     cfg.IntOpt(
+        'notification_pool_expiry', default=86400, min=600, mutable=True,
+        help='Seconds after which the notification queue of a decision '
+             'engine that left the coordination group (and stopped '
+             'heartbeating) is deleted from RabbitMQ. Until then the queue '
+             'keeps what it missed for when it comes back.'),
+    cfg.IntOpt(
         'model_ready_timeout', default=60, min=0, mutable=True,
         help='Seconds an audit waits for a data model whose first full '
              'sync has not completed, before it fails.'),

@@ -22,6 +22,7 @@ from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import listener as model_listener
+from watcher_ha.decision_engine.model import pools
 from watcher_ha.decision_engine.model import views as model_views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
@@ -102,9 +103,11 @@ class DecisionEngineManager:
         """The data models: notifications flow in at once; each model's
         first full sync runs in the background (see periodic())."""
         self.collectors = collector_manager.CollectorManager()
-        if not self.collectors.list():
+        handlers = (self.collectors.handlers()
+                    + plugins.load_handlers(CONF))
+        if not handlers:
             return
-        self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
+        self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
         self._listener = model_listener.NovaListener(self.dispatcher,
                                                      self.host)
@@ -133,6 +136,8 @@ class DecisionEngineManager:
                             lambda: CONF.heartbeat_interval),
             daemon.Periodic('balance_audits', self.balance,
                             lambda: CONF.coordination.membership_refresh),
+            daemon.Periodic('expire_notification_pools', self.expire_pools,
+                            lambda: 600),
         ] + [
             daemon.Periodic('resync_%s_model' % name,
                             lambda name=name: self.collectors.resync(name),
@@ -215,6 +220,16 @@ class DecisionEngineManager:
                 LOG.info('Audit %s of gone engine %s runs again', uuid,
                          owner)
                 self.submit(uuid)
+
+    def expire_pools(self):
+        """Delete the notification queues of engines gone for good."""
+        if self.collectors is None or not self.collectors.list():
+            return
+        members = self.group.members() if self.group else None
+        if not members:
+            return
+        pools.delete_pools(pools.gone_engines(
+            members, CONF.watcher_decision_engine.notification_pool_expiry))
 
     def _busy(self, key):
         with self._lock:

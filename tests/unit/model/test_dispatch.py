@@ -1,0 +1,82 @@
+"""The dispatcher between the notification listener and the handlers."""
+
+import datetime
+import threading
+
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import nova_events
+
+T0 = datetime.datetime(2026, 11, 22)
+
+
+def event(event_type, publisher='nova-compute:h1', n=0):
+    return nova_events.Event(event_type, publisher, {'n': n}, T0)
+
+
+def test_handlers_get_what_they_asked_for_in_order():
+    seen = {'compute': [], 'third': [], 'all': []}
+    dispatcher = dispatch.Dispatcher([
+        dispatch.Handler('compute', r'^nova-compute:',
+                         frozenset(['instance.update']),
+                         lambda e: seen['compute'].append(e.payload['n'])),
+        dispatch.Handler('third', r'^cinder-', None,
+                         lambda e: seen['third'].append(e.payload['n'])),
+    ])
+    dispatcher.register(dispatch.Handler(
+        'all', r'', None, lambda e: seen['all'].append(e.payload['n'])))
+    dispatcher.start()
+    for n in range(100):
+        dispatcher.submit(event('instance.update', n=n))
+    dispatcher.submit(event('instance.update', 'nova-api:x', n=100))
+    dispatcher.submit(event('volume.create.end', 'cinder-volume:y', n=101))
+    dispatcher.drain()
+    dispatcher.stop()
+    assert seen['compute'] == list(range(100))
+    assert seen['third'] == [101]
+    assert seen['all'] == list(range(102))
+    assert dispatcher.dispatched == 102
+
+
+def test_a_failing_handler_does_not_stop_the_others():
+    got = []
+
+    def broken(event):
+        raise ValueError('bad payload')
+    dispatcher = dispatch.Dispatcher([
+        dispatch.Handler('broken', r'', None, broken),
+        dispatch.Handler('fine', r'', None, lambda e: got.append(e))])
+    dispatcher.start()
+    dispatcher.submit(event('instance.update'))
+    dispatcher.submit(event('instance.update'))
+    dispatcher.drain()
+    dispatcher.stop()
+    assert len(got) == 2 and dispatcher.failed == 2
+
+
+def test_a_full_queue_makes_the_listener_wait_not_drop(monkeypatch):
+    monkeypatch.setattr(dispatch, 'QUEUE_SIZE', 5)
+    release = threading.Event()
+    got = []
+
+    def slow(event):
+        release.wait(5)
+        got.append(event)
+    dispatcher = dispatch.Dispatcher([dispatch.Handler('slow', r'', None,
+                                                       slow)])
+    dispatcher.start()
+    submitted = []
+
+    def listener():
+        for n in range(20):
+            dispatcher.submit(event('instance.update', n=n))
+            submitted.append(n)
+    thread = threading.Thread(target=listener)
+    thread.start()
+    thread.join(0.5)
+    # Blocked on the full queue (one in hand, five queued).
+    assert thread.is_alive() and len(submitted) <= 7
+    release.set()
+    thread.join(5)
+    dispatcher.drain()
+    dispatcher.stop()
+    assert [e.payload['n'] for e in got] == list(range(20))
