@@ -32,8 +32,12 @@ def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
 
 
 def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
-                actions=2, indicators=()):
-    """A plan with ``actions`` chained nop actions; returns (plan, actions)."""
+                actions=2, indicators=(), kinds=None):
+    """A plan with ``actions`` chained nop actions, or the actions
+    ``kinds`` lists as (action_type, input_parameters); returns (plan,
+    actions)."""
+    kinds = kinds or [('nop', {'message': 'step %d' % index})
+                      for index in range(actions)]
     with engine.begin() as conn:
         uuid = uuidutils.generate_uuid()
         plan = dict(uuid=uuid, audit_id=audit_row['id'],
@@ -42,10 +46,10 @@ def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
         plan['id'] = conn.execute(sa.insert(models.ActionPlan).values(
             **plan)).inserted_primary_key[0]
         created, parent = [], None
-        for index in range(actions):
+        for action_type, parameters in kinds:
             action = dict(uuid=uuidutils.generate_uuid(),
-                          action_plan_id=plan['id'], action_type='nop',
-                          input_parameters={'message': 'step %d' % index},
+                          action_plan_id=plan['id'], action_type=action_type,
+                          input_parameters=parameters,
                           state=ActionState.PENDING,
                           parents=[parent] if parent else [],
                           created_at=models.utcnow())

@@ -155,3 +155,54 @@ def test_concurrent_action_plan_start_has_one_winner(two_apis):
                 sa.select(models.ActionPlan.state, models.ActionPlan.version)
                 .where(models.ActionPlan.uuid == plan_uuid)).one()
         assert (state, version) == ('PENDING', 2)
+
+
+OVERLAP_ROUNDS = 100
+
+
+def test_overlapping_plans_started_together_one_starts(two_apis):
+    """Two plans touching the same server, started at once through the two
+    API processes: exactly one starts, the other gets 409 naming the
+    server; 100 times."""
+    urls, engine = two_apis
+    barrier = threading.Barrier(2)
+    sessions = [requests.Session() for _ in urls]
+
+    def start(index, plan_uuid):
+        sessions[index].get(urls[index] + '/', timeout=REQUEST_TIMEOUT)
+        barrier.wait(timeout=REQUEST_TIMEOUT)
+        resp = sessions[index].post(
+            '%s/v1/action_plans/%s/start' % (urls[index], plan_uuid),
+            timeout=REQUEST_TIMEOUT)
+        return resp.status_code, resp.text
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for round_ in range(OVERLAP_ROUNDS):
+            server = 'server-%03d' % round_
+            plans = []
+            for side in ('a', 'b'):
+                plan, _ = factories.action_plan(
+                    engine, factories.audit(engine), kinds=[(
+                        'migrate', {'resource_id': server,
+                                    'migration_type': 'live',
+                                    'source_node': 'src-%s-%d' % (side,
+                                                                  round_),
+                                    'destination_node': 'dst-%s-%d' % (
+                                        side, round_)})])
+                plans.append(plan['uuid'])
+            results = list(pool.map(start, (0, 1), plans))
+            statuses = sorted(status for status, _ in results)
+            assert statuses == [200, 409], (round_, results)
+            [loser] = [text for status, text in results if status == 409]
+            assert 'server %s' % server in loser, loser
+            [winner] = [plans[i] for i, (status, _) in enumerate(results)
+                        if status == 200]
+            assert winner in loser, loser
+    for session in sessions:
+        session.close()
+    with engine.connect() as conn:
+        held = conn.execute(sa.select(
+            models.ActionPlanClaim.resource_id).where(
+                models.ActionPlanClaim.resource_type == 'server')).scalars()
+        assert sorted(held) == ['server-%03d' % i
+                                for i in range(OVERLAP_ROUNDS)]

@@ -1,11 +1,13 @@
 """Action plans and their actions: SQL for reading and state changes."""
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
 from watcher_ha.common import exception
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
+from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import goals
 from watcher_ha.db import models
@@ -94,10 +96,47 @@ _ACTIONS_FOLLOW = {
 }
 
 
-@engine.retry_on_deadlock
+# A plan in these states is over: it holds no resource any more.
+ENDED = (ActionPlanState.SUCCEEDED, ActionPlanState.FAILED,
+         ActionPlanState.CANCELLED, ActionPlanState.SUPERSEDED,
+         ActionPlanState.DELETED)
+
+
+def _resources(session, plan_id):
+    """What the plan's actions that will run act on."""
+    from watcher_ha.applier.actions import base as action_base
+    actions = session.execute(
+        sa.select(Action.action_type, Action.input_parameters).where(
+            Action.action_plan_id == plan_id,
+            Action.deleted_at.is_(None),
+            Action.state != ActionState.SKIPPED))
+    return action_base.resources_of(
+        {'action_type': a.action_type,
+         'input_parameters': a.input_parameters} for a in actions)
+
+
 def transition(context, row, target, actor=state_machines.USER):
     """Move the plan to ``target`` (compare-and-swap), with its actions
-    where they follow it, in one transaction."""
+    where they follow it, in one transaction. Starting it (PENDING) claims
+    every resource its actions touch, or fails with PlanOverlap naming who
+    holds what; ending it releases them."""
+    wanted = set()
+    try:
+        _transition(context, row, target, actor, wanted)
+    except db_exc.DBDuplicateEntry:
+        # Our transaction is gone. Claims left by a plan that ended
+        # without releasing them must not block: clear them and try once
+        # more; otherwise someone really holds something.
+        if not claims.clear_stale(context, wanted):
+            raise claims.overlap(context, row['id'], row['uuid'], wanted)
+        try:
+            _transition(context, row, target, actor, wanted)
+        except db_exc.DBDuplicateEntry:
+            raise claims.overlap(context, row['id'], row['uuid'], wanted)
+
+
+@engine.retry_on_deadlock
+def _transition(context, row, target, actor, wanted):
     values = {}
     if target == ActionPlanState.DELETED:
         values['deleted_at'] = models.utcnow()
@@ -106,6 +145,12 @@ def transition(context, row, target, actor=state_machines.USER):
                                      ActionPlan, row, target, actor, values)
         if target in _ACTIONS_FOLLOW:
             _move_actions(session, row['id'], _ACTIONS_FOLLOW[target])
+        if target == ActionPlanState.PENDING:
+            wanted.clear()
+            wanted.update(_resources(session, row['id']))
+            claims.insert(session, row['id'], wanted)
+        elif target in ENDED:
+            claims.release(session, [row['id']])
 
 
 # A user may only skip actions of a plan that has not started.

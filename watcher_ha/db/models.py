@@ -194,3 +194,17 @@ class Service(TimestampMixin, Base):
     # engine that moves it (compare-and-swap) is the one that announces.
     notified_status: orm.Mapped[str] = orm.mapped_column(
         sa.String(STATE_LEN), default='ACTIVE', server_default='ACTIVE')
+
+
+class ActionPlanClaim(Base):
+    """A resource (a server, a compute node, a volume) held by a started
+    action plan: the unique key lets one plan at a time hold it."""
+    __tablename__ = 'action_plan_claims'
+    __table_args__ = (sa.UniqueConstraint('resource_type', 'resource_id'),)
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    resource_type: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    resource_id: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    action_plan_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('action_plans.id', ondelete='CASCADE'), index=True)
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        default=utcnow)

@@ -15,6 +15,7 @@ from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans
+from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import query
@@ -121,6 +122,7 @@ def finish(context, plan, host, target, status_message=None,
                 Action.state.in_(unfinished)).values(
                     state=ActionState.CANCELLED,
                     version=Action.version + 1, updated_at=now))
+        claims.release(session, [plan['id']])
     return before
 
 

@@ -78,7 +78,7 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     assert all(o is None for o in outcomes), outcomes
     with migrated_engine.connect() as conn:
         names = conn.execute(sa.select(models.Strategy.name)).scalars().all()
-    assert sorted(names) == ['dummy', 'dummy_with_scorer']
+    assert sorted(names) == ['dummy', 'dummy_with_scorer', 'host_maintenance']
 
 
 def test_parallel_actions_of_one_plan_never_fail_on_locks(migrated_engine):

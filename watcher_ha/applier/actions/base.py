@@ -11,6 +11,14 @@ import threading
 
 import jsonschema
 
+# Kinds of resources a started plan holds (see ``resources``).
+SERVER = 'server'
+COMPUTE_NODE = 'compute_node'
+VOLUME = 'volume'
+# What the action's own plugin would know, for an action type no plugin
+# installed here declares.
+ANY = 'resource'
+
 # What ``recover`` finds about an action whose applier died running it.
 DONE = 'done'            # its effect is in place: it counts as succeeded
 NOT_DONE = 'not done'    # nothing happened: it may run again
@@ -31,6 +39,14 @@ class Action:
         self.input_parameters = input_parameters
         self.context = context
         self._aborted = threading.Event()
+
+    @classmethod
+    def resources(cls, input_parameters):
+        """{(kind, id)} this action acts on: while its plan is started, no
+        other plan may start that touches one of them. By default the
+        action's ``resource_id``."""
+        ident = input_parameters.get('resource_id')
+        return {(ANY, str(ident))} if ident else set()
 
     @classmethod
     def validate(cls, input_parameters):
@@ -69,3 +85,19 @@ class Action:
     @property
     def aborted(self):
         return self._aborted.is_set()
+
+
+_CATALOG = {}
+
+
+def resources_of(actions):
+    """Every resource the ``actions`` (rows: action_type,
+    input_parameters) act on, each declared by its action's plugin."""
+    if not _CATALOG:
+        from watcher_ha.common import plugins
+        _CATALOG.update(plugins.load_classes(plugins.ACTIONS))
+    found = set()
+    for action in actions:
+        plugin = _CATALOG.get(action['action_type'], Action)
+        found |= plugin.resources(action['input_parameters'] or {})
+    return found

@@ -26,6 +26,10 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         'additionalProperties': True,
     }
 
+    @classmethod
+    def resources(cls, input_parameters):
+        return {(base.COMPUTE_NODE, input_parameters['resource_name'])}
+
     @property
     def host(self):
         return self.input_parameters['resource_name']

@@ -36,6 +36,15 @@ class Migrate(nova_base.NovaAction):
         'additionalProperties': True,
     }
 
+    @classmethod
+    def resources(cls, input_parameters):
+        found = {(base.SERVER, input_parameters['resource_id']),
+                 (base.COMPUTE_NODE, input_parameters['source_node'])}
+        if input_parameters.get('destination_node'):
+            found.add((base.COMPUTE_NODE,
+                       input_parameters['destination_node']))
+        return found
+
     @property
     def uuid(self):
         return self.input_parameters['resource_id']

@@ -16,6 +16,11 @@ class Nop(base.Action):
         'additionalProperties': True,
     }
 
+    @classmethod
+    def resources(cls, input_parameters):
+        # Touches nothing in the cloud.
+        return set()
+
     def execute(self):
         LOG.info('nop action: %s', self.input_parameters.get('message'))
 

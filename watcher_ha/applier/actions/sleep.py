@@ -24,6 +24,11 @@ class Sleep(base.Action):
         'additionalProperties': True,
     }
 
+    @classmethod
+    def resources(cls, input_parameters):
+        # Touches nothing in the cloud.
+        return set()
+
     def execute(self):
         duration = self.input_parameters['duration']
         LOG.info('sleep action: waiting %s s', duration)
