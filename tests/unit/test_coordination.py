@@ -78,6 +78,24 @@ def test_services_show_group_status_and_owned_audits(api, db):
                  for s in listed]
         assert [s['continuous_audits'] for s in shown] == [
             [owned['uuid']], [], None]
+        assert [s['data_models'] for s in shown] == [[], [], None]
+        import time
+
+        import sqlalchemy as sa
+
+        from watcher_ha.db import models
+        with db.begin() as conn:
+            conn.execute(sa.update(models.Service).where(
+                models.Service.host == 'ctl-1').values(details={
+                    'data_models': [{
+                        'name': 'compute', 'generation': 42, 'ready': True,
+                        'last_resync': time.time() - 100,
+                        'last_notification': None}]}))
+        [model] = api.get('/v1/services/%d' % listed[0]['id'],
+                          version='1.8').json['data_models']
+        assert model['name'] == 'compute' and model['generation'] == 42
+        assert 99 <= model['seconds_since_resync'] < 110
+        assert model['seconds_since_notification'] is None
         older = api.get('/v1/services/%d' % listed[0]['id'],
                         version='1.7').json
         assert 'continuous_audits' not in older

@@ -48,16 +48,19 @@ class Heartbeat:
     """Records ``binary`` on ``host`` as alive in the services registry
     every [DEFAULT] heartbeat_interval seconds."""
 
-    def __init__(self, binary, host=None):
+    def __init__(self, binary, host=None, details=None):
         self.binary = binary
         self.host = host or CONF.host
+        # details() -> what to report with each beat (or None).
+        self.details = details
         self._stopped = threading.Event()
         self._thread = None
 
     def beat(self):
         try:
             services.heartbeat(context.admin_context(), self.binary,
-                               self.host)
+                               self.host,
+                               self.details() if self.details else None)
         except Exception as err:  # noqa: BLE001
             LOG.warning('Heartbeat of %s failed: %s', self.binary, err)
 
@@ -87,7 +90,8 @@ class Daemon(service.ServiceBase):
         self._rpc_server = None
         self._scheduler = None
         self._stopped = threading.Event()
-        self._heartbeat = Heartbeat(binary, self.host)
+        self._heartbeat = Heartbeat(binary, self.host,
+                                    getattr(manager, 'details', None))
         self.group = coordination.Group(binary, self.host)
 
     def start(self):

@@ -39,6 +39,7 @@ class Base(orm.DeclarativeBase):
     })
     type_annotation_map = {
         dict[str, Any]: sa.JSON,
+        dict[str, Any] | None: sa.JSON,
         list[Any]: sa.JSON,
         datetime.datetime: Timestamp,
     }
@@ -194,6 +195,9 @@ class Service(TimestampMixin, Base):
     # engine that moves it (compare-and-swap) is the one that announces.
     notified_status: orm.Mapped[str] = orm.mapped_column(
         sa.String(STATE_LEN), default='ACTIVE', server_default='ACTIVE')
+    # What the daemon reported with its last heartbeat (a decision
+    # engine: its data models' generation and when they were last fed).
+    details: orm.Mapped[dict[str, Any] | None]
 
 
 class ActionPlanClaim(Base):

@@ -40,26 +40,28 @@ VIEW = query.View(
 
 
 @engine.retry_on_deadlock
-def heartbeat(context, name, host):
+def heartbeat(context, name, host, details=None):
     """Record that ``name`` on ``host`` is alive (registering it the first
-    time); safe when two processes of one host race."""
+    time), with what it reports (``details``); safe when two processes of
+    one host race."""
     now = models.utcnow()
     table = models.Service
+    values = dict(last_seen_up=now, updated_at=now)
+    if details is not None:
+        values['details'] = details
     with engine.writer.using(context) as session:
         updated = session.execute(sa.update(table).where(
             table.host == host, table.name == name).values(
-                last_seen_up=now, updated_at=now)).rowcount
+                **values)).rowcount
         if updated:
             return
         try:
             with session.begin_nested():
                 session.execute(sa.insert(table).values(
-                    name=name, host=host, last_seen_up=now,
-                    created_at=now))
+                    name=name, host=host, created_at=now, **values))
         except db_exc.DBDuplicateEntry:
             session.execute(sa.update(table).where(
-                table.host == host, table.name == name).values(
-                    last_seen_up=now, updated_at=now))
+                table.host == host, table.name == name).values(**values))
 
 
 def all_services(context):

@@ -113,6 +113,18 @@ class DecisionEngineManager:
                                                      self.host)
         self._listener.start()
 
+    def details(self):
+        """Reported with each heartbeat: the data models' generation and
+        when they were last resynced and fed (seconds since the epoch)."""
+        if self.collectors is None:
+            return {'data_models': []}
+        return {'data_models': [
+            {'name': name, 'generation': model.generation,
+             'ready': model.ready, 'last_resync': model.last_resync,
+             'last_notification': model.last_notification}
+            for name in self.collectors.list()
+            for model in (self.collectors.model(name),)]}
+
     def model(self, name):
         """The data model ``name``; NotFound if this engine has none."""
         if self.collectors is None or name not in self.collectors.list():

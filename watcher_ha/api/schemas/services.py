@@ -22,4 +22,16 @@ SERVICE = f.Fields(
     f.Field('continuous_audits', {'type': ['array', 'null'],
                                   'items': f.UUID},
             since='1.8', getter=lambda row, output: row['continuous_audits']),
+    # A decision engine's data models as of its last heartbeat; null for
+    # other daemons.
+    f.Field('data_models', {'type': ['array', 'null'], 'items': {
+        'type': 'object',
+        'required': ['name', 'generation', 'ready', 'seconds_since_resync',
+                     'seconds_since_notification'],
+        'properties': {'name': f.STRING, 'generation': f.INTEGER,
+                       'ready': f.BOOLEAN,
+                       'seconds_since_resync': {'type': ['number', 'null']},
+                       'seconds_since_notification': {
+                           'type': ['number', 'null']}}}},
+            since='1.8', getter=lambda row, output: row['data_models']),
 )
