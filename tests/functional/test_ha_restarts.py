@@ -22,8 +22,8 @@ from tests.functional.test_ha import owners
 from tests.functional.test_ha import plans_by_audit
 from watcher_ha.db import models
 
-ENGINES = ['engine-a', 'engine-b']
-APPLIERS = ['applier-a', 'applier-b']
+ENGINES = ['engine-a', 'engine-b', 'engine-c']
+APPLIERS = ['applier-a', 'applier-b', 'applier-c']
 
 
 @pytest.fixture
