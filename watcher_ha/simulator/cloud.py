@@ -1,0 +1,587 @@
+"""The simulated cloud: compute hosts and their services, flavors, servers
+and migrations, with Nova's rules.
+
+Every operation runs under one lock and either changes the cloud or
+raises ``Refused`` with the HTTP status and message Nova would give.
+Operations that take time in Nova (live migration, cold migration,
+evacuation) finish later on a timer; each step emits the notifications
+Nova emits, through ``events`` (see notifications.py).
+"""
+
+import dataclasses
+import datetime
+import itertools
+import threading
+import uuid as uuidlib
+
+RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Refused(Exception):
+    """What Nova answers: ``status``, fault name, message."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclasses.dataclass
+class Flavor:
+    id: str
+    name: str
+    vcpus: int
+    ram: int
+    disk: int
+    ephemeral: int = 0
+    swap: int = 0
+    extra_specs: dict = dataclasses.field(default_factory=dict)
+
+    def needs(self):
+        return {'vcpus': self.vcpus, 'memory_mb': self.ram,
+                'disk_gb': self.disk + self.ephemeral}
+
+
+@dataclasses.dataclass
+class Host:
+    name: str
+    vcpus: int
+    memory_mb: int
+    disk_gb: int
+    uuid: str = dataclasses.field(default_factory=lambda: str(uuidlib.uuid4()))
+    service_id: str = dataclasses.field(
+        default_factory=lambda: str(uuidlib.uuid4()))
+    hypervisor_id: int = 0
+    vcpu_reserved: int = 0
+    memory_mb_reserved: int = 512
+    disk_gb_reserved: int = 0
+    vcpu_ratio: float = 16.0
+    memory_ratio: float = 1.5
+    disk_ratio: float = 1.0
+    availability_zone: str = 'nova'
+    aggregates: list = dataclasses.field(default_factory=list)
+    # A failover segment's reserved host (instance HA).
+    reserved: bool = False
+    status: str = 'enabled'
+    disabled_reason: str | None = None
+    forced_down: bool = False
+    # The compute service reports (a failed host stops reporting).
+    reporting: bool = True
+    report_count: int = 0
+    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    updated_at: datetime.datetime | None = None
+
+    @property
+    def state(self):
+        return 'up' if self.reporting and not self.forced_down else 'down'
+
+    def capacity(self, resource):
+        total, reserved, ratio = {
+            'vcpus': (self.vcpus, self.vcpu_reserved, self.vcpu_ratio),
+            'memory_mb': (self.memory_mb, self.memory_mb_reserved,
+                          self.memory_ratio),
+            'disk_gb': (self.disk_gb, self.disk_gb_reserved, self.disk_ratio),
+        }[resource]
+        return (total - reserved) * ratio
+
+
+@dataclasses.dataclass
+class Server:
+    uuid: str
+    name: str
+    flavor: Flavor
+    host: str | None
+    tenant_id: str = 'admin'
+    user_id: str = 'admin'
+    vm_state: str = 'active'
+    power_state: int = 1
+    task_state: str | None = None
+    metadata: dict = dataclasses.field(default_factory=dict)
+    locked: bool = False
+    locked_reason: str | None = None
+    key_name: str | None = None
+    image_uuid: str = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
+    availability_zone: str | None = 'nova'
+    pinned_availability_zone: str | None = None
+    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    launched_at: datetime.datetime | None = None
+    updated_at: datetime.datetime | None = None
+    # While a cold migration or resize waits for confirmation.
+    old_flavor: Flavor | None = None
+    source_host: str | None = None
+    load: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def status(self):
+        if self.vm_state == 'resized':
+            return 'VERIFY_RESIZE'
+        if self.task_state == 'migrating':
+            return 'MIGRATING'
+        if self.task_state in ('resize_prep', 'resize_migrating',
+                               'resize_migrated', 'resize_finish'):
+            return 'RESIZE'
+        if self.task_state == 'rebuilding':
+            return 'REBUILD'
+        return {'active': 'ACTIVE', 'stopped': 'SHUTOFF',
+                'shelved_offloaded': 'SHELVED_OFFLOADED',
+                'shelved': 'SHELVED', 'error': 'ERROR',
+                'building': 'BUILD', 'paused': 'PAUSED',
+                'suspended': 'SUSPENDED'}.get(self.vm_state, 'ACTIVE')
+
+
+@dataclasses.dataclass
+class Migration:
+    id: int
+    uuid: str
+    server_uuid: str
+    source: str
+    dest: str | None
+    kind: str            # live-migration, migration, resize, evacuation
+    status: str          # queued, running, completed, finished, confirmed,
+    #                      failed, error, done
+    old_flavor_id: str
+    new_flavor_id: str
+    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    updated_at: datetime.datetime | None = None
+    memory_total_bytes: int = 0
+    memory_processed_bytes: int = 0
+
+
+class NoEvents:
+    """What the cloud tells when nobody listens."""
+
+    def emit(self, event_type, publisher, **objects):
+        pass
+
+
+class Cloud:
+
+    def __init__(self, bandwidth_mb_per_s=1000.0, events=None):
+        self.lock = threading.RLock()
+        self.hosts = {}
+        self.flavors = {}
+        self.servers = {}
+        # Creation order, for Nova's default sort (newest first) and paging.
+        self.order = []
+        self.migrations = {}
+        self._migration_ids = itertools.count(1)
+        self._hypervisor_ids = itertools.count(1)
+        self.bandwidth_mb_per_s = bandwidth_mb_per_s
+        self.events = events or NoEvents()
+        self.faults = None       # faults.Faults, set by the server
+        self.timers = set()
+        self.api_host = 'controller'
+
+    # Building the cloud (scenarios).
+
+    def add_host(self, host):
+        with self.lock:
+            host.hypervisor_id = next(self._hypervisor_ids)
+            self.hosts[host.name] = host
+
+    def add_flavor(self, flavor):
+        with self.lock:
+            self.flavors[flavor.id] = flavor
+
+    def add_server(self, server):
+        with self.lock:
+            self.servers[server.uuid] = server
+            self.order.append(server.uuid)
+
+    # Reading.
+
+    def server(self, uuid):
+        found = self.servers.get(uuid)
+        if found is None:
+            raise Refused(404, 'Instance %s could not be found.' % uuid)
+        return found
+
+    def host(self, name):
+        found = self.hosts.get(name)
+        if found is None:
+            raise Refused(404, 'Compute host %s could not be found.' % name)
+        return found
+
+    def flavor(self, ident):
+        found = self.flavors.get(str(ident))
+        if found is None:
+            for flavor in self.flavors.values():
+                if flavor.name == ident:
+                    return flavor
+            raise Refused(404, 'Flavor %s could not be found.' % ident)
+        return found
+
+    def servers_on(self, host):
+        return [s for s in self.servers.values() if s.host == host
+                or (s.source_host == host and s.vm_state == 'resized')]
+
+    def used(self, host):
+        """What placement counts as allocated on ``host``."""
+        totals = dict.fromkeys(RESOURCES, 0)
+        for server in self.servers.values():
+            for flavor in self._allocations_on(server, host):
+                for resource, amount in flavor.needs().items():
+                    totals[resource] += amount
+        return totals
+
+    def _allocations_on(self, server, host):
+        """Flavors ``server`` holds on ``host`` (a resize holds both)."""
+        held = []
+        if server.host == host:
+            held.append(server.flavor)
+        if (server.source_host == host and server.vm_state == 'resized'
+                and server.old_flavor is not None):
+            held.append(server.old_flavor)
+        return held
+
+    def fits(self, host, flavor):
+        used = self.used(host.name)
+        return all(used[r] + flavor.needs()[r] <= host.capacity(r)
+                   for r in RESOURCES)
+
+    def _schedule(self, flavor, exclude=(), zone=None):
+        """A host for ``flavor``: enabled, up, with room (the scheduler)."""
+        for host in sorted(self.hosts.values(),
+                           key=lambda h: (self.used(h.name)['memory_mb'],
+                                          h.name)):
+            if (host.name in exclude or host.status != 'enabled'
+                    or host.state != 'up' or host.reserved
+                    or (zone and host.availability_zone != zone)):
+                continue
+            if self.fits(host, flavor):
+                return host
+        raise Refused(400, 'No valid host was found. There are not enough '
+                           'hosts available.')
+
+    def _check_destination(self, name, flavor, source):
+        host = self.hosts.get(name)
+        if host is None:
+            raise Refused(400, 'Compute host %s could not be found.' % name)
+        if name == source:
+            raise Refused(400, 'The target host %s is the host the instance '
+                               'is on.' % name)
+        if host.status != 'enabled' or host.state != 'up':
+            raise Refused(400, 'Compute service of %s is unavailable at '
+                               'this time.' % name)
+        if not self.fits(host, flavor):
+            raise Refused(400, 'No valid host was found. Unable to migrate '
+                               'instance to %s: not enough resources.'
+                          % name)
+        return host
+
+    # Changing.
+
+    def _touch(self, server):
+        server.updated_at = utcnow()
+
+    def _require(self, server, action, states=('active',), task=None):
+        if server.locked:
+            raise Refused(409, 'Instance %s is locked' % server.uuid)
+        if server.vm_state not in states or server.task_state != task:
+            raise Refused(409, "Cannot '%s' instance %s while it is in "
+                               "vm_state %s" % (action, server.uuid,
+                                                server.vm_state))
+
+    def _emit(self, event_type, server=None, publisher=None, **extra):
+        """Notify ``event_type``, published by the nova-compute of
+        ``publisher`` (default: the server's host), or by nova-api when
+        ``publisher`` is 'api' or the server has no host."""
+        host = publisher or (server.host if server else None)
+        if host in (None, 'api'):
+            publisher_id = 'nova-api:%s' % self.api_host
+        else:
+            publisher_id = 'nova-compute:%s' % host
+        self.events.emit(event_type, publisher_id, server=server, **extra)
+
+    def _later(self, seconds, func, *args):
+        timer = threading.Timer(seconds, self._run_later, (func, args))
+        timer.daemon = True
+        self.timers.add(timer)
+        timer.start()
+
+    def _run_later(self, func, args):
+        with self.lock:
+            func(*args)
+
+    def _migration(self, server, kind, dest, new_flavor=None):
+        migration = Migration(
+            id=next(self._migration_ids), uuid=str(uuidlib.uuid4()),
+            server_uuid=server.uuid, source=server.host, dest=dest,
+            kind=kind, status='running',
+            old_flavor_id=server.flavor.id,
+            new_flavor_id=(new_flavor or server.flavor).id,
+            memory_total_bytes=server.flavor.ram * 2 ** 20)
+        self.migrations[migration.id] = migration
+        return migration
+
+    def _migration_seconds(self, server):
+        return server.flavor.ram / self.bandwidth_mb_per_s
+
+    def create_server(self, name, flavor_ref, zone=None, metadata=None,
+                      tenant_id='admin', user_id='admin', key_name=None,
+                      host=None):
+        with self.lock:
+            flavor = self.flavor(flavor_ref)
+            target = (self._check_destination(host, flavor, None) if host
+                      else self._schedule(flavor, zone=zone))
+            now = utcnow()
+            server = Server(uuid=str(uuidlib.uuid4()), name=name,
+                            flavor=flavor, host=None, tenant_id=tenant_id,
+                            user_id=user_id, vm_state='building',
+                            power_state=0, task_state='scheduling',
+                            metadata=dict(metadata or {}), key_name=key_name,
+                            availability_zone=target.availability_zone,
+                            pinned_availability_zone=zone, created_at=now)
+            self.add_server(server)
+            self._emit('instance.update', server, old_state='building',
+                       old_task_state='scheduling')
+            server.host = target.name
+            server.task_state = None
+            self._emit('instance.create.start', server)
+            server.vm_state, server.power_state = 'active', 1
+            server.launched_at = now
+            self._touch(server)
+            self._emit('instance.create.end', server)
+            return server
+
+    def delete_server(self, uuid):
+        with self.lock:
+            server = self.server(uuid)
+            if server.locked:
+                raise Refused(409, 'Instance %s is locked' % uuid)
+            server.task_state = 'deleting'
+            self._emit('instance.delete.start', server)
+            server.vm_state, server.task_state = 'deleted', None
+            server.power_state = 0
+            self._emit('instance.delete.end', server)
+            del self.servers[uuid]
+
+    def live_migrate(self, uuid, host=None, block_migration='auto'):
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'os-migrateLive')
+            dest = (self._check_destination(host, server.flavor, server.host)
+                    if host else self._schedule(server.flavor,
+                                                exclude=(server.host,)))
+            source = self.hosts[server.host]
+            if source.state != 'up':
+                raise Refused(400, 'Compute service of %s is unavailable at '
+                                   'this time.' % source.name)
+            migration = self._migration(server, 'live-migration', dest.name)
+            server.task_state = 'migrating'
+            self._touch(server)
+            self._emit('instance.live_migration_pre.start', server,
+                       publisher=dest.name)
+            self._emit('instance.live_migration_pre.end', server,
+                       publisher=dest.name)
+            fail = self.faults.take_migration_failure(uuid) \
+                if self.faults else False
+            self._later(self._migration_seconds(server),
+                        self._finish_live_migration, server, migration,
+                        fail)
+            return migration
+
+    def _finish_live_migration(self, server, migration, fail):
+        if self.servers.get(server.uuid) is not server:
+            return
+        if fail:
+            migration.status = 'error'
+            self._emit('instance.live_migration_rollback.start', server)
+            server.task_state = None
+            self._touch(server)
+            self._emit('instance.live_migration_rollback.end', server)
+            self._emit('instance.live_migration_rollback_dest.start', server,
+                       publisher=migration.dest)
+            self._emit('instance.live_migration_rollback_dest.end', server,
+                       publisher=migration.dest)
+            return
+        migration.memory_processed_bytes = migration.memory_total_bytes
+        self._emit('instance.live_migration_post.start', server)
+        self._emit('instance.live_migration_post_dest.start', server,
+                   publisher=migration.dest)
+        server.host = migration.dest
+        server.task_state = None
+        self._touch(server)
+        self._emit('instance.live_migration_post_dest.end', server)
+        migration.status = 'completed'
+        migration.updated_at = utcnow()
+        # The source reports last, still naming itself (as Nova does).
+        moved_host, server.host = server.host, migration.source
+        server.task_state = 'migrating'
+        self._emit('instance.live_migration_post.end', server)
+        server.host, server.task_state = moved_host, None
+
+    def cold_migrate(self, uuid, host=None, flavor=None):
+        """``migrate`` (same flavor) or ``resize`` (new flavor)."""
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'resize' if flavor else 'migrate',
+                          states=('active', 'stopped'))
+            new_flavor = self.flavor(flavor) if flavor else server.flavor
+            if flavor and new_flavor.id == server.flavor.id:
+                raise Refused(400, 'When resizing, instances must change '
+                                   'flavor!')
+            dest = (self._check_destination(host, new_flavor, server.host)
+                    if host else self._schedule(new_flavor,
+                                                exclude=(server.host,)))
+            migration = self._migration(
+                server, 'resize' if flavor else 'migration', dest.name,
+                new_flavor)
+            server.task_state = 'resize_prep'
+            self._emit('instance.resize_prep.start', server)
+            self._emit('instance.resize_prep.end', server)
+            server.task_state = 'resize_migrating'
+            self._emit('instance.resize.start', server)
+            self._later(self._migration_seconds(server),
+                        self._finish_cold_migration, server, migration,
+                        new_flavor)
+            return migration
+
+    def _finish_cold_migration(self, server, migration, new_flavor):
+        if self.servers.get(server.uuid) is not server:
+            return
+        server.source_host, server.host = server.host, migration.dest
+        server.old_flavor, server.flavor = server.flavor, new_flavor
+        server.task_state = 'resize_migrated'
+        self._emit('instance.resize.end', server,
+                   publisher=migration.source)
+        server.task_state = 'resize_finish'
+        self._emit('instance.resize_finish.start', server)
+        server.vm_state, server.task_state = 'resized', None
+        migration.status = 'finished'
+        self._touch(server)
+        self._emit('instance.resize_finish.end', server)
+
+    def confirm_resize(self, uuid):
+        with self.lock:
+            server = self.server(uuid)
+            if server.vm_state != 'resized':
+                raise Refused(409, "Cannot 'confirmResize' instance %s "
+                                   "while it is in vm_state %s"
+                              % (uuid, server.vm_state))
+            source = server.source_host
+            self._emit('instance.resize_confirm.start', server,
+                       publisher=source)
+            server.vm_state = 'active' if server.power_state else 'stopped'
+            server.old_flavor = server.source_host = None
+            for migration in self.migrations.values():
+                if (migration.server_uuid == uuid
+                        and migration.status == 'finished'):
+                    migration.status = 'confirmed'
+            self._touch(server)
+            self._emit('instance.resize_confirm.end', server,
+                       publisher=source)
+
+    def revert_resize(self, uuid):
+        with self.lock:
+            server = self.server(uuid)
+            if server.vm_state != 'resized':
+                raise Refused(409, "Cannot 'revertResize' instance %s "
+                                   "while it is in vm_state %s"
+                              % (uuid, server.vm_state))
+            self._emit('instance.resize_revert.start', server)
+            server.host, server.source_host = server.source_host, None
+            server.flavor, server.old_flavor = server.old_flavor, None
+            server.vm_state = 'active'
+            self._touch(server)
+            self._emit('instance.resize_revert.end', server)
+
+    def evacuate(self, uuid, host=None):
+        with self.lock:
+            server = self.server(uuid)
+            source = self.hosts.get(server.host)
+            if source is not None and source.state == 'up':
+                raise Refused(409, 'Compute service of %s is still in use.'
+                              % source.name)
+            if server.vm_state not in ('active', 'stopped', 'error'):
+                raise Refused(409, "Cannot 'evacuate' instance %s while it "
+                                   "is in vm_state %s"
+                              % (uuid, server.vm_state))
+            dest = (self._check_destination(host, server.flavor, server.host)
+                    if host else self._schedule(server.flavor,
+                                                exclude=(server.host,)))
+            migration = self._migration(server, 'evacuation', dest.name)
+            server.task_state = 'rebuilding'
+            self._emit('instance.evacuate', server, publisher='api')
+            server.host = dest.name
+            self._emit('instance.rebuild.start', server, publisher=dest.name)
+            server.task_state = None
+            migration.status = 'done'
+            self._touch(server)
+            self._emit('instance.rebuild.end', server, publisher=dest.name)
+            return migration
+
+    def power(self, uuid, on):
+        with self.lock:
+            server = self.server(uuid)
+            if on:
+                self._require(server, 'start', states=('stopped',))
+                self._emit('instance.power_on.start', server)
+                server.vm_state, server.power_state = 'active', 1
+                self._emit('instance.power_on.end', server)
+            else:
+                self._require(server, 'stop')
+                self._emit('instance.power_off.start', server)
+                server.vm_state, server.power_state = 'stopped', 4
+                self._emit('instance.power_off.end', server)
+            self._touch(server)
+
+    def shelve(self, uuid):
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'shelve', states=('active', 'stopped'))
+            self._emit('instance.shelve.start', server)
+            server.vm_state, server.power_state = 'shelved', 4
+            self._emit('instance.shelve.end', server)
+            self._emit('instance.shelve_offload.start', server)
+            server.vm_state, server.host = 'shelved_offloaded', None
+            self._touch(server)
+            self._emit('instance.shelve_offload.end', server,
+                       publisher='api')
+
+    def unshelve(self, uuid):
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'unshelve', states=('shelved_offloaded',))
+            dest = self._schedule(server.flavor)
+            self._emit('instance.unshelve.start', server, publisher=dest.name)
+            server.host = dest.name
+            server.vm_state, server.power_state = 'active', 1
+            self._touch(server)
+            self._emit('instance.unshelve.end', server)
+
+    def lock_server(self, uuid, locked, reason=None):
+        with self.lock:
+            server = self.server(uuid)
+            server.locked = locked
+            server.locked_reason = reason if locked else None
+            self._touch(server)
+            self._emit('instance.lock' if locked else 'instance.unlock',
+                       server, publisher='api')
+
+    def update_service(self, host_name, status=None, disabled_reason=None,
+                       forced_down=None):
+        with self.lock:
+            host = self.host(host_name)
+            if status is not None:
+                host.status = status
+                host.disabled_reason = (disabled_reason
+                                        if status == 'disabled' else None)
+            if forced_down is not None:
+                host.forced_down = forced_down
+            host.updated_at = utcnow()
+            self.events.emit('service.update', 'nova-compute:%s' % host.name,
+                             host=host)
+            return host
+
+    def fail_host(self, host_name, failed=True):
+        """The host dies (its service stops reporting) or comes back."""
+        with self.lock:
+            host = self.host(host_name)
+            host.reporting = not failed
+            host.updated_at = utcnow()
+            return host

@@ -1,0 +1,481 @@
+"""The Compute API v2.1 subset, with Nova's JSON shapes and codes."""
+
+import hashlib
+import uuid as uuidlib
+
+from watcher_ha.simulator import web
+
+MAX_LIMIT = 1000
+POWER_STATE_CODES = {'active': 1, 'stopped': 4, 'paused': 3,
+                     'suspended': 7}
+
+
+def _time(value):
+    return None if value is None else value.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+class ComputeAPI(web.Service):
+    prefix = '/compute/v2.1'
+    microversions = web.Versions('compute', '2.1', '2.96',
+                            legacy_header='X-OpenStack-Nova-API-Version')
+    routes = (
+        ('GET', '', 'version'), ('GET', '/', 'version'),
+        ('GET', '/servers', 'list_servers'),
+        ('GET', '/servers/detail', 'list_servers_detail'),
+        ('GET', '/servers/{uuid}', 'show_server'),
+        ('POST', '/servers', 'create_server'),
+        ('DELETE', '/servers/{uuid}', 'delete_server'),
+        ('POST', '/servers/{uuid}/action', 'server_action'),
+        ('GET', '/os-migrations', 'list_migrations'),
+        ('GET', '/os-services', 'list_services'),
+        ('PUT', '/os-services/{ident}', 'update_service'),
+        ('GET', '/os-hypervisors', 'list_hypervisors'),
+        ('GET', '/os-hypervisors/detail', 'list_hypervisors_detail'),
+        ('GET', '/os-hypervisors/{ident}/search', 'search_hypervisors'),
+        ('GET', '/os-hypervisors/{ident}', 'show_hypervisor'),
+        ('GET', '/flavors', 'list_flavors'),
+        ('GET', '/flavors/detail', 'list_flavors_detail'),
+        ('GET', '/flavors/{ident}', 'show_flavor'),
+        ('GET', '/flavors/{ident}/os-extra_specs', 'flavor_extra_specs'),
+        ('GET', '/os-availability-zone', 'list_zones'),
+        ('GET', '/os-availability-zone/detail', 'list_zones_detail'),
+        ('GET', '/os-aggregates', 'list_aggregates'),
+    )
+
+    def _url(self, req, *parts):
+        return '/'.join([req.host_url + self.prefix] + list(parts))
+
+    def version(self, req, version):
+        return 200, {'version': {
+            'id': 'v2.1', 'status': 'CURRENT', 'version': '2.96',
+            'min_version': '2.1', 'updated': '2013-07-23T11:33:21Z',
+            'links': [{'rel': 'self', 'href': self._url(req) + '/'}],
+            'media-types': [{'base': 'application/json',
+                             'type': 'application/vnd.openstack.compute+'
+                                     'json;version=2.1'}]}}
+
+    # Servers.
+
+    def _server_view(self, req, server, version, detail):
+        links = [{'rel': 'self', 'href': self._url(req, 'servers',
+                                                   server.uuid)},
+                 {'rel': 'bookmark', 'href': self._url(req, 'servers',
+                                                       server.uuid)}]
+        if not detail:
+            return {'id': server.uuid, 'name': server.name, 'links': links}
+        flavor = server.flavor
+        view = {
+            'id': server.uuid, 'name': server.name, 'status': server.status,
+            'tenant_id': server.tenant_id, 'user_id': server.user_id,
+            'metadata': dict(server.metadata),
+            'hostId': hashlib.sha224((server.tenant_id + (server.host or ''))
+                                     .encode()).hexdigest()
+            if server.host else '',
+            'image': {'id': server.image_uuid, 'links': []},
+            'flavor': {'vcpus': flavor.vcpus, 'ram': flavor.ram,
+                       'disk': flavor.disk, 'ephemeral': flavor.ephemeral,
+                       'swap': flavor.swap, 'original_name': flavor.name,
+                       'extra_specs': dict(flavor.extra_specs)},
+            'created': _time(server.created_at),
+            'updated': _time(server.updated_at or server.created_at),
+            'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
+            'links': links, 'OS-DCF:diskConfig': 'MANUAL', 'progress': 0,
+            'OS-EXT-AZ:availability_zone': server.availability_zone or '',
+            'config_drive': '', 'key_name': server.key_name,
+            'OS-SRV-USG:launched_at': _time(server.launched_at),
+            'OS-SRV-USG:terminated_at': None,
+            'OS-EXT-SRV-ATTR:host': server.host,
+            'OS-EXT-SRV-ATTR:instance_name': 'instance-%s'
+                                             % server.uuid[:8],
+            'OS-EXT-SRV-ATTR:hypervisor_hostname': server.host,
+            'OS-EXT-STS:task_state': server.task_state,
+            'OS-EXT-STS:vm_state': server.vm_state,
+            'OS-EXT-STS:power_state': server.power_state,
+            'os-extended-volumes:volumes_attached': [],
+            'security_groups': [{'name': 'default'}],
+            'locked': server.locked,
+        }
+        if version >= (2, 73):
+            view['locked_reason'] = server.locked_reason
+        if version >= (2, 96):
+            view['pinned_availability_zone'] = \
+                server.pinned_availability_zone
+        return view
+
+    def _filtered(self, req):
+        params = req.GET
+        found = []
+        for uuid in reversed(self.cloud.order):
+            server = self.cloud.servers.get(uuid)
+            if server is None:
+                continue
+            if 'host' in params and server.host != params['host']:
+                continue
+            if 'node' in params and server.host != params['node']:
+                continue
+            if 'name' in params and params['name'] not in server.name:
+                continue
+            if ('status' in params
+                    and server.status != params['status'].upper()):
+                continue
+            if ('project_id' in params
+                    and server.tenant_id != params['project_id']):
+                continue
+            found.append(server)
+        return found
+
+    def _page(self, req, items, key, collection):
+        """Nova's marker/limit paging, with a next link."""
+        try:
+            limit = int(req.GET.get('limit', MAX_LIMIT))
+        except ValueError:
+            raise web.Reply(400, 'Invalid input for query parameters limit.')
+        if limit < 0:
+            raise web.Reply(400, 'Invalid input for query parameters limit.')
+        limit = min(limit, MAX_LIMIT)
+        marker = req.GET.get('marker')
+        start = 0
+        if marker is not None:
+            positions = [index for index, item in enumerate(items)
+                         if key(item) == marker]
+            if not positions:
+                raise web.Reply(400, 'marker [%s] not found' % marker)
+            start = positions[0] + 1
+        page = items[start:start + limit]
+        links = []
+        if len(page) == limit and start + limit < len(items):
+            query = dict(req.GET)
+            query.update(limit=limit, marker=key(page[-1]))
+            links.append({'rel': 'next', 'href': '%s?%s' % (
+                self._url(req, collection), '&'.join(
+                    '%s=%s' % item for item in sorted(query.items())))})
+        return page, links
+
+    def list_servers(self, req, version, detail=False):
+        servers, links = self._page(req, self._filtered(req),
+                                    lambda s: s.uuid, 'servers')
+        body = {'servers': [self._server_view(req, s, version, detail)
+                            for s in servers]}
+        if links:
+            body['servers_links'] = links
+        return 200, body
+
+    def list_servers_detail(self, req, version):
+        return self.list_servers(req, version, detail=True)
+
+    def show_server(self, req, version, uuid):
+        return 200, {'server': self._server_view(
+            req, self.cloud.server(uuid), version, True)}
+
+    def create_server(self, req, version):
+        spec = web.body_of(req).get('server')
+        if not isinstance(spec, dict) or 'name' not in spec \
+                or 'flavorRef' not in spec:
+            raise web.Reply(400, "Invalid input for field/attribute server. "
+                                 "'name' and 'flavorRef' are required.")
+        zone, host = spec.get('availability_zone'), None
+        if zone and ':' in zone:
+            zone, host = zone.split(':', 1)
+        server = self.cloud.create_server(
+            spec['name'], spec['flavorRef'], zone=zone or None,
+            metadata=spec.get('metadata'), key_name=spec.get('key_name'),
+            host=spec.get('host') or host)
+        return 202, {'server': {
+            'id': server.uuid, 'links': [], 'OS-DCF:diskConfig': 'MANUAL',
+            'security_groups': [{'name': 'default'}],
+            'adminPass': 'simulated'}}
+
+    def delete_server(self, req, version, uuid):
+        self.cloud.delete_server(uuid)
+        return 204, None
+
+    def server_action(self, req, version, uuid):
+        body = web.body_of(req)
+        if len(body) != 1:
+            raise web.Reply(400, 'There is either no action or more than '
+                                 'one action in the request body.')
+        [(action, args)] = body.items()
+        args = args if isinstance(args, dict) else {}
+        cloud = self.cloud
+        if action == 'os-migrateLive':
+            if 'host' not in args or 'block_migration' not in args:
+                raise web.Reply(400, "Invalid input for field/attribute "
+                                     "os-migrateLive: 'host' and "
+                                     "'block_migration' are required.")
+            cloud.live_migrate(uuid, args.get('host'),
+                               args.get('block_migration'))
+        elif action == 'migrate':
+            cloud.cold_migrate(uuid, host=args.get('host'))
+        elif action == 'resize':
+            if 'flavorRef' not in args:
+                raise web.Reply(400, "Invalid input for field/attribute "
+                                     "resize: 'flavorRef' is required.")
+            cloud.cold_migrate(uuid, flavor=args['flavorRef'])
+        elif action == 'confirmResize':
+            cloud.confirm_resize(uuid)
+            return 204, None
+        elif action == 'revertResize':
+            cloud.revert_resize(uuid)
+        elif action == 'evacuate':
+            cloud.evacuate(uuid, host=args.get('host'))
+            return 200, None
+        elif action in ('os-stop', 'os-start'):
+            cloud.power(uuid, on=action == 'os-start')
+        elif action == 'shelve':
+            cloud.shelve(uuid)
+        elif action == 'unshelve':
+            cloud.unshelve(uuid)
+        elif action in ('lock', 'unlock'):
+            cloud.lock_server(uuid, action == 'lock',
+                              args.get('locked_reason'))
+        else:
+            raise web.Reply(400, 'There is no such action: %s' % action)
+        return 202, None
+
+    def list_migrations(self, req, version):
+        params = req.GET
+        found = []
+        for migration in sorted(self.cloud.migrations.values(),
+                                key=lambda m: -m.id):
+            if ('instance_uuid' in params
+                    and migration.server_uuid != params['instance_uuid']):
+                continue
+            if 'host' in params and params['host'] not in (
+                    migration.source, migration.dest):
+                continue
+            if 'status' in params and migration.status != params['status']:
+                continue
+            if ('migration_type' in params
+                    and migration.kind != params['migration_type']):
+                continue
+            found.append({
+                'id': migration.id, 'uuid': migration.uuid,
+                'instance_uuid': migration.server_uuid,
+                'source_compute': migration.source,
+                'source_node': migration.source,
+                'dest_compute': migration.dest, 'dest_node': migration.dest,
+                'dest_host': None, 'status': migration.status,
+                'migration_type': migration.kind,
+                'old_instance_type_id': migration.old_flavor_id,
+                'new_instance_type_id': migration.new_flavor_id,
+                'created_at': _time(migration.created_at),
+                'updated_at': _time(migration.updated_at),
+                'links': []})
+        return 200, {'migrations': found}
+
+    # Services.
+
+    def _service_view(self, host, version):
+        ident = host.service_id if version >= (2, 53) \
+            else host.hypervisor_id
+        return {'id': ident, 'binary': 'nova-compute', 'host': host.name,
+                'zone': host.availability_zone, 'status': host.status,
+                'state': host.state,
+                'updated_at': _time(host.updated_at or host.created_at),
+                'disabled_reason': host.disabled_reason,
+                'forced_down': host.forced_down}
+
+    def list_services(self, req, version):
+        params = req.GET
+        hosts = [h for h in self.cloud.hosts.values()
+                 if params.get('host', h.name) == h.name]
+        if params.get('binary', 'nova-compute') != 'nova-compute':
+            hosts = []
+        return 200, {'services': [self._service_view(h, version)
+                                  for h in hosts]}
+
+    def update_service(self, req, version, ident):
+        body = web.body_of(req)
+        if not version >= (2, 53):
+            return self._legacy_service_update(req, version, ident, body)
+        host = self._host_by_service(ident)
+        status = body.get('status')
+        if status not in (None, 'enabled', 'disabled'):
+            raise web.Reply(400, "Invalid input for field/attribute status."
+                                 " Value: %s. 'enabled' or 'disabled' "
+                                 "expected" % status)
+        if body.get('disabled_reason') and status != 'disabled':
+            raise web.Reply(400, 'Specifying a disabled_reason is only '
+                                 'supported when the status is disabled.')
+        forced = body.get('forced_down')
+        if forced is not None and not isinstance(forced, bool):
+            raise web.Reply(400, 'Invalid input for field/attribute '
+                                 'forced_down.')
+        self.cloud.update_service(host.name, status,
+                                  body.get('disabled_reason'), forced)
+        return 200, {'service': self._service_view(host, version)}
+
+    def _host_by_service(self, ident):
+        for host in self.cloud.hosts.values():
+            if host.service_id == ident:
+                return host
+        raise web.Reply(404, 'Service %s could not be found.' % ident)
+
+    def _legacy_service_update(self, req, version, action, body):
+        host = self.cloud.host(body.get('host', ''))
+        if action == 'enable':
+            self.cloud.update_service(host.name, 'enabled')
+        elif action in ('disable', 'disable-log-reason'):
+            self.cloud.update_service(host.name, 'disabled',
+                                      body.get('disabled_reason'))
+        elif action == 'force-down':
+            self.cloud.update_service(host.name,
+                                      forced_down=bool(body['forced_down']))
+        else:
+            raise web.Reply(404, 'Unknown action')
+        return 200, {'service': {'host': host.name,
+                                 'binary': 'nova-compute',
+                                 'status': host.status,
+                                 'disabled_reason': host.disabled_reason,
+                                 'forced_down': host.forced_down}}
+
+    # Hypervisors.
+
+    def _hypervisor_view(self, req, host, version, detail):
+        ident = host.uuid if version >= (2, 53) else host.hypervisor_id
+        view = {'id': ident, 'hypervisor_hostname': host.name,
+                'state': host.state, 'status': host.status}
+        if detail:
+            view.update({
+                'hypervisor_type': 'fake', 'hypervisor_version': 1000,
+                'host_ip': '192.168.0.1',
+                'service': {'host': host.name, 'id': (
+                    host.service_id if version >= (2, 53)
+                    else host.hypervisor_id),
+                    'disabled_reason': host.disabled_reason}})
+            if not version >= (2, 88):
+                used = self.cloud.used(host.name)
+                view.update({
+                    'vcpus': host.vcpus, 'memory_mb': host.memory_mb,
+                    'local_gb': host.disk_gb, 'vcpus_used': used['vcpus'],
+                    'memory_mb_used': used['memory_mb'],
+                    'local_gb_used': used['disk_gb'],
+                    'free_ram_mb': host.memory_mb - used['memory_mb'],
+                    'free_disk_gb': host.disk_gb - used['disk_gb'],
+                    'running_vms': len(self.cloud.servers_on(host.name)),
+                    'current_workload': 0, 'disk_available_least': 0,
+                    'cpu_info': '{}'})
+            else:
+                view['uptime'] = None
+        if req.GET.get('with_servers', '').lower() in ('true', '1', 'yes'):
+            view['servers'] = [{'uuid': s.uuid, 'name': s.name}
+                               for s in self.cloud.servers_on(host.name)]
+        return view
+
+    def _hypervisors(self, req, version, detail):
+        pattern = req.GET.get('hypervisor_hostname_pattern')
+        hosts = sorted(self.cloud.hosts.values(),
+                       key=lambda h: h.hypervisor_id)
+        if pattern:
+            hosts = [h for h in hosts if pattern in h.name]
+            if not hosts:
+                raise web.Reply(404, 'No hypervisor matching %s could be '
+                                     'found.' % pattern)
+        page, links = self._page(
+            req, hosts, lambda h: (h.uuid if version >= (2, 53)
+                                   else str(h.hypervisor_id)),
+            'os-hypervisors')
+        body = {'hypervisors': [self._hypervisor_view(req, h, version,
+                                                      detail)
+                                for h in page]}
+        if links:
+            body['hypervisors_links'] = links
+        return 200, body
+
+    def list_hypervisors(self, req, version):
+        return self._hypervisors(req, version, False)
+
+    def list_hypervisors_detail(self, req, version):
+        return self._hypervisors(req, version, True)
+
+    def search_hypervisors(self, req, version, ident):
+        if version >= (2, 53):
+            raise web.Reply(404, 'The resource could not be found.')
+        hosts = [h for h in self.cloud.hosts.values() if ident in h.name]
+        if not hosts:
+            raise web.Reply(404, 'No hypervisor matching %s could be found.'
+                            % ident)
+        return 200, {'hypervisors': [self._hypervisor_view(req, h, version,
+                                                           False)
+                                     for h in hosts]}
+
+    def show_hypervisor(self, req, version, ident):
+        for host in self.cloud.hosts.values():
+            if ident in (host.uuid, str(host.hypervisor_id)):
+                return 200, {'hypervisor': self._hypervisor_view(
+                    req, host, version, True)}
+        raise web.Reply(404, 'Hypervisor %s could not be found.' % ident)
+
+    # Flavors, zones, aggregates.
+
+    def _flavor_view(self, req, flavor, version, detail):
+        view = {'id': flavor.id, 'name': flavor.name, 'links': [],
+                'description': None}
+        if detail:
+            view.update({'vcpus': flavor.vcpus, 'ram': flavor.ram,
+                         'disk': flavor.disk,
+                         'OS-FLV-EXT-DATA:ephemeral': flavor.ephemeral,
+                         'swap': flavor.swap or '', 'rxtx_factor': 1.0,
+                         'os-flavor-access:is_public': True,
+                         'OS-FLV-DISABLED:disabled': False})
+            if version >= (2, 61):
+                view['extra_specs'] = dict(flavor.extra_specs)
+        return view
+
+    def list_flavors(self, req, version, detail=False):
+        return 200, {'flavors': [
+            self._flavor_view(req, f, version, detail)
+            for f in sorted(self.cloud.flavors.values(),
+                            key=lambda f: f.id)]}
+
+    def list_flavors_detail(self, req, version):
+        return self.list_flavors(req, version, detail=True)
+
+    def show_flavor(self, req, version, ident):
+        return 200, {'flavor': self._flavor_view(
+            req, self.cloud.flavor(ident), version, True)}
+
+    def flavor_extra_specs(self, req, version, ident):
+        return 200, {'extra_specs': dict(self.cloud.flavor(
+            ident).extra_specs)}
+
+    def _zones(self):
+        zones = {}
+        for host in self.cloud.hosts.values():
+            zones.setdefault(host.availability_zone, []).append(host)
+        return zones
+
+    def list_zones(self, req, version):
+        return 200, {'availabilityZoneInfo': [
+            {'zoneName': zone, 'zoneState': {'available': True},
+             'hosts': None} for zone in sorted(self._zones())]}
+
+    def list_zones_detail(self, req, version):
+        return 200, {'availabilityZoneInfo': [
+            {'zoneName': zone, 'zoneState': {'available': True},
+             'hosts': {h.name: {'nova-compute': {
+                 'available': h.state == 'up',
+                 'active': h.status == 'enabled',
+                 'updated_at': _time(h.updated_at or h.created_at)}}
+                 for h in hosts}}
+            for zone, hosts in sorted(self._zones().items())]}
+
+    def list_aggregates(self, req, version):
+        aggregates = {}
+        for host in self.cloud.hosts.values():
+            for name in host.aggregates:
+                aggregates.setdefault(name, []).append(host)
+        found = []
+        for index, (name, hosts) in enumerate(sorted(aggregates.items())):
+            zones = {h.availability_zone for h in hosts}
+            zone = zones.pop() if len(zones) == 1 else None
+            found.append({'id': index + 1, 'name': name,
+                          'availability_zone': zone,
+                          'hosts': sorted(h.name for h in hosts),
+                          'metadata': ({'availability_zone': zone}
+                                       if zone else {}),
+                          'created_at': None, 'updated_at': None,
+                          'deleted_at': None, 'deleted': False,
+                          'uuid': str(uuidlib.uuid5(uuidlib.NAMESPACE_DNS,
+                                                    name))})
+        return 200, {'aggregates': found}

@@ -1,0 +1,89 @@
+"""Faults to inject into the simulated cloud, by the admin API or by a
+scenario's timeline: failed live migrations, failing or slow API calls,
+dropped or delayed notifications. Host failures are Cloud.fail_host."""
+
+import random
+import re
+import threading
+
+
+class Faults:
+
+    def __init__(self, seed=0):
+        self._lock = threading.Lock()
+        self._random = random.Random(seed)
+        # Server uuids whose next live migration fails ('*': any).
+        self.failing_migrations = set()
+        # [{'method', 'path' (regex), 'status', 'count' (None: forever)}]
+        self.api_failures = []
+        self.api_delay = 0.0
+        self.drop_notifications = 0.0      # probability
+        self.notification_delay_seconds = 0.0
+
+    def configure(self, spec):
+        """Apply a JSON/YAML fault description (see doc/source/
+        simulator.rst); unknown keys are an error."""
+        known = {'fail_migrations', 'api_failures', 'api_delay',
+                 'drop_notifications', 'notification_delay'}
+        unknown = set(spec) - known
+        if unknown:
+            raise ValueError('unknown fault(s) %s; known: %s'
+                             % (', '.join(sorted(unknown)),
+                                ', '.join(sorted(known))))
+        with self._lock:
+            if 'fail_migrations' in spec:
+                self.failing_migrations = set(spec['fail_migrations'])
+            if 'api_failures' in spec:
+                for failure in spec['api_failures']:
+                    re.compile(failure.get('path', '.*'))
+                    if not 400 <= int(failure['status']) <= 599:
+                        raise ValueError('api_failures: status must be an '
+                                         'HTTP error code')
+                self.api_failures = [dict(f) for f in spec['api_failures']]
+            if 'api_delay' in spec:
+                self.api_delay = float(spec['api_delay'])
+            if 'drop_notifications' in spec:
+                ratio = float(spec['drop_notifications'])
+                if not 0 <= ratio <= 1:
+                    raise ValueError('drop_notifications is a probability '
+                                     'between 0 and 1')
+                self.drop_notifications = ratio
+            if 'notification_delay' in spec:
+                self.notification_delay_seconds = float(
+                    spec['notification_delay'])
+
+    def take_migration_failure(self, uuid):
+        with self._lock:
+            if uuid in self.failing_migrations:
+                self.failing_migrations.discard(uuid)
+                return True
+            return '*' in self.failing_migrations
+
+    def api_fault(self, method, path):
+        """(status to answer or None, seconds to wait first)."""
+        with self._lock:
+            for failure in self.api_failures:
+                if (failure.get('method', method).upper() == method
+                        and re.search(failure.get('path', '.*'), path)):
+                    if failure.get('count') is not None:
+                        failure['count'] -= 1
+                        if failure['count'] <= 0:
+                            self.api_failures.remove(failure)
+                    return int(failure['status']), self.api_delay
+            return None, self.api_delay
+
+    def drop_notification(self):
+        with self._lock:
+            return (self.drop_notifications > 0
+                    and self._random.random() < self.drop_notifications)
+
+    def notification_delay(self):
+        return self.notification_delay_seconds
+
+    def state(self):
+        with self._lock:
+            return {'fail_migrations': sorted(self.failing_migrations),
+                    'api_failures': [dict(f) for f in self.api_failures],
+                    'api_delay': self.api_delay,
+                    'drop_notifications': self.drop_notifications,
+                    'notification_delay': self.notification_delay_seconds}

@@ -1,0 +1,177 @@
+"""Nova versioned notifications for what the simulated cloud does.
+
+Payloads follow Nova's wire format (``nova_object.name``, ``.namespace``,
+``.version``, ``.data``) at the versions a current Nova (34) sends: the
+InstancePayload fields, plus those of each event's payload class. They
+go out on the configured transport, exchange ``nova``, topic
+``versioned_notifications``, through oslo.messaging as Nova sends them.
+"""
+
+import datetime
+import threading
+import uuid as uuidlib
+
+import oslo_messaging
+from oslo_config import cfg
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
+
+NOVA_EXCHANGE = 'nova'
+TOPIC = 'versioned_notifications'
+
+# Nova's power states, as notifications spell them.
+POWER_STATES = {0: 'pending', 1: 'running', 3: 'paused', 4: 'shutdown',
+                6: 'crashed', 7: 'suspended'}
+
+# event type -> (payload class, version, extra fields)
+_ACTION = ('InstanceActionPayload', '1.9', ('fault',))
+_REBUILD = ('InstanceActionRebuildPayload', '1.10',
+            ('fault', 'trusted_image_certificates'))
+PAYLOAD_CLASSES = {
+    'instance.update': ('InstanceUpdatePayload', '2.1',
+                        ('audit_period', 'old_display_name', 'state_update',
+                         'tags')),
+    'instance.create.start': ('InstanceCreatePayload', '1.13',
+                              ('fault', 'instance_name', 'keypairs', 'tags',
+                               'trusted_image_certificates')),
+    'instance.resize_prep.start': ('InstanceActionResizePrepPayload', '1.4',
+                                   ('fault', 'new_flavor')),
+    'instance.rescue.start': ('InstanceActionRescuePayload', '1.4',
+                              ('fault', 'rescue_image_ref')),
+    'instance.evacuate': _ACTION,
+    'instance.rebuild.start': _REBUILD,
+    'instance.rebuild_scheduled': _REBUILD,
+}
+PAYLOAD_CLASSES['instance.create.end'] = \
+    PAYLOAD_CLASSES['instance.create.start']
+PAYLOAD_CLASSES['instance.resize_prep.end'] = \
+    PAYLOAD_CLASSES['instance.resize_prep.start']
+PAYLOAD_CLASSES['instance.rescue.end'] = \
+    PAYLOAD_CLASSES['instance.rescue.start']
+PAYLOAD_CLASSES['instance.rebuild.end'] = _REBUILD
+
+
+def _time(value):
+    return None if value is None else value.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _object(name, version, data):
+    return {'nova_object.name': name, 'nova_object.namespace': 'nova',
+            'nova_object.version': version, 'nova_object.data': data}
+
+
+def flavor_payload(flavor):
+    return _object('FlavorPayload', '1.4', {
+        'description': None, 'disabled': False,
+        'ephemeral_gb': flavor.ephemeral, 'extra_specs':
+        dict(flavor.extra_specs), 'flavorid': flavor.id, 'is_public': True,
+        'memory_mb': flavor.ram, 'name': flavor.name, 'projects': None,
+        'root_gb': flavor.disk, 'rxtx_factor': 1.0, 'swap': flavor.swap,
+        'vcpu_weight': 0, 'vcpus': flavor.vcpus})
+
+
+def instance_payload(event_type, server, old_state=None,
+                     old_task_state=None, new_flavor=None):
+    """The payload Nova sends with ``event_type`` for ``server``."""
+    name, version, extra = PAYLOAD_CLASSES.get(event_type, _ACTION)
+    data = {
+        'action_initiator_project': server.tenant_id,
+        'action_initiator_user': server.user_id,
+        'architecture': None, 'auto_disk_config': 'MANUAL',
+        'availability_zone': server.availability_zone,
+        'block_devices': [], 'created_at': _time(server.created_at),
+        'deleted_at': (_time(server.updated_at)
+                       if server.vm_state == 'deleted' else None),
+        'display_description': None, 'display_name': server.name,
+        'flavor': flavor_payload(server.flavor), 'host': server.host,
+        'host_name': server.name, 'image_uuid': server.image_uuid,
+        'ip_addresses': [], 'kernel_id': '', 'key_name': server.key_name,
+        'launched_at': _time(server.launched_at), 'locked': server.locked,
+        'locked_reason': server.locked_reason,
+        'metadata': dict(server.metadata), 'node': server.host,
+        'os_type': None,
+        'power_state': POWER_STATES.get(server.power_state, 'pending'),
+        'progress': 0, 'ramdisk_id': '',
+        'request_id': 'req-%s' % uuidlib.uuid4(),
+        'reservation_id': 'r-%s' % server.uuid[:8], 'shares': None,
+        'state': server.vm_state, 'task_state': server.task_state,
+        'tenant_id': server.tenant_id,
+        'terminated_at': (_time(server.updated_at)
+                          if server.vm_state == 'deleted' else None),
+        'updated_at': _time(server.updated_at), 'user_id': server.user_id,
+        'uuid': server.uuid,
+    }
+    fields = {
+        'fault': None, 'tags': [], 'keypairs': [],
+        'trusted_image_certificates': None,
+        'instance_name': 'instance-%s' % server.uuid[:8],
+        'rescue_image_ref': None, 'old_display_name': None,
+        'new_flavor': flavor_payload(new_flavor or server.flavor),
+        'audit_period': _object('AuditPeriodPayload', '1.0', {
+            'audit_period_beginning': _time(
+                server.created_at.replace(day=1, hour=0, minute=0,
+                                          second=0)),
+            'audit_period_ending': _time(datetime.datetime.now(
+                datetime.timezone.utc))}),
+        'state_update': _object('InstanceStateUpdatePayload', '1.0', {
+            'new_task_state': server.task_state,
+            'old_state': old_state or server.vm_state,
+            'old_task_state': old_task_state,
+            'state': server.vm_state}),
+    }
+    data.update({field: fields[field] for field in extra})
+    return _object(name, version, data)
+
+
+def service_payload(host):
+    """ServiceStatusPayload of a host's nova-compute service."""
+    return _object('ServiceStatusPayload', '1.1', {
+        'availability_zone': host.availability_zone,
+        'binary': 'nova-compute', 'disabled': host.status == 'disabled',
+        'disabled_reason': host.disabled_reason,
+        'forced_down': host.forced_down, 'host': host.name,
+        'last_seen_up': _time(host.updated_at or host.created_at),
+        'report_count': host.report_count, 'topic': 'compute',
+        'uuid': host.service_id, 'version': 74})
+
+
+class Notifier:
+    """The cloud's event sink: builds each payload and sends it, unless
+    the fault injection says to drop or delay notifications."""
+
+    def __init__(self, transport_url, faults=None):
+        conf = cfg.ConfigOpts()
+        # The first call registers the transport options on ``conf``.
+        oslo_messaging.get_notification_transport(conf, url=transport_url)
+        conf.set_override('control_exchange', NOVA_EXCHANGE)
+        transport = oslo_messaging.get_notification_transport(
+            conf, url=transport_url)
+        self._notifier = oslo_messaging.Notifier(
+            transport, driver='messagingv2', topics=[TOPIC])
+        self.faults = faults
+        self.sent = 0
+
+    def emit(self, event_type, publisher, server=None, host=None, **extra):
+        if event_type.startswith('service.'):
+            payload = service_payload(host)
+        else:
+            payload = instance_payload(event_type, server, **extra)
+        delay = 0
+        if self.faults is not None:
+            if self.faults.drop_notification():
+                LOG.info('Dropped %s (fault injection)', event_type)
+                return
+            delay = self.faults.notification_delay()
+        if delay:
+            timer = threading.Timer(delay, self._send,
+                                    (publisher, event_type, payload))
+            timer.daemon = True
+            timer.start()
+        else:
+            self._send(publisher, event_type, payload)
+
+    def _send(self, publisher, event_type, payload):
+        self._notifier.prepare(publisher_id=publisher).info(
+            {}, event_type, payload)
+        self.sent += 1

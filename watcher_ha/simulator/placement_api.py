@@ -1,0 +1,112 @@
+"""The Placement API subset: resource providers (one per compute node),
+their inventories, usages, aggregates and traits, and allocations."""
+
+from watcher_ha.simulator import web
+
+CLASSES = (('VCPU', 'vcpus', 'vcpu_reserved', 'vcpu_ratio'),
+           ('MEMORY_MB', 'memory_mb', 'memory_mb_reserved', 'memory_ratio'),
+           ('DISK_GB', 'disk_gb', 'disk_gb_reserved', 'disk_ratio'))
+USAGE_KEYS = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
+              'DISK_GB': 'disk_gb'}
+TRAITS = ['COMPUTE_NET_ATTACH_INTERFACE', 'COMPUTE_VOLUME_ATTACH',
+          'HW_CPU_X86_AVX2']
+
+
+class PlacementAPI(web.Service):
+    prefix = '/placement'
+    microversions = web.Versions('placement', '1.0', '1.39')
+    routes = (
+        ('GET', '', 'root'), ('GET', '/', 'root'),
+        ('GET', '/resource_providers', 'list_providers'),
+        ('GET', '/resource_providers/{uuid}', 'show_provider'),
+        ('GET', '/resource_providers/{uuid}/inventories', 'inventories'),
+        ('GET', '/resource_providers/{uuid}/usages', 'usages'),
+        ('GET', '/resource_providers/{uuid}/aggregates', 'aggregates'),
+        ('GET', '/resource_providers/{uuid}/traits', 'provider_traits'),
+        ('GET', '/resource_providers/{uuid}/allocations', 'rp_allocations'),
+        ('GET', '/allocations/{consumer}', 'allocations'),
+        ('GET', '/traits', 'traits'),
+    )
+
+    def error(self, status, message):
+        # Placement's error format.
+        return web.json_response({'errors': [{
+            'status': status, 'title': web.FAULT_NAMES.get(status, 'Error'),
+            'detail': message, 'request_id': 'req-simulator'}]}, status)
+
+    def root(self, req, version):
+        return 200, {'versions': [{
+            'id': 'v1.0', 'status': 'CURRENT', 'min_version': '1.0',
+            'max_version': '1.39', 'links': []}]}
+
+    def _provider(self, uuid):
+        for host in self.cloud.hosts.values():
+            if host.uuid == uuid:
+                return host
+        raise web.Reply(404, 'No resource provider with uuid %s found'
+                        % uuid)
+
+    def _view(self, host):
+        return {'uuid': host.uuid, 'name': host.name, 'generation': 1,
+                'parent_provider_uuid': None,
+                'root_provider_uuid': host.uuid, 'links': []}
+
+    def list_providers(self, req, version):
+        name = req.GET.get('name')
+        return 200, {'resource_providers': [
+            self._view(h) for h in sorted(self.cloud.hosts.values(),
+                                          key=lambda h: h.name)
+            if name in (None, h.name)]}
+
+    def show_provider(self, req, version, uuid):
+        return 200, self._view(self._provider(uuid))
+
+    def inventories(self, req, version, uuid):
+        host = self._provider(uuid)
+        return 200, {'resource_provider_generation': 1, 'inventories': {
+            cls: {'total': getattr(host, total),
+                  'reserved': getattr(host, reserved),
+                  'min_unit': 1, 'max_unit': getattr(host, total),
+                  'step_size': 1, 'allocation_ratio': getattr(host, ratio)}
+            for cls, total, reserved, ratio in CLASSES}}
+
+    def usages(self, req, version, uuid):
+        used = self.cloud.used(self._provider(uuid).name)
+        return 200, {'resource_provider_generation': 1, 'usages': {
+            cls: used[key] for cls, key in USAGE_KEYS.items()}}
+
+    def aggregates(self, req, version, uuid):
+        return 200, {'resource_provider_generation': 1,
+                     'aggregates': sorted(self._provider(uuid).aggregates)}
+
+    def provider_traits(self, req, version, uuid):
+        self._provider(uuid)
+        return 200, {'resource_provider_generation': 1, 'traits': TRAITS}
+
+    def traits(self, req, version):
+        return 200, {'traits': TRAITS}
+
+    def _resources(self, flavor):
+        needs = flavor.needs()
+        return {cls: needs[key] for cls, key in USAGE_KEYS.items()}
+
+    def rp_allocations(self, req, version, uuid):
+        host = self._provider(uuid)
+        found = {}
+        for server in self.cloud.servers.values():
+            for flavor in self.cloud._allocations_on(server, host.name):
+                found[server.uuid] = {'resources': self._resources(flavor)}
+        return 200, {'resource_provider_generation': 1,
+                     'allocations': found}
+
+    def allocations(self, req, version, consumer):
+        server = self.cloud.servers.get(consumer)
+        found = {}
+        if server is not None:
+            for host in self.cloud.hosts.values():
+                for flavor in self.cloud._allocations_on(server, host.name):
+                    found[host.uuid] = {'generation': 1,
+                                        'resources': self._resources(flavor)}
+        return 200, {'allocations': found, 'project_id': (
+            server.tenant_id if server else None),
+            'user_id': server.user_id if server else None}

@@ -1,0 +1,196 @@
+"""Scenarios: the cloud a simulator starts with, from YAML.
+
+    credentials: {username: admin, password: admin, project: admin,
+                  domain: Default}
+    bandwidth_mb_per_s: 1000          # live migration speed
+    flavors:
+      - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
+         extra_specs: {}}
+    hosts:
+      - {name: compute-0001, vcpus: 32, memory_mb: 131072, disk_gb: 1000,
+         availability_zone: nova, aggregates: [rack-1], reserved: false}
+    servers:
+      - {name: vm-1, flavor: m1.small, host: compute-0001, state: active,
+         metadata: {HA_Enabled: 'True'},
+         load: {profile: diurnal, cpu: 0.4, seed: 7}}
+    timeline:
+      - {at: 60, fail_host: compute-0001}
+      - {at: 120, recover_host: compute-0001}
+      - {at: 30, faults: {drop_notifications: 0.5}}
+
+``generate`` writes deterministic scenarios of any size from a seed;
+``from_cluster`` reads the reference cluster files (hosts, instances,
+metrics) that OpenStack Watcher 17 was benchmarked on.
+"""
+
+import json
+import random
+import uuid as uuidlib
+
+import yaml
+
+from watcher_ha.simulator import cloud as cloud_mod
+
+DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
+                       'project': 'admin', 'domain': 'Default'}
+FLAVORS = [
+    {'id': '1', 'name': 'm1.tiny', 'vcpus': 1, 'ram': 512, 'disk': 1},
+    {'id': '2', 'name': 'm1.small', 'vcpus': 1, 'ram': 2048, 'disk': 20},
+    {'id': '3', 'name': 'm1.medium', 'vcpus': 2, 'ram': 4096, 'disk': 40},
+    {'id': '4', 'name': 'm1.large', 'vcpus': 4, 'ram': 8192, 'disk': 80},
+]
+PROFILES = ('steady', 'diurnal', 'spiky')
+SERVER_STATES = ('active', 'stopped')
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+def load(path):
+    with open(path) as stream:
+        spec = yaml.safe_load(stream) or {}
+    if not isinstance(spec, dict):
+        raise ScenarioError('%s: a scenario is a mapping' % path)
+    return spec
+
+
+def _uuid(rng):
+    return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
+
+
+def build(spec, cloud=None):
+    """A Cloud holding what ``spec`` describes."""
+    cloud = cloud or cloud_mod.Cloud(
+        bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)))
+    rng = random.Random(spec.get('seed', 0))
+    for item in spec.get('flavors') or FLAVORS:
+        cloud.add_flavor(cloud_mod.Flavor(
+            id=str(item['id']), name=item['name'], vcpus=int(item['vcpus']),
+            ram=int(item['ram']), disk=int(item['disk']),
+            ephemeral=int(item.get('ephemeral', 0)),
+            extra_specs=dict(item.get('extra_specs') or {})))
+    for item in spec.get('hosts') or ():
+        try:
+            cloud.add_host(cloud_mod.Host(
+                name=item['name'], vcpus=int(item['vcpus']),
+                memory_mb=int(item['memory_mb']),
+                disk_gb=int(item['disk_gb']), uuid=_uuid(rng),
+                service_id=_uuid(rng),
+                availability_zone=item.get('availability_zone', 'nova'),
+                aggregates=list(item.get('aggregates') or ()),
+                reserved=bool(item.get('reserved', False)),
+                vcpu_ratio=float(item.get('vcpu_ratio', 16.0)),
+                memory_ratio=float(item.get('memory_ratio', 1.5)),
+                disk_ratio=float(item.get('disk_ratio', 1.0))))
+        except KeyError as err:
+            raise ScenarioError('host %s lacks %s' % (item, err))
+    for index, item in enumerate(spec.get('servers') or ()):
+        flavor = cloud.flavor(item['flavor'])
+        host = item.get('host')
+        if host is not None and host not in cloud.hosts:
+            raise ScenarioError('server %s: unknown host %s'
+                                % (item.get('name'), host))
+        state = item.get('state', 'active')
+        created = cloud_mod.utcnow()
+        cloud.add_server(cloud_mod.Server(
+            uuid=item.get('uuid') or _uuid(rng),
+            name=item.get('name') or 'vm-%06d' % index, flavor=flavor,
+            host=host, vm_state=state,
+            power_state=1 if state == 'active' else 4,
+            tenant_id=item.get('project_id', 'admin'),
+            metadata=dict(item.get('metadata') or {}),
+            availability_zone=(cloud.hosts[host].availability_zone
+                               if host else None),
+            created_at=created, launched_at=created, updated_at=created,
+            load=dict(item.get('load') or {'profile': 'steady',
+                                            'cpu': 0.3})))
+    return cloud
+
+
+def generate(hosts, servers, seed):
+    """A deterministic scenario: ``hosts`` hosts in two zones and racks of
+    16, ``servers`` servers placed where they fit."""
+    rng = random.Random(seed)
+    spec = {'seed': seed, 'credentials': dict(DEFAULT_CREDENTIALS),
+            'flavors': FLAVORS, 'hosts': [], 'servers': []}
+    free = {}
+    for index in range(hosts):
+        name = 'compute-%04d' % index
+        spec['hosts'].append({
+            'name': name, 'vcpus': 64, 'memory_mb': 262144, 'disk_gb': 4000,
+            'availability_zone': 'az-%d' % (index % 2),
+            'aggregates': ['rack-%d' % (index // 16)],
+            'reserved': False})
+        free[name] = [64 * 16, int((262144 - 512) * 1.5), 4000]
+    names = sorted(free)
+    for index in range(servers):
+        flavor = rng.choice(FLAVORS)
+        for _ in range(len(names)):
+            host = names[rng.randrange(len(names))]
+            room = free[host]
+            if (room[0] >= flavor['vcpus'] and room[1] >= flavor['ram']
+                    and room[2] >= flavor['disk']):
+                room[0] -= flavor['vcpus']
+                room[1] -= flavor['ram']
+                room[2] -= flavor['disk']
+                break
+        else:
+            raise ScenarioError('%d servers do not fit on %d hosts'
+                                % (servers, hosts))
+        spec['servers'].append({
+            'name': 'vm-%06d' % index, 'flavor': flavor['name'],
+            'host': host, 'state': 'active' if rng.random() < 0.9
+            else 'stopped',
+            'metadata': {'HA_Enabled': 'True'} if rng.random() < 0.5
+            else {},
+            'load': {'profile': rng.choice(PROFILES),
+                     'cpu': round(rng.uniform(0.05, 0.9), 2),
+                     'seed': rng.randrange(10 ** 6)}})
+    return spec
+
+
+def from_cluster(path):
+    """A scenario from a reference cluster file (hosts, instances and
+    their metrics), so that the same cloud can be audited by watcher_ha
+    and by OpenStack Watcher 17."""
+    with open(path) as stream:
+        cluster = json.load(stream)
+    spec = {'seed': cluster.get('seed', 0),
+            'credentials': dict(DEFAULT_CREDENTIALS), 'hosts': [],
+            'servers': []}
+    flavors = {}
+    for host in cluster['hosts']:
+        spec['hosts'].append({
+            'name': host['name'], 'vcpus': host['vcpus'],
+            'memory_mb': host['memory_mb'], 'disk_gb': host['disk_gb'],
+            'availability_zone': host.get('availability_zone', 'nova'),
+            'vcpu_ratio': host.get('vcpu_ratio', 1.0),
+            'memory_ratio': host.get('memory_ratio', 1.0),
+            'disk_ratio': host.get('disk_ratio', 1.0)})
+    # Percent of the instance's vcpus, per instance uuid.
+    cpu = {uuid: metrics.get('instance_cpu_usage') for uuid, metrics in
+           ((cluster.get('metrics') or {}).get('instances') or {}).items()}
+    for instance in cluster['instances']:
+        key = (instance['vcpus'], instance['memory_mb'], instance['disk_gb'])
+        if key not in flavors:
+            flavors[key] = {'id': str(len(flavors) + 1),
+                            'name': instance.get('flavor')
+                            or 'flavor-%d' % (len(flavors) + 1),
+                            'vcpus': key[0], 'ram': key[1], 'disk': key[2]}
+        usage = cpu.get(instance['uuid'])
+        spec['servers'].append({
+            'uuid': instance['uuid'], 'name': instance['name'],
+            'flavor': flavors[key]['name'], 'host': instance['host'],
+            'state': instance.get('state', 'active'),
+            'project_id': instance.get('project_id', 'admin'),
+            'load': {'profile': 'steady',
+                     'cpu': round((usage if usage is not None else 30)
+                                  / 100.0, 3)}})
+    spec['flavors'] = list(flavors.values())
+    return spec
+
+
+def dump(spec, path):
+    with open(path, 'w') as stream:
+        yaml.safe_dump(spec, stream, sort_keys=False)

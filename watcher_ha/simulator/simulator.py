@@ -1,0 +1,71 @@
+"""One simulated cloud behind one loopback port: Keystone, Nova,
+Placement, metrics and the simulator's own API, under the path prefixes
+devstack uses."""
+
+import threading
+
+from watcher_ha.simulator import admin_api
+from watcher_ha.simulator import compute_api
+from watcher_ha.simulator import faults as faults_mod
+from watcher_ha.simulator import identity_api
+from watcher_ha.simulator import metrics
+from watcher_ha.simulator import notifications
+from watcher_ha.simulator import placement_api
+from watcher_ha.simulator import scenario as scenario_mod
+from watcher_ha.simulator import web
+
+
+class Simulator:
+
+    def __init__(self, spec, transport_url=None):
+        self.spec = spec
+        self.credentials = dict(scenario_mod.DEFAULT_CREDENTIALS,
+                                **(spec.get('credentials') or {}))
+        self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
+        self.cloud = scenario_mod.build(spec)
+        self.cloud.faults = self.faults
+        self.notifier = None
+        if transport_url:
+            self.notifier = notifications.Notifier(transport_url,
+                                                   self.faults)
+            self.cloud.events = self.notifier
+        self.identity = identity_api.IdentityAPI(self)
+        self.apps = {
+            '/identity': self.identity,
+            '/compute': compute_api.ComputeAPI(self),
+            '/placement': placement_api.PlacementAPI(self),
+            '/metrics': metrics.MetricsApp(self),
+            '/simulator': admin_api.AdminAPI(self),
+        }
+        self._timeline = []
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        for prefix, app in self.apps.items():
+            if path == prefix or path.startswith(prefix + '/'):
+                return app(environ, start_response)
+        resp = web.fault(404, 'Nothing is served at %s; try /identity/v3, '
+                              '/compute/v2.1, /placement, /metrics or '
+                              '/simulator/state' % path)
+        return resp(environ, start_response)
+
+    def start_timeline(self):
+        """Run the scenario's timed events (host failures, faults)."""
+        for entry in self.spec.get('timeline') or ():
+            timer = threading.Timer(float(entry['at']), self._happen,
+                                    (entry,))
+            timer.daemon = True
+            timer.start()
+            self._timeline.append(timer)
+
+    def _happen(self, entry):
+        if 'fail_host' in entry:
+            self.cloud.fail_host(entry['fail_host'], True)
+        if 'recover_host' in entry:
+            self.cloud.fail_host(entry['recover_host'], False)
+        if 'faults' in entry:
+            self.faults.configure(entry['faults'])
+
+    def stop(self):
+        for timer in self._timeline + list(self.cloud.timers):
+            timer.cancel()

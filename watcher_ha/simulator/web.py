@@ -1,0 +1,160 @@
+"""What the simulator's HTTP services share: routing (python-routes),
+JSON replies, Nova-style fault bodies, microversion negotiation
+(microversion-parse) and the fault injection of API calls."""
+
+import json
+import time
+
+import microversion_parse
+import routes
+import webob
+import webob.dec
+
+from watcher_ha.simulator import cloud as cloud_mod
+
+# HTTP status -> Nova's fault name.
+FAULT_NAMES = {400: 'badRequest', 401: 'unauthorized', 403: 'forbidden',
+               404: 'itemNotFound', 405: 'badMethod', 406: 'notAcceptable',
+               409: 'conflictingRequest', 413: 'overLimit',
+               500: 'computeFault', 501: 'notImplemented',
+               503: 'serviceUnavailable'}
+
+
+class Reply(Exception):
+    """An error reply: status and message."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def json_response(body, status=200, headers=None):
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='utf-8')
+    if body is not None:
+        resp.text = json.dumps(body)
+    else:
+        resp.content_type = None
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def fault(status, message):
+    return json_response({FAULT_NAMES.get(status, 'computeFault'): {
+        'code': status, 'message': message}}, status)
+
+
+def body_of(req):
+    if not req.body:
+        return {}
+    try:
+        body = json.loads(req.body)
+    except ValueError:
+        raise Reply(400, 'Malformed request body')
+    if not isinstance(body, dict):
+        raise Reply(400, 'Malformed request body: an object is expected')
+    return body
+
+
+class Versions:
+    """A service's microversion range and header names."""
+
+    def __init__(self, service_type, minimum, maximum, legacy_header=None):
+        self.service_type = service_type
+        self.minimum = microversion_parse.parse_version_string(minimum)
+        self.maximum = microversion_parse.parse_version_string(maximum)
+        self.legacy_header = legacy_header
+
+    def negotiate(self, req):
+        headers = dict(req.headers)
+        asked = microversion_parse.get_version(
+            headers, self.service_type,
+            legacy_headers=[self.legacy_header] if self.legacy_header
+            else None)
+        if asked is None:
+            return self.minimum
+        if asked.strip().lower() == 'latest':
+            return self.maximum
+        try:
+            version = microversion_parse.parse_version_string(asked)
+        except (TypeError, ValueError):
+            raise Reply(400, 'Invalid API version request string %s'
+                        % asked)
+        if not version.matches(self.minimum, self.maximum):
+            raise Reply(406, 'Version %s is not supported by the API. '
+                             'Minimum is %s and maximum is %s.'
+                        % (asked, self.minimum, self.maximum))
+        return version
+
+    def headers(self, version):
+        text = '%d.%d' % (version.major, version.minor)
+        found = {'OpenStack-API-Version': '%s %s' % (self.service_type,
+                                                     text),
+                 'Vary': 'OpenStack-API-Version'}
+        if self.legacy_header:
+            found[self.legacy_header] = text
+            found['Vary'] += ', ' + self.legacy_header
+        return found
+
+
+class Service:
+    """A WSGI app: ``routes`` is [(method, path, handler name)]; each
+    handler takes (req, version, **matched) and returns (status, body) or
+    (status, body, headers)."""
+
+    prefix = ''
+    microversions = None
+    routes = ()
+
+    def __init__(self, simulator):
+        self.sim = simulator
+        self.cloud = simulator.cloud
+        self.mapper = routes.Mapper()
+        for method, path, handler in self.routes:
+            self.mapper.connect(None, self.prefix + path, handler=handler,
+                                conditions={'method': [method]})
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        status, delay = self.sim.faults.api_fault(req.method, req.path)
+        if delay:
+            time.sleep(delay)
+        if status is not None:
+            return fault(status, 'Injected failure (simulator fault API)')
+        version = None
+        try:
+            if self.microversions is not None:
+                version = self.microversions.negotiate(req)
+            self.authorize(req)
+            match = self.mapper.match(req.path_info, {
+                'REQUEST_METHOD': req.method})
+            if match is None:
+                if self.mapper.match(req.path_info):
+                    raise Reply(405, 'The method is not allowed for this '
+                                     'resource.')
+                raise Reply(404, 'The resource could not be found.')
+            handler = getattr(self, match.pop('handler'))
+            with self.cloud.lock:
+                status, body, *headers = handler(req, version, **match)
+        except Reply as err:
+            resp = self.error(err.status, err.message)
+        except cloud_mod.Refused as err:
+            resp = self.error(err.status, err.message)
+        else:
+            resp = json_response(body, status, *headers)
+        if version is not None:
+            for name, value in self.microversions.headers(version).items():
+                resp.headers[name] = value
+        return resp
+
+    def error(self, status, message):
+        return fault(status, message)
+
+    def authorize(self, req):
+        """Tokens are checked when given; auth_type = none sends none."""
+        token = req.headers.get('X-Auth-Token')
+        if token is not None and not self.sim.identity.valid(token):
+            raise Reply(401, 'The request you have made requires '
+                             'authentication.')
