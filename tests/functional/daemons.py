@@ -87,7 +87,15 @@ class Cluster:
         return time.monotonic() - started
 
     def stop_all(self):
-        for proc in self.processes.values():
+        """SIGTERM every daemon at once, then wait for each (stopping them
+        one by one would add up their shutdown times)."""
+        running = [p for p in self.processes.values() if p.poll() is None]
+        for proc in running:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in running:
             fixtures.stop(proc)
 
 

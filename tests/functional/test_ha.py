@@ -4,6 +4,7 @@ tooz backend), with engines and appliers killed (SIGKILL) and paused
 (SIGSTOP) under load."""
 
 import collections
+import contextlib
 import signal
 import threading
 import time
@@ -26,6 +27,9 @@ INTERVAL = 2
 # A member is gone this long after its last heartbeat ([coordination]
 # member_timeout); the issue allows 15 s from the kill to the take-over.
 TAKEOVER_LIMIT = 15
+# [watcher_decision_engine] max_audit_workers: rounds one engine may have
+# in flight.
+MAX_AUDIT_WORKERS = 4
 
 
 @pytest.fixture(scope='module')
@@ -35,17 +39,43 @@ def rabbit():
     delete()
 
 
+@contextlib.contextmanager
+def _database(kind):
+    url, drop = servers.create_database(kind)
+    engine = sa.create_engine(url)
+    try:
+        yield url, engine
+    finally:
+        engine.dispose()
+        drop()
+
+
 @pytest.fixture(params=['mysql', 'postgresql'])
 def database(request):
-    url, drop = servers.create_database(request.param)
-    engine = sa.create_engine(url)
-    yield url, engine
-    engine.dispose()
-    drop()
+    with _database(request.param) as found:
+        yield found
+
+
+@pytest.fixture
+def mariadb():
+    """The longer scenarios run on MariaDB only, to keep the suite's time
+    in bounds: their database work is that of the scenarios that run on
+    both."""
+    with _database('mysql') as found:
+        yield found
 
 
 @pytest.fixture
 def ha_cluster(tmp_path, database, rabbit):
+    yield from _ha_cluster(tmp_path, database, rabbit)
+
+
+@pytest.fixture
+def ha_cluster_mariadb(tmp_path, mariadb, rabbit):
+    yield from _ha_cluster(tmp_path, mariadb, rabbit)
+
+
+def _ha_cluster(tmp_path, database, rabbit):
     """An API, with engines and appliers started by each test."""
     url, engine = database
     notes = Notifications(rabbit)
@@ -106,11 +136,14 @@ def created_on_bus(notes):
                 if event == 'action_plan.create'}
 
 
-def check_rounds(plans, notes, tolerance=0.3):
+def check_rounds(plans, notes, tolerance=0.3, killed=0):
     """Each round has exactly one plan: two plans of one audit are never
     closer than half an interval (the least between two rounds, see
     scheduling.next_run), while two plans of one round would come
-    milliseconds apart; and the bus announced each plan once."""
+    milliseconds apart; and the bus announced each plan at most once,
+    every one of them except, for each of the ``killed`` engines, the
+    rounds it had stored but not yet announced when SIGKILL came (at most
+    one per audit worker: notifications leave after the commit)."""
     announced = created_on_bus(notes)
     with notes.lock:
         creations = collections.Counter(
@@ -123,9 +156,10 @@ def check_rounds(plans, notes, tolerance=0.3):
             assert gap >= INTERVAL / 2 - tolerance, (
                 'audit %s: plan %s came %.2f s after the previous one'
                 % (audit, plan, gap))
-        for plan, _ in found:
-            assert plan in announced, 'plan %s never announced' % plan
-            assert creations[plan] == 1, plan
+    unannounced = [plan for found in plans.values() for plan, _ in found
+                   if plan not in announced]
+    assert len(unannounced) <= killed * MAX_AUDIT_WORKERS, unannounced
+    assert all(count == 1 for count in creations.values()), creations
 
 
 def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
@@ -165,7 +199,7 @@ def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
     assert owners(cluster.engine, [orphan['uuid']])[orphan['uuid']] != victim
     time.sleep(30)
     plans = plans_by_audit(cluster.engine, audits)
-    check_rounds(plans, cluster.notes)
+    check_rounds(plans, cluster.notes, killed=1)
     for uuid in audits:
         # About one plan per round over the minute; a take-over costs at
         # most the detection time.
@@ -180,8 +214,8 @@ def _state(engine, uuid):
             models.Audit.uuid == uuid)).scalar()
 
 
-def test_paused_engine_writes_nothing_it_lost(ha_cluster):
-    cluster = ha_cluster()
+def test_paused_engine_writes_nothing_it_lost(ha_cluster_mariadb):
+    cluster = ha_cluster_mariadb()
     for name in ENGINES:
         cluster.start_engine(name)
     audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
@@ -261,8 +295,8 @@ def test_applier_killed_mid_plan_cancels_it(ha_cluster):
         'SUCCEEDED', 'CANCELLED', 'CANCELLED']
 
 
-def test_applier_killed_mid_plan_resumes_it(ha_cluster):
-    cluster = ha_cluster(watcher_applier={'recovery': 'resume'})
+def test_applier_killed_mid_plan_resumes_it(ha_cluster_mariadb):
+    cluster = ha_cluster_mariadb(watcher_applier={'recovery': 'resume'})
     plan, actions, runner, killed_at = _kill_applier_mid_plan(cluster)
     wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
              == 'SUCCEEDED', TAKEOVER_LIMIT + 10, 'plan SUCCEEDED')
@@ -275,10 +309,10 @@ def test_applier_killed_mid_plan_resumes_it(ha_cluster):
         assert starts == ['action.execution.start'], action['uuid']
 
 
-def test_two_failures_at_once(ha_cluster):
+def test_two_failures_at_once(ha_cluster_mariadb):
     """Two of three engines killed together: the last one takes every
     continuous audit and no round doubles."""
-    cluster = ha_cluster()
+    cluster = ha_cluster_mariadb()
     for name in ENGINES:
         cluster.start_engine(name)
     audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
@@ -294,4 +328,5 @@ def test_two_failures_at_once(ha_cluster):
     wait_for(lambda: set(owners(cluster.engine, audits).values())
              == {ENGINES[2]}, TAKEOVER_LIMIT, 'the survivor owns all')
     time.sleep(6)
-    check_rounds(plans_by_audit(cluster.engine, audits), cluster.notes)
+    check_rounds(plans_by_audit(cluster.engine, audits), cluster.notes,
+                 killed=2)
