@@ -1,0 +1,200 @@
+"""The cluster data model against the simulator: a full sync through
+novaclient and Placement, then random operations whose notifications
+(RabbitMQ) keep two engines' models equal to the cloud; with notifications
+dropped by fault injection, the next resync repairs the models."""
+
+import random
+import time
+
+import pytest
+import requests
+
+from tests import servers
+from tests.functional.test_simulator import SPEC
+from tests.functional.test_simulator import nova
+from tests.functional.test_simulator import simulator
+from watcher_ha.common import clients
+from watcher_ha.conf import CONF
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import listener
+from watcher_ha.decision_engine.model.collector import manager as \
+    collector_manager
+from watcher_ha.simulator import scenario
+
+OPERATIONS = 1000
+
+
+@pytest.fixture
+def nova_conf(tmp_path):
+    """[nova]/[placement]: auth_type none, endpoints on the simulator."""
+    clients.register_opts(CONF)
+    overrides = []
+
+    def point_at(url):
+        for group, path in (('nova', '/compute/v2.1'),
+                            ('placement', '/placement')):
+            CONF.set_override('auth_type', 'none', group=group)
+            CONF.set_override('endpoint_override', url + path, group=group)
+            overrides.append(group)
+    yield point_at
+    for group in overrides:
+        CONF.clear_override('auth_type', group=group)
+        CONF.clear_override('endpoint_override', group=group)
+
+
+def cloud_state(url):
+    """{hostname: (status, state, disabled_reason)}, {uuid: (host, state,
+    vcpus)} as the simulator has them."""
+    state = requests.get(url + '/simulator/state', timeout=30).json()
+    nodes = {name: (h['status'], h['state'], h['disabled_reason'])
+             for name, h in state['hosts'].items()}
+    servers_ = {uuid: (s['host'], s['vm_state'])
+                for uuid, s in state['servers'].items()}
+    return nodes, servers_
+
+
+def model_state(model):
+    snapshot = model.snapshot()
+    nodes = {name: (n.status, n.state, n.disabled_reason)
+             for name, n in snapshot.nodes.items()}
+    servers_ = {uuid: (i.host, i.state)
+                for uuid, i in snapshot.instances.items()}
+    return nodes, servers_
+
+
+class Engine:
+    """A decision engine's model side, in this process."""
+
+    def __init__(self, host):
+        self.collectors = collector_manager.CollectorManager(['compute'])
+        self.model = self.collectors.model('compute')
+        self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
+        self.listener = listener.NovaListener(self.dispatcher, host)
+
+    def start(self):
+        self.dispatcher.start()
+        self.listener.start()
+        self.collectors.resync('compute')
+
+    def stop(self):
+        self.listener.stop()
+        self.dispatcher.stop()
+
+
+def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
+    with simulator(tmp_path, SPEC) as url:
+        nova_conf(url)
+        collectors = collector_manager.CollectorManager(['compute'])
+        collectors.resync('compute')
+        model = collectors.model('compute')
+        assert model.ready
+        assert model_state(model) == cloud_state(url)
+        snapshot = model.snapshot()
+        node = snapshot.node('compute-0000')
+        # Capacity from Placement, zone and aggregates from Nova.
+        assert (node.vcpus, node.memory_mb, node.disk_gb) == (64, 262144,
+                                                              4000)
+        assert (node.vcpu_ratio, node.memory_ratio) == (16.0, 1.5)
+        assert node.memory_mb_reserved == 512
+        assert node.availability_zone == 'az-0'
+        assert node.aggregates == {'rack-0'}
+        some = next(iter(snapshot.instances.values()))
+        assert some.vcpus > 0 and some.memory_mb > 0
+
+
+def _random_operation(client, rng, hosts):
+    servers_ = client.servers.list(limit=-1)
+    action = rng.choice(['boot', 'delete', 'migrate', 'migrate',
+                         'resize', 'disable', 'enable', 'stop_start'])
+    try:
+        if action == 'boot' or not servers_:
+            flavor = rng.choice(client.flavors.list())
+            client.servers.create('r-%d' % rng.randrange(10 ** 6), None,
+                                  flavor, nics='none')
+            return
+        server = rng.choice(servers_)
+        if action == 'delete':
+            server.delete()
+        elif action == 'migrate' and server.status == 'ACTIVE':
+            server.live_migrate(host=rng.choice(hosts),
+                                block_migration='auto')
+        elif action == 'resize' and server.status == 'ACTIVE':
+            flavor = rng.choice(client.flavors.list())
+            server.resize(flavor)
+        elif action == 'stop_start':
+            (server.start if server.status == 'SHUTOFF' else server.stop)()
+        elif action in ('disable', 'enable'):
+            service = client.services.list(host=rng.choice(hosts))[0]
+            if action == 'disable':
+                client.services.disable_log_reason(service.id, 'random')
+            else:
+                client.services.enable(service.id)
+        for pending in client.servers.list(limit=-1):
+            if pending.status == 'VERIFY_RESIZE':
+                pending.confirm_resize()
+    except Exception as err:  # noqa: BLE001
+        # Refusals (no room, wrong state) are part of the game.
+        if getattr(err, 'code', None) not in (400, 404, 409):
+            raise
+
+
+def _agree(url, engines, timeout):
+    deadline = time.monotonic() + timeout
+    while True:
+        expected = cloud_state(url)
+        found = [model_state(e.model) for e in engines]
+        if all(f == expected for f in found):
+            return
+        if time.monotonic() > deadline:
+            for f in found:
+                missing = set(expected[1]) ^ set(f[1])
+                wrong = {u: (expected[1].get(u), f[1].get(u))
+                         for u in set(expected[1]) & set(f[1])
+                         if expected[1][u] != f[1][u]}
+                raise AssertionError('model differs: servers missing or '
+                                     'extra %s, different %s, nodes %s'
+                                     % (sorted(missing)[:5],
+                                        dict(list(wrong.items())[:5]),
+                                        f[0] == expected[0]))
+        time.sleep(0.2)
+
+
+def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
+                                                         nova_conf):
+    transport_url, delete = servers.create_rabbit_vhost()
+    CONF.set_override('transport_url', transport_url)
+    spec = scenario.generate(hosts=6, servers=60, seed=11)
+    # Fast migrations: the test waits for none.
+    spec['bandwidth_mb_per_s'] = 10 ** 6
+    engines = []
+    try:
+        with simulator(tmp_path, spec, transport_url=transport_url) as url:
+            nova_conf(url)
+            engines = [Engine('engine-a'), Engine('engine-b')]
+            for engine in engines:
+                engine.start()
+            client = nova(url)
+            hosts = ['compute-%04d' % i for i in range(6)]
+            rng = random.Random(5)
+            for _ in range(OPERATIONS):
+                _random_operation(client, rng, hosts)
+            # Within 2 s of the last notification.
+            _agree(url, engines, timeout=2)
+            assert all(e.dispatcher.failed == 0 for e in engines)
+
+            requests.put(url + '/simulator/faults', json={
+                'drop_notifications': 1.0}, timeout=10).raise_for_status()
+            for _ in range(50):
+                _random_operation(client, rng, hosts)
+            time.sleep(1)
+            assert model_state(engines[0].model) != cloud_state(url)
+            requests.put(url + '/simulator/faults', json={
+                'drop_notifications': 0.0}, timeout=10).raise_for_status()
+            for engine in engines:
+                engine.collectors.resync('compute')
+            _agree(url, engines, timeout=5)
+    finally:
+        for engine in engines:
+            engine.stop()
+        CONF.clear_override('transport_url')
+        delete()
