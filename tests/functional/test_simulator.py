@@ -28,6 +28,7 @@ DOCUMENTED = {n['event_type']: n for _, n in nova_samples.documented()}
 
 @contextlib.contextmanager
 def simulator(tmp_path, spec, transport_url=None):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / 'scenario.yaml'
     scenario.dump(spec, str(path))
     port = fixtures.free_port()

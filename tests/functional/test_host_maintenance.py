@@ -1,0 +1,115 @@
+"""host_maintenance end to end: the real daemons (separate processes on
+RabbitMQ and MariaDB) against the simulator through Keystone password
+auth. The audit drains a host; a live migration made to fail by fault
+injection leaves the plan FAILED, the server where it was, the reason in
+status_message."""
+
+import requests
+
+from tests import servers
+from tests.functional import daemons
+from tests.functional.test_daemons import wait_for
+from tests.functional.test_ha import _database
+from tests.functional.test_simulator import simulator
+from watcher_ha.simulator import scenario
+
+
+def nova_sections(url):
+    auth = {'auth_type': 'password', 'auth_url': url + '/identity/v3',
+            'username': 'admin', 'password': 'admin',
+            'project_name': 'admin', 'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}
+    return {'nova': dict(auth), 'placement': dict(auth),
+            'watcher_applier': {'poll_interval': 0.2,
+                                'migration_timeout': 60}}
+
+
+def spec():
+    made = scenario.generate(hosts=4, servers=12, seed=21)
+    made['bandwidth_mb_per_s'] = 4096
+    return made
+
+
+def run_audit(cluster, host):
+    resp = requests.post(cluster.url + '/v1/audits', json={
+        'goal': 'cluster_maintaining', 'strategy': 'host_maintenance',
+        'audit_type': 'ONESHOT',
+        'parameters': {'maintenance_node': host}}, timeout=10)
+    assert resp.status_code == 201, resp.text
+    audit = resp.json()['uuid']
+
+    def done():
+        found = requests.get(cluster.url + '/v1/audits/' + audit,
+                             timeout=10).json()
+        return found if found['state'] in ('SUCCEEDED', 'FAILED') else None
+    finished = wait_for(done, 60, 'audit done')
+    assert finished['state'] == 'SUCCEEDED', finished
+    [plan] = requests.get(cluster.url + '/v1/action_plans?audit_uuid='
+                          + audit, timeout=10).json()['action_plans']
+    return plan['uuid']
+
+
+def start_and_wait(cluster, plan):
+    resp = requests.post('%s/v1/action_plans/%s/start' % (cluster.url,
+                                                           plan), timeout=10)
+    assert resp.status_code == 200, resp.text
+
+    def ended():
+        found = requests.get('%s/v1/action_plans/%s' % (cluster.url, plan),
+                             headers={'OpenStack-API-Version':
+                                      'infra-optim 1.5'}, timeout=10).json()
+        return found if found['state'] in ('SUCCEEDED', 'FAILED',
+                                           'CANCELLED') else None
+    return wait_for(ended, 120, 'plan ended')
+
+
+def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with _database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', spec()) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_engine('engine-1')
+            cluster.start_applier('applier-1')
+            state = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            host = 'compute-0001'
+            on_host = {u for u, s in state['servers'].items()
+                       if s['host'] == host}
+            assert on_host
+
+            plan = run_audit(cluster, host)
+            actions = requests.get(cluster.url + '/v1/actions?'
+                                   'action_plan_uuid=' + plan,
+                                   timeout=10).json()['actions']
+            kinds = sorted(a['action_type'] for a in actions)
+            assert kinds.count('migrate') == len(on_host)
+            assert 'change_nova_service_state' in kinds
+            ended = start_and_wait(cluster, plan)
+            assert ended['state'] == 'SUCCEEDED', ended
+            state = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            assert not [u for u, s in state['servers'].items()
+                        if s['host'] == host]
+            assert state['hosts'][host]['status'] == 'disabled'
+            assert state['hosts'][host]['disabled_reason'] == \
+                'watcher_maintaining'
+
+            # A failed live migration: the plan FAILS with the reason and
+            # the server stays where it was.
+            other = 'compute-0002'
+            running = [u for u, s in state['servers'].items()
+                       if s['host'] == other and s['vm_state'] == 'active']
+            requests.put(sim_url + '/simulator/faults', json={
+                'fail_migrations': ['*']}, timeout=10).raise_for_status()
+            plan = run_audit(cluster, other)
+            ended = start_and_wait(cluster, plan)
+            assert ended['state'] == 'FAILED', ended
+            assert 'still on %s' % other in ended['status_message'], ended
+            state = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            assert {u for u, s in state['servers'].items()
+                    if s['host'] == other} >= set(running)
+    finally:
+        delete()
