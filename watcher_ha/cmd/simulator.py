@@ -9,7 +9,6 @@ Placement, metrics) on one loopback port, emitting Nova's notifications.
 import argparse
 import signal
 import sys
-import threading
 
 from cheroot import wsgi
 
@@ -28,13 +27,11 @@ def _serve(args):
                  % (args.scenario, err))
     server = wsgi.Server((args.host, args.port), sim,
                          numthreads=args.threads)
-    stopped = threading.Event()
-
     def stop(signum, frame):
-        stopped.set()
-        server.stop()
+        # Leave serve() from the main thread; stopping cheroot from inside
+        # a signal handler would wait on the threads it interrupts.
+        raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
     sim.start_timeline()
     server.prepare()
     print('watcher-ha-simulator: %d hosts, %d servers on http://%s:%d '
@@ -43,7 +40,10 @@ def _serve(args):
              server.bind_addr[1]), flush=True)
     try:
         server.serve()
+    except KeyboardInterrupt:
+        pass
     finally:
+        server.stop()
         sim.stop()
 
 
