@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""`make demo`: an audit becomes an action plan and the plan executes,
-driven by the real `watcher` CLI against watcher-ha-all-in-one.
+"""`make demo`: watcher_ha drains a compute host of a simulated cloud.
 
-Everything runs embedded (the API, a decision engine and an applier in one
-process; SQLite, the in-process message bus, no authentication) under
-./demo-state, which each run starts afresh.
+watcher-ha-all-in-one runs the API, a decision engine and an applier in one
+process, with a simulated cloud (Keystone, Nova, Placement, Nova's
+notifications) embedded, on SQLite and the in-process message bus: no server
+is needed. The real `watcher` CLI creates a host_maintenance audit, shows
+the action plan it becomes and starts it; the real `openstack` CLI shows
+the cloud before and after, through the simulated Keystone. Everything
+lives under ./demo-state, which each run starts afresh.
 """
 
 import os
 import shutil
 import signal
-import socket
 import json
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+from watcher_ha.simulator import scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
@@ -31,13 +36,26 @@ def free_port(preferred=9322):
         return sock.getsockname()[1]
 
 
-def write_config(port):
+def write_config(port, sim_port, cloud, credentials):
+    """The embedded default (SQLite, in-process bus, no auth for the
+    watcher API) with a simulated cloud, reached through its Keystone."""
+    keystone = ('auth_type = password\n'
+                'auth_url = http://127.0.0.1:%d/identity/v3\n'
+                'username = %s\npassword = %s\nproject_name = %s\n'
+                'user_domain_name = %s\nproject_domain_name = %s\n'
+                % (sim_port, credentials['username'],
+                   credentials['password'], credentials['project'],
+                   credentials['domain'], credentials['domain']))
     path = os.path.join(STATE, 'watcher-ha.conf')
     with open(path, 'w') as conf:
         conf.write('[DEFAULT]\nstate_path = %s\nauth_strategy = noauth\n'
                    'transport_url = fake://\nlog_file = %s\n\n'
-                   '[api]\nhost = 127.0.0.1\nport = %d\n'
-                   % (STATE, os.path.join(STATE, 'watcher-ha.log'), port))
+                   '[api]\nhost = 127.0.0.1\nport = %d\n\n'
+                   '[simulator]\nscenario = %s\nport = %d\n\n'
+                   '[watcher_applier]\npoll_interval = 0.5\n\n'
+                   '[nova]\n%s\n[placement]\n%s'
+                   % (STATE, os.path.join(STATE, 'watcher-ha.log'), port,
+                      cloud, sim_port, keystone, keystone))
     return path
 
 
@@ -81,6 +99,25 @@ def field(endpoint, kind, ident, name):
     return json.loads(out)[name]
 
 
+def wait_for_model(endpoint, timeout=60):
+    """Until the decision engine's compute model has had its first full
+    sync (the audit would wait for it anyway; this shows it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        request = urllib.request.Request(
+            endpoint + '/v1/data_model?data_model_type=compute',
+            headers={'OpenStack-API-Version': 'infra-optim 1.8'})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as resp:  # noqa: S310
+                if json.load(resp).get('context'):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit('The decision engine has no compute model after %s s; see '
+             'demo-state/watcher-ha.log' % timeout)
+
+
 def wait_for_state(endpoint, kind, ident, states, timeout=30):
     """Poll with the CLI until the object reaches one of ``states``."""
     deadline = time.monotonic() + timeout
@@ -94,11 +131,44 @@ def wait_for_state(endpoint, kind, ident, states, timeout=30):
     sys.exit('%s %s still %s after %s s' % (kind, ident, state, timeout))
 
 
+HOSTS, SERVERS, SEED = 6, 24, 42
+# Live migrations take a server's RAM divided by this (seconds).
+BANDWIDTH_MB_PER_S = 4096
+MAINTAINED = 'compute-0002'
+
+
+def write_cloud():
+    spec = scenario.generate(HOSTS, SERVERS, SEED)
+    spec['bandwidth_mb_per_s'] = BANDWIDTH_MB_PER_S
+    path = os.path.join(STATE, 'cloud.yaml')
+    scenario.dump(spec, path)
+    return path, spec['credentials']
+
+
+def openstack(sim_port, credentials, *args):
+    """The real openstack CLI, through the simulated Keystone."""
+    command = [os.path.join(BIN, 'openstack'),
+               '--os-auth-url',
+               'http://127.0.0.1:%d/identity/v3' % sim_port,
+               '--os-username', credentials['username'],
+               '--os-password', credentials['password'],
+               '--os-project-name', credentials['project'],
+               '--os-user-domain-name', credentials['domain'],
+               '--os-project-domain-name', credentials['domain']]
+    env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
+    result = subprocess.run(command + list(args), env=env, text=True,
+                            capture_output=True, timeout=60)
+    print('\n$ openstack %s' % ' '.join(args), flush=True)
+    print((result.stdout + result.stderr).rstrip(), flush=True)
+
+
 def main():
     shutil.rmtree(STATE, ignore_errors=True)
     os.makedirs(STATE)
     port = free_port()
-    config = write_config(port)
+    sim_port = free_port(8778)
+    cloud, credentials = write_cloud()
+    config = write_config(port, sim_port, cloud, credentials)
     endpoint = 'http://127.0.0.1:%d' % port
     for step in ('upgrade', 'sync'):
         subprocess.run([os.path.join(BIN, 'watcher-ha-db-manage'),
@@ -111,28 +181,50 @@ def main():
     try:
         wait_for(endpoint + '/', service)
         print('watcher-ha-all-in-one (API, decision engine, applier) is '
-              'serving on %s, state in demo-state/.' % endpoint)
+              'serving on %s,\nwith a simulated cloud of %d compute hosts '
+              'and %d servers on port %d;\nstate and log in demo-state/.'
+              % (endpoint, HOSTS, SERVERS, sim_port), flush=True)
+        openstack(sim_port, credentials, 'compute', 'service', 'list',
+                  '--service', 'nova-compute', '-c', 'Host', '-c',
+                  'Status', '-c', 'State')
+        openstack(sim_port, credentials, 'server', 'list',
+                  '--all-projects', '--host', MAINTAINED, '--long', '-c',
+                  'Name', '-c', 'Status', '-c', 'Flavor', '-c', 'Host')
         watcher(endpoint, 'goal', 'list')
-        watcher(endpoint, 'strategy', 'list', '--goal', 'dummy')
-        watcher(endpoint, 'audit', 'create', '-g', 'dummy', '-s', 'dummy',
-                '-t', 'ONESHOT', '-p', 'para1=2', '-p', 'para2=from the demo',
-                '--name', 'demo-audit')
-        wait_for_state(endpoint, 'audit', 'demo-audit',
+        watcher(endpoint, 'strategy', 'list', '--goal',
+                'cluster_maintaining')
+        wait_for_model(endpoint)
+        watcher(endpoint, 'audit', 'create', '-g', 'cluster_maintaining',
+                '-s', 'host_maintenance', '-t', 'ONESHOT',
+                '-p', 'maintenance_node=' + MAINTAINED,
+                '--name', 'drain-' + MAINTAINED)
+        wait_for_state(endpoint, 'audit', 'drain-' + MAINTAINED,
                        ('SUCCEEDED', 'FAILED'))
-        audit = field(endpoint, 'audit', 'demo-audit', 'UUID')
+        audit = field(endpoint, 'audit', 'drain-' + MAINTAINED, 'UUID')
         watcher(endpoint, 'actionplan', 'list', '--audit', audit)
         plan = json.loads(watcher(
             endpoint, 'actionplan', 'list', '--audit', audit, '-f', 'json',
             quiet=True).stdout)[0]['UUID']
-        watcher(endpoint, 'action', 'list', '--action-plan', plan)
-        watcher(endpoint, 'actionplan', 'start', plan)
-        wait_for_state(endpoint, 'actionplan', plan,
-                       ('SUCCEEDED', 'FAILED', 'CANCELLED'))
         watcher(endpoint, 'action', 'list', '--action-plan', plan,
-                '--detail')
+                '--detail', '-c', 'UUID', '-c', 'Parents', '-c', 'Action',
+                '-c', 'Parameters', '-c', 'State')
+        watcher(endpoint, 'actionplan', 'start', plan)
+        state = wait_for_state(endpoint, 'actionplan', plan,
+                               ('SUCCEEDED', 'FAILED', 'CANCELLED'),
+                               timeout=120)
+        watcher(endpoint, 'action', 'list', '--action-plan', plan, '-c',
+                'UUID', '-c', 'Action', '-c', 'State')
+        openstack(sim_port, credentials, 'compute', 'service', 'list',
+                  '--service', 'nova-compute', '--long', '-c', 'Host',
+                  '-c', 'Status', '-c', 'State', '-c', 'Disabled Reason')
+        openstack(sim_port, credentials, 'server', 'list',
+                  '--all-projects', '--host', MAINTAINED)
         watcher(endpoint, 'service', 'list')
-        watcher(endpoint, 'audit', 'create', '-g', 'dummy', '-t',
-                'ONESHOT', '-i', '10')
+        if state != 'SUCCEEDED':
+            sys.exit('The action plan ended %s; see demo-state/'
+                     'watcher-ha.log' % state)
+        print('\n%s is drained: its compute service is disabled and its '
+              'servers run elsewhere.' % MAINTAINED)
     finally:
         os.killpg(service.pid, signal.SIGTERM)
         service.wait(timeout=15)

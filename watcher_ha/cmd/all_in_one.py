@@ -1,6 +1,7 @@
 """watcher-ha-all-in-one: the API, a decision engine and an applier in one
 process. With the defaults (SQLite, the in-process fake:// transport) it
-needs no server at all."""
+needs no server at all. With ``[simulator] scenario`` it also serves a
+simulated cloud whose Nova notifications its decision engine receives."""
 
 import sys
 
@@ -13,6 +14,7 @@ from watcher_ha.cmd import decision_engine
 from watcher_ha.common import daemon
 from watcher_ha.common import service as watcher_service
 from watcher_ha.common import wsgi_server
+from watcher_ha.simulator import embedded
 
 
 class AllInOne(service.ServiceBase):
@@ -45,10 +47,13 @@ def main(argv=None):
         sys.argv[1:] if argv is None else argv,
         program='watcher-ha-all-in-one')
     sock = wsgi_server.bind(conf.api.host, conf.api.port)
-    # The engine first: the catalog of goals and strategies it syncs is
-    # what the API serves.
-    everything = AllInOne([
-        decision_engine.build(conf),
+    # The cloud first, so that the engine's first resync finds it.
+    cloud = embedded.EmbeddedCloud(conf) if conf.simulator.scenario else None
+    # The engine before the API: the catalog of goals and strategies it
+    # syncs is what the API serves.
+    everything = AllInOne(([cloud] if cloud else []) + [
+        decision_engine.build(
+            conf, nova_transport=cloud.nova_transport if cloud else None),
         applier.build(conf),
         wsgi_server.WSGIService(api.API_BINARY,
                                 lambda: app.setup_app(conf), sock,

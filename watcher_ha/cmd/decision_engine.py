@@ -10,9 +10,10 @@ from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine import rpcapi
 
 
-def build(conf):
+def build(conf, nova_transport=None):
     return daemon.Daemon(manager.BINARY, rpcapi.TOPIC,
-                         manager.DecisionEngineManager())
+                         manager.DecisionEngineManager(
+                             nova_transport=nova_transport))
 
 
 def main(argv=None):

@@ -36,12 +36,14 @@ class _InheritedSocketServer(wsgi.Server):
         self.socket.setblocking(False)
 
 
-def bind(host, port, backlog=128):
+def bind(host, port, backlog=128, group='api'):
+    """A listening socket; ``group``: where the address is configured."""
     try:
         info = socket.getaddrinfo(host, port, socket.AF_UNSPEC,
                                   socket.SOCK_STREAM)[0]
     except socket.gaierror as err:
-        raise SystemExit('Cannot resolve API address %s: %s' % (host, err))
+        raise SystemExit('Cannot resolve [%s] host %s: %s'
+                         % (group, host, err))
     sock = socket.socket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # Accepted connections inherit it. Without it, a response written in
@@ -52,8 +54,9 @@ def bind(host, port, backlog=128):
         sock.bind(info[4])
     except OSError as err:
         sock.close()
-        raise SystemExit('Cannot listen on %s:%s: %s (is another API '
-                         'running? set [api] host/port)' % (host, port, err))
+        raise SystemExit('Cannot listen on %s:%s: %s (is another process '
+                         'on that port? set [%s] host and port)'
+                         % (host, port, err, group))
     sock.listen(backlog)
     return sock
 
@@ -71,8 +74,12 @@ class WSGIService(service.ServiceBase):
         self._thread = None
 
     @property
+    def address(self):
+        return self._socket.getsockname()[:2]
+
+    @property
     def port(self):
-        return self._socket.getsockname()[1]
+        return self.address[1]
 
     def start(self):
         # Connections must not be shared with the parent or siblings.

@@ -8,6 +8,7 @@ from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.conf import simulator
 from watcher_ha.decision_engine.model.collector import base as \
     collector_base
 from watcher_ha.decision_engine.planner import weight as weight_planner
@@ -20,6 +21,7 @@ def list_opts():
         (decision_engine.GROUP, decision_engine.list_opts()),
         (applier.GROUP, applier.list_opts()),
         (coordination.GROUP, coordination.list_opts()),
+        (simulator.GROUP, simulator.list_opts()),
         (weight_planner.GROUP, weight_planner.list_opts()),
         (collector_base.group_name('compute'), collector_base.COMMON_OPTS),
     ] + clients.list_opts()

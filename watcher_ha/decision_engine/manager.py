@@ -64,8 +64,11 @@ class Endpoints:
 
 class DecisionEngineManager:
 
-    def __init__(self, host=None):
+    def __init__(self, host=None, nova_transport=None):
+        """``nova_transport``: where Nova's notifications come from, if
+        not from the configured notification transport."""
         self.host = host or CONF.host
+        self._nova_transport = nova_transport
         self.catalog = None
         self.auditor = None
         self._pool = None
@@ -109,8 +112,8 @@ class DecisionEngineManager:
             return
         self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
-        self._listener = model_listener.NovaListener(self.dispatcher,
-                                                     self.host)
+        self._listener = model_listener.NovaListener(
+            self.dispatcher, self.host, transport=self._nova_transport)
         self._listener.start()
 
     def details(self):

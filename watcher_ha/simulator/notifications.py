@@ -136,17 +136,21 @@ def service_payload(host):
         'uuid': host.service_id, 'version': 74})
 
 
+def nova_transport(transport_url):
+    """A notification transport whose default exchange is Nova's, as a
+    Nova configured with ``transport_url`` would have."""
+    conf = cfg.ConfigOpts()
+    # The first call registers the transport options on ``conf``.
+    oslo_messaging.get_notification_transport(conf, url=transport_url)
+    conf.set_override('control_exchange', NOVA_EXCHANGE)
+    return oslo_messaging.get_notification_transport(conf, url=transport_url)
+
+
 class Notifier:
     """The cloud's event sink: builds each payload and sends it, unless
     the fault injection says to drop or delay notifications."""
 
-    def __init__(self, transport_url, faults=None):
-        conf = cfg.ConfigOpts()
-        # The first call registers the transport options on ``conf``.
-        oslo_messaging.get_notification_transport(conf, url=transport_url)
-        conf.set_override('control_exchange', NOVA_EXCHANGE)
-        transport = oslo_messaging.get_notification_transport(
-            conf, url=transport_url)
+    def __init__(self, transport, faults=None):
         self._notifier = oslo_messaging.Notifier(
             transport, driver='messagingv2', topics=[TOPIC])
         self.faults = faults

@@ -17,7 +17,10 @@ from watcher_ha.simulator import web
 
 class Simulator:
 
-    def __init__(self, spec, transport_url=None):
+    def __init__(self, spec, transport_url=None, transport=None):
+        """Nova's notifications go to ``transport`` (a notification
+        transport made by notifications.nova_transport), or to one made
+        for ``transport_url``; with neither, nowhere."""
         self.spec = spec
         self.credentials = dict(scenario_mod.DEFAULT_CREDENTIALS,
                                 **(spec.get('credentials') or {}))
@@ -25,9 +28,10 @@ class Simulator:
         self.cloud = scenario_mod.build(spec)
         self.cloud.faults = self.faults
         self.notifier = None
-        if transport_url:
-            self.notifier = notifications.Notifier(transport_url,
-                                                   self.faults)
+        if transport is None and transport_url:
+            transport = notifications.nova_transport(transport_url)
+        if transport is not None:
+            self.notifier = notifications.Notifier(transport, self.faults)
             self.cloud.events = self.notifier
         self.identity = identity_api.IdentityAPI(self)
         self.apps = {

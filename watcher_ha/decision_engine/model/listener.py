@@ -37,15 +37,20 @@ class _Endpoint:
 
 class NovaListener:
 
-    def __init__(self, dispatcher, host, conf=CONF):
+    def __init__(self, dispatcher, host, conf=CONF, transport=None):
+        """``transport``: where Nova's notifications come from, when not
+        from the configured notification transport (an embedded simulated
+        cloud's in-process bus)."""
         self._dispatcher = dispatcher
         self._host = host
         self._conf = conf
+        self._transport = transport
         self._listener = None
 
     def start(self):
         engine = self._conf.watcher_decision_engine
-        transport = oslo_messaging.get_notification_transport(self._conf)
+        transport = (self._transport or
+                     oslo_messaging.get_notification_transport(self._conf))
         targets = [oslo_messaging.Target(exchange=engine.nova_exchange,
                                          topic=engine.nova_topic)]
         self._listener = oslo_messaging.get_notification_listener(

@@ -1,0 +1,63 @@
+"""A simulated cloud inside watcher-ha-all-in-one ([simulator] scenario).
+
+Its Nova notifications go out on an in-process bus that it shares with the
+decision engine of the same process, so a what-if run (or the demo) needs
+no message broker: the engine's model follows the simulated cloud as it
+would follow Nova.
+"""
+
+from oslo_log import log
+from oslo_service import service
+
+from watcher_ha.common import wsgi_server
+from watcher_ha.simulator import notifications
+from watcher_ha.simulator import scenario
+from watcher_ha.simulator import simulator
+
+LOG = log.getLogger(__name__)
+
+# Keystone, Nova and Placement calls of one engine and one applier, plus an
+# operator's CLI: a few at a time.
+THREADS = 8
+
+
+class EmbeddedCloud(service.ServiceBase):
+
+    def __init__(self, conf):
+        options = conf.simulator
+        try:
+            spec = scenario.load(options.scenario)
+        except (OSError, scenario.ScenarioError, ValueError) as err:
+            raise SystemExit('Cannot load [simulator] scenario %s: %s'
+                             % (options.scenario, err))
+        # The engine listens on this very transport object: the in-process
+        # driver delivers only between users of one transport.
+        self.nova_transport = notifications.nova_transport('fake://')
+        self.cloud = simulator.Simulator(spec,
+                                         transport=self.nova_transport)
+        # Bound now, so that the engine's first resync finds it listening.
+        sock = wsgi_server.bind(options.host, options.port,
+                                group='simulator')
+        self._server = wsgi_server.WSGIService(
+            'watcher-ha-simulator', lambda: self.cloud, sock, THREADS)
+
+    @property
+    def port(self):
+        return self._server.port
+
+    def start(self):
+        self.cloud.start_timeline()
+        self._server.start()
+        LOG.info('Simulated cloud: %d hosts, %d servers, identity at '
+                 'http://%s:%d/identity/v3', len(self.cloud.cloud.hosts),
+                 len(self.cloud.cloud.servers), *self._server.address)
+
+    def stop(self, graceful=False):
+        self._server.stop()
+        self.cloud.stop()
+
+    def wait(self):
+        self._server.wait()
+
+    def reset(self):
+        pass
