@@ -229,7 +229,7 @@ def test_sigterm_leaves_nothing_ongoing(cluster):
     with cluster.engine.begin() as conn:
         conn.execute(sa.update(models.Action).where(
             models.Action.action_plan_id == plan['id']).values(
-                action_type='sleep', input_parameters={'duration': 60}))
+                action_type='sleep', input_parameters={'duration': 6}))
     cli(cluster.url, 'actionplan', 'start', plan['uuid'])
     wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
              == 'ONGOING', 10, 'plan running')
@@ -241,6 +241,17 @@ def test_sigterm_leaves_nothing_ongoing(cluster):
                 table.hostname.in_(['engine-1', 'applier-1']),
                 table.state.in_(['ONGOING', 'CANCELLING']))).all()
             assert held == [], table.__tablename__
+        # Handed back; the interrupted action is left for the next
+        # applier to check (a sleep resumes, a migration is looked up in
+        # Nova) rather than blindly run again.
         assert conn.execute(sa.select(models.Action.state).where(
             models.Action.action_plan_id == plan['id'])).scalar() == \
-            'PENDING'
+            'ONGOING'
+    assert state_of(cluster.url, 'action_plans', plan['uuid']) == 'PENDING'
+    cluster.start_applier('applier-2')
+    wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
+             == 'SUCCEEDED', 30, 'plan finished by the next applier')
+    with cluster.engine.connect() as conn:
+        assert conn.execute(sa.select(models.Action.state).where(
+            models.Action.action_plan_id == plan['id'])).scalar() == \
+            'SUCCEEDED'

@@ -127,7 +127,12 @@ class ApplierManager:
         notifier.action_plan('update', uuid,
                              old_state=ActionPlanState.PENDING)
         notifier.action_plan('execution.start', uuid)
-        self._carry_out(context, plan)
+        # A plan handed back by an applier that stopped may hold actions
+        # it interrupted: check them before running anything again.
+        if recovery.settle_interrupted(
+                context, plan, self.host, self.actions,
+                'the applier running it stopped'):
+            self._carry_out(context, plan)
 
     def _recover(self, uuid, lost_host):
         """Resolve a plan whose applier (``lost_host``) died running it."""
@@ -180,8 +185,16 @@ class ApplierManager:
             self._pool.shutdown(wait=False)
         while self._runs and time.monotonic() < deadline - 1:
             time.sleep(0.1)
-        released = plan_runs.release(watcher_context.admin_context(),
-                                     self.host)
+        released, cancelled = plan_runs.release(
+            watcher_context.admin_context(), self.host)
         if released:
             LOG.info('Handed action plan(s) %s back to the other appliers',
                      ', '.join(released))
+        for uuid in released:
+            notifier.action_plan('update', uuid,
+                                 old_state=ActionPlanState.ONGOING)
+        for uuid in cancelled:
+            LOG.info('Action plan %s CANCELLED (cancelling as %s stopped)',
+                     uuid, self.host)
+            notifier.action_plan('update', uuid,
+                                 old_state=ActionPlanState.CANCELLING)

@@ -30,8 +30,6 @@ _VERDICT_STATE = {
     action_base.UNKNOWN: ActionState.FAILED,
 }
 
-_UNFINISHED = (ActionState.PENDING, ActionState.ONGOING,
-               ActionState.CANCELLING)
 
 
 def resolve(context, plan, host, catalog, lost_host):
@@ -45,9 +43,15 @@ def resolve(context, plan, host, catalog, lost_host):
         _end(context, plan, host, ActionPlanState.CANCELLED,
              '%s (recovery = cancel)' % reason)
         return False
-    for action in plan_runs.actions_of(context, plan):
-        if action['state'] != ActionState.ONGOING:
-            continue
+    return settle_interrupted(context, plan, host, catalog, reason)
+
+
+def settle_interrupted(context, plan, host, catalog, reason):
+    """Ask each action of ``plan`` left ONGOING (its applier stopped or
+    died, for ``reason``) whether its effect is in place: DONE ones are
+    SUCCEEDED, NOT_DONE ones PENDING again; one that cannot tell fails the
+    plan. True if the plan should run on."""
+    for action in plan_runs.interrupted(context, plan):
         verdict = _verdict(context, catalog, action)
         target = _VERDICT_STATE[verdict]
         message = ('interrupted: %s; its effect could not be checked'
@@ -81,7 +85,7 @@ def _verdict(context, catalog, action):
 
 def _end(context, plan, host, state, message):
     before = plan_runs.finish(context, plan, host, state, message,
-                              unfinished=_UNFINISHED)
+                              unfinished=plan_runs.UNFINISHED)
     if before is None:
         return
     LOG.warning('Action plan %s %s: %s', plan['uuid'], state, message)

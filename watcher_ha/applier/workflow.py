@@ -57,6 +57,8 @@ class ActionTask(task.Task):
         if not run.move(action, ActionState.PENDING, ActionState.ONGOING):
             # Skipped by a user, or done by an earlier run of the plan.
             return
+        LOG.info('Executing action %s (%s) of plan %s', action['uuid'],
+                 action['action_type'], run.plan['uuid'])
         notifier.action('update', action['uuid'],
                         old_state=ActionState.PENDING)
         notifier.action('execution.start', action['uuid'])
@@ -74,9 +76,10 @@ class ActionTask(task.Task):
             self.plugin.post_condition()
         except Exception as err:  # noqa: BLE001
             if run.stopping.is_set() and self.plugin.aborted:
-                # Interrupted, not failed: it runs again where the plan
-                # resumes.
-                run.move(action, ActionState.ONGOING, ActionState.PENDING)
+                # Interrupted, not failed. It stays ONGOING: its effect may
+                # have begun in the cloud (a migration Nova goes on with),
+                # so the applier the plan goes to asks the action's
+                # recover() before anything runs again.
                 raise ShuttingDown()
             reason = str(err) or type(err).__name__
             if not isinstance(err, action_base.ActionError):

@@ -60,5 +60,5 @@ def main(argv=None):
                                 conf.api.threads,
                                 heartbeat=daemon.Heartbeat(api.API_BINARY)),
     ])
-    # no_fork: one process, so that the in-process bus reaches every part.
-    service.launch(conf, everything, no_fork=True).wait()
+    # One process, so that the in-process bus reaches every part.
+    watcher_service.run(conf, everything)

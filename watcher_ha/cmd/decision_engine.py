@@ -2,8 +2,6 @@
 
 import sys
 
-from oslo_service import service
-
 from watcher_ha.common import daemon
 from watcher_ha.common import service as watcher_service
 from watcher_ha.decision_engine import manager
@@ -20,4 +18,4 @@ def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv,
         program=manager.BINARY)
-    service.launch(conf, build(conf), restart_method='mutate').wait()
+    watcher_service.run(conf, build(conf))

@@ -1,16 +1,20 @@
 """Process start-up shared by every watcher_ha command."""
 
 import os
+import signal
 import sys
+import threading
 
 from oslo_config import cfg
 from oslo_log import log
 from oslo_service import backend
+from oslo_service import service
 
 import watcher_ha.conf  # noqa: F401  (registers our options)
 from watcher_ha.db import engine
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 PROJECT = 'watcher-ha'
 
 
@@ -33,3 +37,37 @@ def prepare_service(argv=None, program=None, conf=None):
     engine.configure(conf)
     return conf
 
+
+
+def run(conf, svc):
+    """Run ``svc`` in this process until SIGTERM stops it gracefully.
+
+    SIGHUP re-reads the configuration files and applies the mutable options
+    in place (``svc.reset()``): audits and plans in progress go on. Left to
+    oslo.service, a SIGHUP would restart a forked worker, aborting the
+    actions it runs, or end the main thread of an unforked one.
+    """
+    launcher = service.ProcessLauncher(conf, restart_method='mutate',
+                                       no_fork=True)
+
+    def reload_in_place(signo, frame):
+        # Not in the signal handler: it interrupts the main thread anywhere,
+        # possibly holding the logging lock.
+        threading.Thread(target=_reload, args=(conf, svc),
+                         name='sighup-reload', daemon=True).start()
+    signal.signal(signal.SIGHUP, reload_in_place)
+    launcher.launch_service(svc)
+
+
+def _reload(conf, svc):
+    LOG.info('SIGHUP: reloading the mutable options')
+    try:
+        conf.mutate_config_files()
+        svc.reset()
+    except Exception:  # noqa: BLE001
+        # A broken file must not take the service down: it keeps running
+        # with the options it had.
+        LOG.exception('Reloading the configuration failed; the previous '
+                      'options stay in force')
+        return
+    LOG.info('SIGHUP: configuration reloaded')

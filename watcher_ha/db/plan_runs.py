@@ -24,6 +24,12 @@ ActionPlan = models.ActionPlan
 Action = models.Action
 SERVICE = state_machines.SERVICE
 
+# Plans an applier holds.
+RUNNING = (ActionPlanState.ONGOING, ActionPlanState.CANCELLING)
+# Actions a cancelled plan takes down with it.
+UNFINISHED = (ActionState.PENDING, ActionState.ONGOING,
+              ActionState.CANCELLING)
+
 
 class LostPlan(exception.Conflict):
     msg_fmt = ('Action plan %(plan)s is no longer run by this applier '
@@ -128,30 +134,49 @@ def finish(context, plan, host, target, status_message=None,
 
 @engine.retry_on_deadlock
 def release(context, host, uuids=None):
-    """Hand the plans ``host`` runs back (PENDING, no owner), with their
-    interrupted actions back to PENDING, so that any applier resumes them.
-    Returns the plans' UUIDs."""
-    where = [ActionPlan.hostname == host,
-             ActionPlan.state == ActionPlanState.ONGOING]
+    """Hand the plans ``host`` runs back, as it stops.
+
+    ONGOING plans go back to PENDING with no owner, for any applier to
+    take; their interrupted actions stay ONGOING for the taker to check
+    (see applier/recovery.py). CANCELLING plans end CANCELLED: their
+    operator asked for it. Returns the UUIDs of (handed back, cancelled).
+    """
+    where = [ActionPlan.hostname == host]
     if uuids is not None:
         where.append(ActionPlan.uuid.in_(list(uuids)))
     now = models.utcnow()
     with engine.writer.using(context) as session:
-        if not _lock(session, *where):
-            return []
-        plans = session.execute(sa.select(ActionPlan.id, ActionPlan.uuid)
-                                .where(*where)).all()
-        ids = [p.id for p in plans]
-        session.execute(sa.update(Action).where(
-            Action.action_plan_id.in_(ids),
-            Action.state == ActionState.ONGOING).values(
-                state=ActionState.PENDING, version=Action.version + 1,
-                updated_at=now))
+        if not _lock(session, *where, ActionPlan.state.in_(RUNNING)):
+            return [], []
+        plans = session.execute(sa.select(
+            ActionPlan.id, ActionPlan.uuid, ActionPlan.state).where(
+                *where, ActionPlan.state.in_(RUNNING))).all()
+        handed = [p for p in plans if p.state == ActionPlanState.ONGOING]
+        cancelled = [p for p in plans if p.state != ActionPlanState.ONGOING]
         session.execute(sa.update(ActionPlan).where(
-            ActionPlan.id.in_(ids)).values(
+            ActionPlan.id.in_([p.id for p in handed])).values(
                 state=ActionPlanState.PENDING, hostname=None,
                 version=ActionPlan.version + 1, updated_at=now))
-    return [p.uuid for p in plans]
+        if cancelled:
+            ids = [p.id for p in cancelled]
+            session.execute(sa.update(ActionPlan).where(
+                ActionPlan.id.in_(ids)).values(
+                    state=ActionPlanState.CANCELLED,
+                    version=ActionPlan.version + 1, updated_at=now))
+            session.execute(sa.update(Action).where(
+                Action.action_plan_id.in_(ids),
+                Action.state.in_(UNFINISHED)).values(
+                    state=ActionState.CANCELLED,
+                    version=Action.version + 1, updated_at=now))
+            claims.release(session, ids)
+    return [p.uuid for p in handed], [p.uuid for p in cancelled]
+
+
+def interrupted(context, plan):
+    """The plan's actions left ONGOING by an applier that stopped or died
+    while running them."""
+    return [a for a in actions_of(context, plan)
+            if a['state'] == ActionState.ONGOING]
 
 
 def unclaimed(context, grace_seconds, limit=50):
@@ -167,7 +192,6 @@ def unclaimed(context, grace_seconds, limit=50):
             .order_by(ActionPlan.id).limit(limit)).scalars())
 
 
-RUNNING = (ActionPlanState.ONGOING, ActionPlanState.CANCELLING)
 
 
 def running(context):
