@@ -10,6 +10,7 @@ import time
 import requests
 
 from tests.functional import fixtures
+from tests.functional.test_daemons import wait_for
 
 
 def start(tmp_path, command):
@@ -64,22 +65,13 @@ def _api(url, method, path, **kwargs):
     return resp.json() if resp.content else None
 
 
-def _wait(what, check, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError('%s: not within %s s' % (what, timeout))
-
-
 def _audit_plan(url):
     audit = _api(url, 'POST', '/v1/audits', json={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'ONESHOT',
         'parameters': {'para1': 4}})['uuid']
-    _wait('audit %s SUCCEEDED' % audit, lambda: _api(
-        url, 'GET', '/v1/audits/' + audit)['state'] == 'SUCCEEDED')
+    wait_for(lambda: _api(
+        url, 'GET', '/v1/audits/' + audit)['state'] == 'SUCCEEDED',
+        30, 'audit %s SUCCEEDED' % audit)
     [plan] = _api(url, 'GET', '/v1/action_plans?audit_uuid='
                   + audit)['action_plans']
     return plan['uuid']
@@ -97,14 +89,16 @@ def test_sighup_leaves_the_all_in_one_running_its_work(tmp_path):
         wait_for_log(tmp_path, 'watcher-ha-api serving on')
         plan = _audit_plan(url)
         _api(url, 'POST', '/v1/action_plans/%s/start' % plan)
-        _wait('plan ONGOING', lambda: _api(
-            url, 'GET', '/v1/action_plans/' + plan)['state'] == 'ONGOING')
+        wait_for(lambda: _api(
+            url, 'GET', '/v1/action_plans/' + plan)['state'] == 'ONGOING',
+                 30, 'plan ONGOING')
         config.write_text(config.read_text() + '\n[watcher_decision_engine]'
                                                '\nsweep_interval = 3\n')
         os.kill(proc.pid, signal.SIGHUP)
         wait_for_log(tmp_path, 'SIGHUP: configuration reloaded')
-        _wait('plan SUCCEEDED', lambda: _api(
-            url, 'GET', '/v1/action_plans/' + plan)['state'] == 'SUCCEEDED')
+        wait_for(lambda: _api(
+            url, 'GET', '/v1/action_plans/' + plan)['state'] == 'SUCCEEDED',
+                 30, 'plan SUCCEEDED')
         actions = _api(url, 'GET', '/v1/actions?action_plan_uuid='
                        + plan)['actions']
         assert {a['state'] for a in actions} == {'SUCCEEDED'}
