@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test unit functional lint genconfig genpolicy clean
+.PHONY: demo test test-tools unit functional lint genconfig genpolicy clean
 
 $(STAMP): requirements.txt test-requirements.txt setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -16,14 +16,24 @@ $(STAMP): requirements.txt test-requirements.txt setup.cfg
 demo: $(STAMP)
 	$(BIN)/python tools/demo.py
 
-test: $(STAMP)
+test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools alembic
 	$(BIN)/python -m pytest -q -ra tests
+
+# Programs the functional tests run themselves (not servers they expect
+# running): installed from Debian under CI=true only, a no-op otherwise.
+test-tools:
+	@if [ "$$CI" = true ] && ! command -v prometheus >/dev/null; then \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$sudo apt-get update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends prometheus; \
+	fi
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
 
-functional: $(STAMP)
+functional: $(STAMP) test-tools
 	$(BIN)/python -m pytest -q tests/functional
 
 lint: $(STAMP)

@@ -27,6 +27,9 @@ HOW_TO_START = {
                 'rabbitmq-server)',
     'redis': 'redis-server --daemonize yes --port 6379  (or: sudo apt '
              'install redis-server)',
+    # A program the tests run themselves, not a server they expect.
+    'prometheus': 'sudo apt-get install prometheus  (the Debian package; '
+                  'the test runs its own server, not the service)',
 }
 
 
@@ -35,7 +38,7 @@ def in_ci():
 
 
 def unavailable(server, error):
-    message = ('%s is not reachable on loopback (%s). Start it with: %s'
+    message = ('%s is not available (%s). Get it with: %s'
                % (server, error, HOW_TO_START[server]))
     if in_ci():
         pytest.fail(message, pytrace=False)
