@@ -1,11 +1,23 @@
-"""`make demo`: watcher-ha-all-in-one with no server at all (SQLite, the
-in-process bus) and a simulated cloud embedded; the watcher CLI drains a
-compute host with host_maintenance and the openstack CLI sees it drained."""
+"""watcher-ha-all-in-one with no server at all (SQLite, the in-process bus,
+file coordination): `make demo`, which drains a compute host of an
+embedded simulated cloud, and the dummy pipeline driven by the watcher
+CLI with its notifications."""
 
+import configparser
+import json
+import os
 import pathlib
 import re
 import subprocess
 import sys
+import time
+
+import requests
+
+from tests.functional import fixtures
+from tests.functional.test_daemons import cli
+from tests.functional.test_daemons import state_of
+from tests.functional.test_daemons import wait_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -41,3 +53,78 @@ def test_demo_drains_a_host_of_the_embedded_cloud():
     for binary in ('watcher-ha-api', 'watcher-ha-decision-engine',
                    'watcher-ha-applier'):
         assert binary in registered
+
+
+def _notifications(log_text):
+    """(event_type, payload data) of every notification the log driver
+    wrote: oslo.messaging's ``log`` driver logs each message as JSON."""
+    found = []
+    for line in log_text.splitlines():
+        if ' oslo.messaging.notification.' not in line:
+            continue
+        message = json.loads(line[line.index('{'):])
+        found.append((message['event_type'],
+                      message['payload']['watcher_object.data']))
+    return found
+
+
+def test_dummy_pipeline_in_the_all_in_one_with_no_server(tmp_path):
+    """Issue 3's scenario, embedded: SQLite, the in-process bus, file
+    coordination, and notifications through oslo.messaging's log driver
+    (nothing else could receive them from outside the process)."""
+    config = fixtures.write_config(tmp_path / 'watcher-ha.conf', dict(
+        fixtures.base_config(tmp_path),
+        oslo_messaging_notifications={'driver': 'log'}))
+    fixtures.prepare_database(config)
+    port = configparser.ConfigParser()
+    port.read(config)
+    url = 'http://127.0.0.1:%s' % port['api']['port']
+    with open(tmp_path / 'out', 'w') as out:
+        proc = subprocess.Popen(
+            [os.path.join(fixtures.BIN, 'watcher-ha-all-in-one'),
+             '--config-file', str(config)], stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(lambda: proc.poll() is None and _answers(url), 30,
+                 'the all-in-one API')
+        audit = cli(url, 'audit', 'create', '-g', 'dummy', '-s', 'dummy',
+                    '-t', 'ONESHOT', '-p', 'para1=1')
+        started = time.monotonic()
+        wait_for(lambda: state_of(url, 'audits', audit['UUID'])
+                 == 'SUCCEEDED', 10, 'audit SUCCEEDED')
+        assert time.monotonic() - started < 10
+        [plan] = cli(url, 'actionplan', 'list', '--audit', audit['UUID'])
+        assert plan['State'] == 'RECOMMENDED'
+        actions = cli(url, 'action', 'list', '--action-plan', plan['UUID'])
+        assert sorted(a['Action'] for a in actions) == ['nop', 'nop',
+                                                        'sleep']
+        cli(url, 'actionplan', 'start', plan['UUID'])
+        wait_for(lambda: state_of(url, 'action_plans', plan['UUID'])
+                 == 'SUCCEEDED', 20, 'plan SUCCEEDED')
+        host = cli(url, 'actionplan', 'show', plan['UUID'])['Hostname']
+        assert host
+
+        def seen(uuid, expected):
+            events = [(event, data) for event, data in _notifications(
+                (tmp_path / 'watcher-ha.log').read_text())
+                if data.get('uuid') == uuid]
+            return set(expected) <= {e for e, _ in events} and events
+        audit_events = wait_for(lambda: seen(audit['UUID'], [
+            'audit.create', 'audit.update', 'audit.strategy.start',
+            'audit.strategy.end', 'audit.planner.start',
+            'audit.planner.end']), 10, 'audit notifications')
+        plan_events = wait_for(lambda: seen(plan['UUID'], [
+            'action_plan.create', 'action_plan.update',
+            'action_plan.execution.start', 'action_plan.execution.end']),
+            10, 'action plan notifications')
+        for event, data in audit_events + plan_events:
+            assert data['host'] == host, (event, data)
+    finally:
+        fixtures.stop(proc)
+
+
+def _answers(url):
+    try:
+        return requests.get(url + '/', timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
