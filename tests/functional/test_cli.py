@@ -197,6 +197,23 @@ def test_continuous_audits_at_1_7(cli):
     assert audit['Parameters'] == DUMMY_DEFAULTS
 
 
+def test_oneshot_and_event_audits_at_1_7(cli):
+    for audit_type in ('ONESHOT', 'EVENT'):
+        name = '%s-%s-1-7' % (cli.name, audit_type.lower())
+        audit = cli.json('audit', 'create', '-g', 'dummy', '-s', 'dummy',
+                         '-t', audit_type, '--name', name, '-p',
+                         'para2=at-1.7', version='1.7')
+        assert (audit['Name'], audit['Audit Type'], audit['State'],
+                audit['Interval']) == (name, audit_type, 'PENDING', None)
+        assert audit['Parameters'] == dict(DUMMY_DEFAULTS, para2='at-1.7')
+        # The fields of the later microversions are there.
+        assert audit['Force'] is False
+        assert 'Status Message' in audit
+        shown = cli.json('audit', 'show', name, version='1.7')
+        assert (shown['UUID'], shown['Audit Type']) == (audit['UUID'],
+                                                       audit_type)
+
+
 def test_event_audit_without_strategy(cli):
     audit = cli.json('audit', 'create', '-g', 'dummy', '-t', 'EVENT',
                      '--name', cli.name + '-event')
