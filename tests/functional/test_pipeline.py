@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
+from tests.unit.test_service_monitor import notifications  # noqa: F401
 from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import daemon
@@ -279,17 +280,26 @@ def long_plan(db, first_sleep):
     return plan
 
 
-def test_cancel_stops_between_actions(api, db, daemons):
+def test_cancel_stops_between_actions(api, db, daemons, notifications):  # noqa: F811
     daemons.applier()
     plan = long_plan(db, 1.5)
     api.post('/v1/action_plans/%s/start' % plan['uuid'], body={})
-    wait_until(lambda: plan_state(api, plan['uuid'], 'ONGOING'))
+    wait_until(lambda: [a for a in actions_of(api, plan['uuid'])
+                        if a['state'] == 'ONGOING'])
     resp = api.patch('/v1/action_plans/' + plan['uuid'], body=[
         {'op': 'replace', 'path': '/state', 'value': 'CANCELLING'}])
     assert resp.status == 200, resp
     wait_until(lambda: plan_state(api, plan['uuid'], 'CANCELLED'))
     assert [a['state'] for a in actions_of(api, plan['uuid'])] == [
         'SUCCEEDED', 'CANCELLED']
+    sent = [(message['event_type'],
+             message['payload']['watcher_object.data']['uuid'])
+            for _, message, _, _ in notifications]
+    assert [event for event, uuid in sent if uuid == plan['uuid']][-3:] \
+        == ['action_plan.cancel.start', 'action_plan.update',
+            'action_plan.cancel.end']
+    # The action that never ran is announced CANCELLED.
+    assert ('action.update', '00000000-0000-4000-8000-0000000000a2') in sent
 
 
 def test_failed_action_fails_the_plan(api, db, daemons):
@@ -317,8 +327,10 @@ def test_stopping_applier_hands_its_plan_over(api, db, daemons):
     assert time.monotonic() - started < 10
     handed = plan_state(api, plan['uuid'], 'PENDING')
     assert handed and handed['hostname'] is None
+    # The interrupted action stays ONGOING for the next applier to check
+    # (its recover()) before anything runs again.
     assert [a['state'] for a in actions_of(api, plan['uuid'])] == [
-        'PENDING', 'PENDING']
+        'ONGOING', 'PENDING']
     # Another applier resumes it (a shorter wait, for the test's sake).
     with db.begin() as conn:
         conn.execute(sa.update(models.Action).where(

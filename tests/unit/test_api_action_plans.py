@@ -3,6 +3,7 @@
 import pytest
 
 from tests import factories
+from tests.unit.test_service_monitor import notifications  # noqa: F401
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import ActionState as A
 
@@ -180,3 +181,29 @@ def test_empty_webhook_post_is_a_missing_body(api):
     resp = api.request('POST', '/v1/webhooks/' + audit['uuid'])
     assert resp.status == 400
     assert resp.fault == 'Missing argument: "body"'
+
+
+def _action_events(sent):
+    return [(message['event_type'],
+             message['payload']['watcher_object.data']['uuid'],
+             message['payload']['watcher_object.data'].get('state_update'))
+            for _, message, _, _ in sent
+            if message['event_type'].startswith('action.')]
+
+
+def test_actions_following_a_cancel_or_delete_are_announced(
+        api, plan, notifications):  # noqa: F811
+    uuids = [a['uuid'] for a in plan['actions']]
+    assert api.patch('/v1/action_plans/' + plan['uuid'], CANCEL).status \
+        == 200
+    updates = _action_events(notifications)
+    assert [(event, uuid) for event, uuid, _ in updates] == [
+        ('action.update', uuid) for uuid in uuids]
+    for _, _, change in updates:
+        assert (change['watcher_object.data']['old_state'],
+                change['watcher_object.data']['state']) == (A.PENDING,
+                                                            A.CANCELLED)
+    notifications.clear()
+    assert api.delete('/v1/action_plans/' + plan['uuid']).status == 204
+    assert [(event, uuid) for event, uuid, _ in _action_events(
+        notifications)] == [('action.delete', uuid) for uuid in uuids]

@@ -159,16 +159,25 @@ class ApplierManager:
         except workflow.ShuttingDown:
             # stop() hands the plan back.
             return
-        before = plan_runs.finish(context, plan, self.host, state, message)
-        if before is None:
+        if state == ActionPlanState.CANCELLED:
+            # The cancel an operator asked for is carried out from here:
+            # the running actions ended, the others will not run.
+            notifier.action_plan('cancel.start', uuid)
+        finished = plan_runs.finish(context, plan, self.host, state,
+                                    message)
+        if finished is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
+        before, cancelled = finished
         LOG.info('Action plan %s %s%s', uuid, state,
                  ': %s' % message if message else '')
         notifier.action_plan('update', uuid, old_state=before)
+        notifier.actions_followed(cancelled)
         if state == ActionPlanState.FAILED:
             notifier.action_plan('execution.error', uuid,
                                  error=RuntimeError(message))
+        elif state == ActionPlanState.CANCELLED:
+            notifier.action_plan('cancel.end', uuid)
         else:
             notifier.action_plan('execution.end', uuid)
 

@@ -84,9 +84,11 @@ def _verdict(context, catalog, action):
 
 
 def _end(context, plan, host, state, message):
-    before = plan_runs.finish(context, plan, host, state, message,
-                              unfinished=plan_runs.UNFINISHED)
-    if before is None:
+    finished = plan_runs.finish(context, plan, host, state, message,
+                                unfinished=plan_runs.UNFINISHED)
+    if finished is None:
         return
+    before, cancelled = finished
     LOG.warning('Action plan %s %s: %s', plan['uuid'], state, message)
     notifier.action_plan('update', plan['uuid'], old_state=before)
+    notifier.actions_followed(cancelled)

@@ -77,16 +77,19 @@ def indicators_of(context, plan_ids):
 
 
 def _move_actions(session, plan_id, target):
-    """Move every action of the plan that may go to ``target`` there."""
+    """Move every action of the plan that may go to ``target`` there;
+    returns the moved ones as (uuid, state before)."""
     sources = state_machines.ACTION.sources_of(target,
                                                state_machines.SERVICE)
+    where = (Action.action_plan_id == plan_id, Action.state.in_(sources))
+    moved = session.execute(sa.select(Action.uuid, Action.state).where(
+        *where)).all()
     values = {'state': target, 'version': Action.version + 1,
               'updated_at': models.utcnow()}
     if target == ActionState.DELETED:
         values['deleted_at'] = models.utcnow()
-    session.execute(sa.update(Action).where(
-        Action.action_plan_id == plan_id,
-        Action.state.in_(sources)).values(**values))
+    session.execute(sa.update(Action).where(*where).values(**values))
+    return [(uuid, state) for uuid, state in moved]
 
 
 # Actions follow their plan when it is cancelled or archived by a user.
@@ -119,10 +122,11 @@ def transition(context, row, target, actor=state_machines.USER):
     """Move the plan to ``target`` (compare-and-swap), with its actions
     where they follow it, in one transaction. Starting it (PENDING) claims
     every resource its actions touch, or fails with PlanOverlap naming who
-    holds what; ending it releases them."""
+    holds what; ending it releases them. Returns the actions that
+    followed the plan, as (uuid, state before)."""
     wanted = set()
     try:
-        _transition(context, row, target, actor, wanted)
+        return _transition(context, row, target, actor, wanted)
     except db_exc.DBDuplicateEntry:
         # Our transaction is gone. Claims left by a plan that ended
         # without releasing them must not block: clear them and try once
@@ -130,7 +134,7 @@ def transition(context, row, target, actor=state_machines.USER):
         if not claims.clear_stale(context, wanted):
             raise claims.overlap(context, row['id'], row['uuid'], wanted)
         try:
-            _transition(context, row, target, actor, wanted)
+            return _transition(context, row, target, actor, wanted)
         except db_exc.DBDuplicateEntry:
             raise claims.overlap(context, row['id'], row['uuid'], wanted)
 
@@ -138,19 +142,22 @@ def transition(context, row, target, actor=state_machines.USER):
 @engine.retry_on_deadlock
 def _transition(context, row, target, actor, wanted):
     values = {}
+    moved = []
     if target == ActionPlanState.DELETED:
         values['deleted_at'] = models.utcnow()
     with engine.writer.using(context) as session:
         transitions.compare_and_swap(session, state_machines.ACTION_PLAN,
                                      ActionPlan, row, target, actor, values)
         if target in _ACTIONS_FOLLOW:
-            _move_actions(session, row['id'], _ACTIONS_FOLLOW[target])
+            moved = _move_actions(session, row['id'],
+                                  _ACTIONS_FOLLOW[target])
         if target == ActionPlanState.PENDING:
             wanted.clear()
             wanted.update(_resources(session, row['id']))
             claims.insert(session, row['id'], wanted)
         elif target in ENDED:
             claims.release(session, [row['id']])
+    return moved
 
 
 # A user may only skip actions of a plan that has not started.

@@ -110,9 +110,11 @@ def finish(context, plan, host, target, status_message=None,
            unfinished=(ActionState.PENDING,)):
     """Move the plan from ONGOING or CANCELLING to ``target``; its actions
     in ``unfinished`` states are cancelled with it (unless it succeeded).
-    Returns the state it was in, or None if ``host`` no longer owned it."""
+    Returns (the state it was in, the cancelled actions as (uuid, state
+    before)), or None if ``host`` no longer owned it."""
     sources = state_machines.ACTION_PLAN.sources_of(target, SERVICE)
     now = models.utcnow()
+    cancelled = []
     with engine.writer.using(context) as session:
         if not _lock(session, *_plan_owned(plan, host, sources)):
             return None
@@ -123,13 +125,15 @@ def finish(context, plan, host, target, status_message=None,
                 state=target, status_message=status_message,
                 version=ActionPlan.version + 1, updated_at=now))
         if target != ActionPlanState.SUCCEEDED:
-            session.execute(sa.update(Action).where(
-                Action.action_plan_id == plan['id'],
-                Action.state.in_(unfinished)).values(
-                    state=ActionState.CANCELLED,
-                    version=Action.version + 1, updated_at=now))
+            where = (Action.action_plan_id == plan['id'],
+                     Action.state.in_(unfinished))
+            cancelled = [tuple(row) for row in session.execute(
+                sa.select(Action.uuid, Action.state).where(*where))]
+            session.execute(sa.update(Action).where(*where).values(
+                state=ActionState.CANCELLED, version=Action.version + 1,
+                updated_at=now))
         claims.release(session, [plan['id']])
-    return before
+    return before, cancelled
 
 
 @engine.retry_on_deadlock

@@ -150,6 +150,17 @@ def action(event, uuid, old_state=None, error=None):
     _send('action.' + event, build, error)
 
 
+def actions_followed(moved, deleted=False):
+    """action.update (action.delete if ``deleted``) for the actions that
+    followed their plan: the (uuid, state before) pairs that
+    action_plans.transition returns."""
+    for uuid, old_state in moved:
+        if deleted:
+            action('delete', uuid)
+        else:
+            action('update', uuid, old_state=old_state)
+
+
 def service_update(row, old_status, new_status):
     """service.update: a daemon went FAILED or came back ACTIVE."""
     _send('service.update', lambda: payloads.service_update(

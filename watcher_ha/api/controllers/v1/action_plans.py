@@ -97,9 +97,10 @@ class ActionPlansController(base.ResourceController):
         if target == State.PENDING:
             self._launch(context, row)
         else:
-            db.transition(context, row, target)
+            moved = db.transition(context, row, target)
             notifier.action_plan('update', row['uuid'],
                                  old_state=row['state'])
+            notifier.actions_followed(moved)
         return self.serialize(self._find(context, ident))
 
     @method.expose(status_code=204)
@@ -108,7 +109,8 @@ class ActionPlansController(base.ResourceController):
         row = self._find(context, ident)
         policy.authorize(plan_policy.DELETE, context)
         try:
-            db.transition(context, row, State.DELETED)
+            moved = db.transition(context, row, State.DELETED)
         except exception.StateTransitionNotAllowed:
             raise exception.DeleteError(state=row['state'])
         notifier.action_plan('delete', row['uuid'])
+        notifier.actions_followed(moved, deleted=True)
