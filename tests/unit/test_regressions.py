@@ -1,8 +1,12 @@
-"""Bugs found by the race and fuzz tests, pinned by deterministic tests."""
+"""Bugs found by the race and fuzz tests, and Watcher's 500s we answer
+with a 4xx or 503, pinned by deterministic tests."""
 
 import concurrent.futures
 import sys
 import threading
+import time
+
+import pytest
 
 from watcher_ha.common import context
 from watcher_ha.common import policy
@@ -63,3 +67,18 @@ def test_a_failure_outside_the_handlers_still_answers_in_watchers_format():
     import json
     fault = json.loads(json.loads(b''.join(body))['error_message'])
     assert fault['faultcode'] == 'Server'
+
+
+@pytest.mark.parametrize('path', [
+    '/v1/data_model?data_model_type=compute',
+    '/v1/strategies/dummy/state',
+])
+def test_no_decision_engine_is_503_within_the_rpc_timeout(api, path):
+    """Both routes answered by a decision engine over RPC: with none up,
+    a 503 saying what to check, after rpc_response_timeout (1 s here)."""
+    started = time.monotonic()
+    resp = api.get(path, version='1.3')
+    assert time.monotonic() - started < 1 + 2
+    assert resp.status == 503, resp.body
+    assert 'No decision engine answered' in resp.fault
+    assert 'watcher-ha-decision-engine runs' in resp.fault
