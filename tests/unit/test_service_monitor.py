@@ -2,6 +2,7 @@
 back, however many engines watch."""
 
 import concurrent.futures
+import datetime
 
 import pytest
 from oslo_messaging.notify import _impl_test as test_driver
@@ -9,6 +10,7 @@ from oslo_messaging.notify import _impl_test as test_driver
 from tests import factories
 from watcher_ha.common import coordination
 from watcher_ha.conf import CONF
+from watcher_ha.db import models
 from watcher_ha.decision_engine import manager
 from watcher_ha.notifications import notifier
 
@@ -71,3 +73,16 @@ def test_failed_then_back_announced_once(db, notifications, groups):
     updates = service_updates(notifications)
     assert [u['status_update']['watcher_object.data']['state']
             for u in updates] == ['FAILED', 'ACTIVE']
+
+
+def test_api_services_status_comes_from_their_heartbeat(api, db):
+    """The API is in no coordination group: service_down_time (30 s)
+    against its last heartbeat decides."""
+    now = models.utcnow()
+    factories.service(db, name='watcher-ha-api', host='ctl-fresh',
+                      last_seen_up=now - datetime.timedelta(seconds=5))
+    factories.service(db, name='watcher-ha-api', host='ctl-stale',
+                      last_seen_up=now - datetime.timedelta(seconds=31))
+    listed = {s['host']: s['status']
+              for s in api.get('/v1/services').json['services']}
+    assert listed == {'ctl-fresh': 'ACTIVE', 'ctl-stale': 'FAILED'}
