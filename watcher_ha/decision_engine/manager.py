@@ -273,6 +273,8 @@ class DecisionEngineManager:
             self._pool.shutdown(wait=False)
         while self._in_flight and time.monotonic() < deadline - 1:
             time.sleep(0.1)
+        if self.collectors is not None:
+            self.collectors.stop()
         if self._listener is not None:
             self._listener.stop()
         if self.dispatcher is not None:

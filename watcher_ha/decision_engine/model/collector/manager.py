@@ -4,7 +4,9 @@ handlers and its periodic resync."""
 
 import dataclasses
 import datetime
+import threading
 
+import tenacity
 from oslo_config import cfg
 from oslo_log import log
 from stevedore import driver
@@ -22,9 +24,13 @@ def _utcnow():
 
 class CollectorManager:
 
+    # Seconds between two tries of a model's first full sync.
+    FIRST_SYNC_BACKOFF = (2, 60)
+
     def __init__(self, names=None, conf=CONF):
         self.conf = conf
         self.collectors = {}
+        self.stopped = threading.Event()
         for name in names if names is not None else \
                 conf.watcher_decision_engine.collectors:
             plugin = driver.DriverManager(plugins.COLLECTORS, name,
@@ -60,7 +66,33 @@ class CollectorManager:
 
     def resync(self, name):
         """Read the whole source and swap the fresh model in; what arrives
-        meanwhile is replayed onto it."""
+        meanwhile is replayed onto it.
+
+        Until a model's first full sync succeeds, the audits that need it
+        wait and then fail, so a failed first sync (Nova or Placement
+        briefly unreachable as the engine starts) is tried again with a
+        backoff, for up to a period, not only at the next period."""
+        collector = self.collectors[name]
+        if collector.model.ready:
+            self._resync_once(name)
+            return
+        low, high = self.FIRST_SYNC_BACKOFF
+        retrying = tenacity.Retrying(
+            wait=tenacity.wait_exponential(min=low, max=high),
+            stop=(tenacity.stop_after_delay(collector.options.period)
+                  | tenacity.stop_when_event_set(self.stopped)),
+            sleep=self.stopped.wait, reraise=True,
+            before_sleep=lambda state: LOG.warning(
+                'First sync of the %s model failed (try %d); trying again '
+                'in %.0f s', name, state.attempt_number,
+                state.next_action.sleep))
+        retrying(self._resync_once, name)
+
+    def stop(self):
+        """Stop retrying first syncs (the daemon is stopping)."""
+        self.stopped.set()
+
+    def _resync_once(self, name):
         collector = self.collectors[name]
         model = collector.model
         stamp = _utcnow()
