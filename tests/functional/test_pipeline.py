@@ -232,9 +232,13 @@ class CountingSleep:
 
 
 def test_duplicate_launches_run_no_action_twice(api, db, daemons):
-    applier = daemons.applier()
-    counting = CountingSleep(applier.manager.actions['sleep'])
-    applier.manager.actions['sleep'] = counting
+    """Launches of one plan sent many times, at once, to two appliers:
+    only the compare-and-swap claim in the database keeps them apart."""
+    appliers = [daemons.applier(host='applier-1'),
+                daemons.applier(host='applier-2')]
+    counting = CountingSleep(appliers[0].manager.actions['sleep'])
+    for applier in appliers:
+        applier.manager.actions['sleep'] = counting
     plan, actions = factories.action_plan(db, factories.audit(db),
                                           actions=0)
     with db.begin() as conn:
@@ -247,10 +251,10 @@ def test_duplicate_launches_run_no_action_twice(api, db, daemons):
                 state='PENDING', parents=[], created_at=models.utcnow()))
     assert api.post('/v1/action_plans/%s/start' % plan['uuid'],
                     body={}).status == 200
-    endpoint = applier.manager.endpoints()[0]
-    launchers = [threading.Thread(target=endpoint.launch_action_plan,
+    launchers = [threading.Thread(target=applier.manager.endpoints()[0]
+                                  .launch_action_plan,
                                   args=(None, plan['uuid']))
-                 for _ in range(5)]
+                 for _ in range(5) for applier in appliers]
     for thread in launchers:
         thread.start()
     for _ in range(5):
