@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""The data model's notification apply rate end to end over RabbitMQ.
+
+    .venv/bin/python tests/benchmarks/bench_model_bus.py [--hosts 1000]
+        [--servers 50000] [--events 30000]
+
+On the local RabbitMQ (127.0.0.1:5672, guest/guest), in a virtual host of
+its own deleted at the end, a decision engine's compute model is wired as
+the engine wires it (DecisionEngineManager._start_models: the compute
+collector's model and notification handlers, the Dispatcher, the
+NovaListener in the engine's own pool) and holds a model of --hosts nodes
+and --servers servers built as bench_model.py builds it. A separate
+process (so that publishing takes no CPU from the engine's interpreter)
+publishes --events Nova ``instance.update`` notifications (real
+InstanceUpdatePayloads, as bench_model.py makes them) with oslo.messaging's
+Notifier to exchange ``nova``, topic ``versioned_notifications``, as Nova
+does. Twice:
+
+- live: the engine consumes while the notifications are published;
+- backlog: the notifications are queued first, in the engine's queue
+  while its listener is stopped, then the listener starts: how fast an
+  engine catches up after a pause;
+
+and, for scale, the same backlog drained by a bare oslo.messaging
+notification listener (same transport and executor, an endpoint that only
+counts): the most any engine on oslo.messaging gets on this machine.
+
+Each rate is events applied to the model per second, from the first
+applied event to the last (the model's notification counter and the time
+of its last notification tell). Target: 3,000 events/s per engine.
+"""
+
+import argparse
+import datetime
+import multiprocessing
+import os
+import pathlib
+import queue
+import random
+import sys
+import threading
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import oslo_messaging  # noqa: E402
+import oslo_messaging.opts  # noqa: E402
+
+from tests import servers  # noqa: E402
+from tests.benchmarks import bench_model  # noqa: E402
+from watcher_ha.common import clients  # noqa: E402
+from watcher_ha.conf import CONF  # noqa: E402
+from watcher_ha.decision_engine import manager  # noqa: E402
+from watcher_ha.decision_engine.model import elements  # noqa: E402
+from watcher_ha.simulator import notifications  # noqa: E402
+
+ENGINE = 'bench-model-bus'
+TIMEOUT = 600
+
+
+def publish(url, names, uuids, count, seed, ready, go, results):
+    """In its own process: ``count`` instance.update notifications, sent
+    as Nova sends them once ``go`` is set; puts (first send, last send,
+    {uuid: host of its last event}) in ``results``."""
+    todo = bench_model.events(count, names, uuids, random.Random(seed))
+    transport = notifications.nova_transport(url)
+    notifier = oslo_messaging.Notifier(
+        transport, driver='messagingv2', topics=[notifications.TOPIC])
+    by_publisher = {}
+    for event in todo:
+        if event.publisher_id not in by_publisher:
+            by_publisher[event.publisher_id] = notifier.prepare(
+                publisher_id=event.publisher_id)
+    ready.set()
+    go.wait()
+    started = time.time()
+    for event in todo:
+        by_publisher[event.publisher_id].info(
+            {}, event.event_type, event.payload)
+    ended = time.time()
+    transport.cleanup()
+    results.put((started, ended,
+                 {event.data['uuid']: event.data['host'] for event in todo}))
+
+
+class Publisher:
+    """The publishing process, ready to go (its events made, its
+    connection set up)."""
+
+    def __init__(self, url, names, uuids, count, seed):
+        context = multiprocessing.get_context('spawn')
+        self._ready = context.Event()
+        self._go = context.Event()
+        self._results = context.Queue()
+        self._process = context.Process(
+            target=publish, daemon=True,
+            args=(url, names, uuids, count, seed, self._ready, self._go,
+                  self._results))
+        self._process.start()
+        if not self._ready.wait(TIMEOUT):
+            raise RuntimeError('the publisher did not get ready')
+
+    def go(self):
+        self._go.set()
+
+    def results(self):
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                found = self._results.get(timeout=1)
+                break
+            except queue.Empty:
+                if (not self._process.is_alive()
+                        or time.monotonic() > deadline):
+                    raise RuntimeError('the publisher failed (exit code %s)'
+                                       % self._process.exitcode) from None
+        self._process.join(TIMEOUT)
+        return found
+
+
+class Counter:
+    """A notification endpoint that only counts, with the two attributes
+    of a ClusterModel that wait_applied reads."""
+
+    def __init__(self):
+        self.notifications_applied = 0
+        self.last_notification = None
+        self._lock = threading.Lock()
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        # The executor's threads call this concurrently.
+        with self._lock:
+            self.notifications_applied += 1
+            self.last_notification = time.time()
+
+
+def bare_listener(counter, pool):
+    engine = CONF.watcher_decision_engine
+    return oslo_messaging.get_notification_listener(
+        oslo_messaging.get_notification_transport(CONF),
+        [oslo_messaging.Target(exchange=engine.nova_exchange,
+                               topic=engine.nova_topic)],
+        [counter], executor='threading', pool=pool, allow_requeue=False)
+
+
+def wait_applied(model, target):
+    """Wait until ``model`` applied ``target`` notifications in all; the
+    rate from the first applied after this call to the last."""
+    before = model.notifications_applied
+    deadline = time.monotonic() + TIMEOUT
+    while model.notifications_applied == before:
+        if time.monotonic() > deadline:
+            raise RuntimeError('no notification applied in %d s' % TIMEOUT)
+        time.sleep(0.001)
+    first = time.time()
+    first_count = model.notifications_applied
+    while model.notifications_applied < target:
+        if time.monotonic() > deadline:
+            raise RuntimeError('%d of %d notifications applied in %d s' % (
+                model.notifications_applied - before, target - before,
+                TIMEOUT))
+        time.sleep(0.05)
+    last = model.last_notification
+    return first, last, (target - first_count) / (last - first)
+
+
+def run(args, url):
+    CONF([], project='watcher-ha', default_config_files=[])
+    CONF.set_override('transport_url', url)
+    # The compute collector only runs with Nova credentials; it never
+    # reaches Nova here, since every host the notifications name is in the
+    # model.
+    clients.register_opts(CONF)
+    CONF.set_override('auth_type', 'none', group='nova')
+    if args.executor_threads:
+        # An oslo.messaging option, registered when a server is made.
+        CONF.register_opts([
+            opt for group, opts in oslo_messaging.opts.list_opts()
+            if group is None for opt in opts
+            if opt.name == 'executor_thread_pool_size'])
+        CONF.set_override('executor_thread_pool_size',
+                          args.executor_threads)
+
+    print('building %d hosts / %d servers' % (args.hosts, args.servers),
+          flush=True)
+    # Stamped long ago: the notifications carry the time they are sent.
+    fresh, names, uuids = bench_model.build(
+        args.hosts, args.servers, random.Random(args.seed),
+        stamp=elements.EPOCH)
+    engine = manager.DecisionEngineManager(host=ENGINE)
+    engine._start_models()
+    model = engine.model('compute')
+    model.begin_resync()
+    model.finish_resync(fresh)
+    del fresh
+    rows = []
+    expected = {}
+    try:
+        # Live: the engine consumes while the publisher publishes.
+        print('live: publishing %d notifications while the engine consumes'
+              % args.events, flush=True)
+        publisher = Publisher(url, names, uuids, args.events, args.seed + 1)
+        target = model.notifications_applied + args.events
+        publisher.go()
+        first, last, rate = wait_applied(model, target)
+        sent_from, sent_to, last_hosts = publisher.results()
+        expected.update(last_hosts)
+        rows.append(('live', rate, args.events / (sent_to - sent_from),
+                     last - sent_to))
+
+        # Backlog: queued while the listener is stopped, then consumed.
+        print('backlog: queueing %d notifications, listener stopped'
+              % args.events, flush=True)
+        engine._listener.stop()
+        publisher = Publisher(url, names, uuids, args.events, args.seed + 2)
+        target = model.notifications_applied + args.events
+        publisher.go()
+        sent_from, sent_to, last_hosts = publisher.results()
+        expected.update(last_hosts)
+        engine._listener.start()
+        first, last, rate = wait_applied(model, target)
+        rows.append(('backlog', rate, args.events / (sent_to - sent_from),
+                     None))
+    finally:
+        if engine._listener is not None:
+            engine._listener.stop()
+        if engine.dispatcher is not None:
+            engine.dispatcher.stop()
+
+    # The ceiling: the same backlog, a listener that only counts.
+    print('ceiling: the same backlog drained by a bare listener',
+          flush=True)
+    counter = Counter()
+    bare = bare_listener(counter, 'bench-model-bus-bare')
+    bare.start()
+    bare.stop()
+    bare.wait()
+    publisher = Publisher(url, names, uuids, args.events, args.seed + 3)
+    publisher.go()
+    sent_from, sent_to, _ = publisher.results()
+    bare = bare_listener(counter, 'bench-model-bus-bare')
+    bare.start()
+    try:
+        first, last, rate = wait_applied(counter, args.events)
+    finally:
+        bare.stop()
+        bare.wait()
+    rows.append(('bare listener, backlog', rate,
+                 args.events / (sent_to - sent_from), None))
+
+    snapshot = model.snapshot()
+    misplaced = sum(1 for uuid, host in expected.items()
+                    if snapshot.instance(uuid).host != host)
+    assert len(snapshot.instances) == args.servers
+    print()
+    print('data model over RabbitMQ, %d hosts / %d servers, %d '
+          'instance.update per run' % (args.hosts, args.servers,
+                                       args.events))
+    print('%-46s %10s %10s' % ('measure', 'value', 'target'))
+    for name, rate, published, lag in rows:
+        print('%-46s %10.0f %10s' % (
+            '%s: applied, events/s' % name, rate,
+            '' if name.startswith('bare') else '>= 3000'))
+        print('%-46s %10.0f %10s' % ('%s: published, events/s' % name,
+                                     published, ''))
+        if lag is not None:
+            print('%-46s %10.2f %10s' % (
+                '%s: last applied after last sent, s' % name, lag, ''))
+    print('%-46s %10d %10s' % ('servers not where their last event puts them',
+                               misplaced, '0'))
+    print('engine dispatched %d, handler failures %d; executor threads '
+          '%d; load average %.1f before the run; %s' % (
+              engine.dispatcher.dispatched, engine.dispatcher.failed,
+              CONF.executor_thread_pool_size, args.load,
+              datetime.datetime.now().strftime('%Y-%m-%d %H:%M')))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--hosts', type=int, default=1000)
+    parser.add_argument('--servers', type=int, default=50000)
+    parser.add_argument('--events', type=int, default=30000)
+    parser.add_argument('--seed', type=int, default=42)
+    parser.add_argument(
+        '--executor-threads', type=int, default=None,
+        help="the listeners' executor_thread_pool_size (default: "
+             "oslo.messaging's, 64)")
+    args = parser.parse_args()
+    args.load = os.getloadavg()[0]
+    if not servers.port_open(servers.RABBIT):
+        sys.exit('RabbitMQ is not reachable on %s:%d. Start it with: %s'
+                 % (servers.RABBIT + (servers.HOW_TO_START['rabbitmq'],)))
+    url, delete_vhost = servers.create_rabbit_vhost()
+    try:
+        run(args, url)
+    finally:
+        delete_vhost()
+
+
+if __name__ == '__main__':
+    main()
