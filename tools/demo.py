@@ -104,7 +104,7 @@ def wait_for_model(endpoint, timeout=60):
     sync (the audit would wait for it anyway; this shows it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        request = urllib.request.Request(
+        request = urllib.request.Request(  # noqa: S310 (our own http URL)
             endpoint + '/v1/data_model?data_model_type=compute',
             headers={'OpenStack-API-Version': 'infra-optim 1.8'})
         try:
