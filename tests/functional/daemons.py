@@ -77,6 +77,9 @@ class Cluster:
 
     def kill(self, name, sig=signal.SIGKILL):
         os.killpg(self.processes[name].pid, sig)
+        if sig == signal.SIGKILL:
+            # Reaped at once: it may be started again under its name.
+            self.processes[name].wait()
 
     def terminate(self, name, timeout=15):
         """SIGTERM; returns how long the process took to exit."""

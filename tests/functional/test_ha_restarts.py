@@ -19,7 +19,7 @@ from tests.functional.test_ha import INTERVAL
 from tests.functional.test_ha import check_rounds
 from tests.functional.test_ha import create_audit
 from tests.functional.test_ha import owners
-from tests.functional.test_ha import plans_by_audit
+from tests.functional.test_ha import snapshot
 from watcher_ha.db import models
 
 ENGINES = ['engine-a', 'engine-b', 'engine-c']
@@ -45,8 +45,8 @@ def stack(tmp_path):
 
 
 def latest_plans(engine, audits):
-    return {uuid: found[-1][1] for uuid, found in
-            plans_by_audit(engine, audits).items()}
+    return {uuid: found[-1].created_at for uuid, found in
+            snapshot(engine, audits)[1].items() if found}
 
 
 def all_progress_after(engine, audits, moment):
@@ -64,6 +64,7 @@ def test_daemons_recover_from_server_restarts(tmp_path, stack):
     try:
         with daemons.cluster(tmp_path, postgres.url, rabbit, coordination={
                 'backend_url': redis.url}) as cluster:
+            cluster.engine, cluster.notes = engine, notes
             for name in ENGINES:
                 cluster.start_engine(name)
             for name in APPLIERS:
@@ -89,12 +90,12 @@ def test_daemons_recover_from_server_restarts(tmp_path, stack):
 
             # Every audit is run by a live engine.
             assert set(owners(engine, audits).values()) <= set(ENGINES)
-            check_rounds(plans_by_audit(engine, audits), notes)
+            check_rounds(cluster, audits)
             # The pipeline still works end to end.
             oneshot = create_audit(cluster.url, audit_type='ONESHOT')
             wait_for(lambda: _state(engine, models.Audit, oneshot)
                      == 'SUCCEEDED', 20, 'a new audit SUCCEEDED')
-            [(plan, _)] = plans_by_audit(engine, [oneshot])[oneshot]
+            [plan] = [p.uuid for p in snapshot(engine, [oneshot])[1][oneshot]]
             resp = requests.post('%s/v1/action_plans/%s/start' % (
                 cluster.url, plan), timeout=10)
             assert resp.status_code == 200, resp.text

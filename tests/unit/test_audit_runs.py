@@ -72,3 +72,38 @@ def test_continuous_audit_past_its_end_time_succeeds(api, db):
         'SUCCEEDED'
     assert api.get('/v1/action_plans?audit_uuid=' + audit['uuid']).json[
         'action_plans'] == []
+
+
+def _plan_row(db, uuid):
+    import sqlalchemy as sa
+    from watcher_ha.db import models
+    with db.connect() as conn:
+        return conn.execute(sa.select(models.ActionPlan).where(
+            models.ActionPlan.uuid == uuid)).one()
+
+
+def test_plans_record_their_round_and_engine_internally(api, db):
+    audit = factories.audit(db, state='ONGOING', hostname='engine-1',
+                            audit_type='CONTINUOUS', interval='60')
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    first, _ = audit_runs.store_plan(
+        context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
+        None, [], finish_audit=False, next_run_time=T0)
+    # The first round is due when the audit is created.
+    stored = _plan_row(db, first)
+    assert (stored.audit_round, stored.planned_by) == (
+        row['created_at'], 'engine-1')
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    second, _ = audit_runs.store_plan(
+        context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
+        None, [], finish_audit=False, next_run_time=T0 + T0.resolution)
+    assert _plan_row(db, second).audit_round == T0
+    shown = api.get('/v1/action_plans/' + second).json
+    assert not {'audit_round', 'planned_by'} & set(shown)
+    assert api.get('/v1/action_plans?sort_key=audit_round').status == 400
+    oneshot = factories.audit(db, state='ONGOING', hostname='engine-2')
+    plan, _ = audit_runs.store_plan(
+        context.admin_context(), oneshot, 'engine-2', audit['strategy_id'],
+        [], None, [], finish_audit=True)
+    stored = _plan_row(db, plan)
+    assert (stored.audit_round, stored.planned_by) == (None, 'engine-2')

@@ -58,6 +58,20 @@ def test_members_come_and_go(conf):
     assert coordination.read_members('watcher-ha-decision-engine') == set()
 
 
+def test_restarted_before_its_membership_expired(conf):
+    """A daemon killed and started again under the same host finds its
+    old membership still there (it could not leave): it carries on."""
+    killed = coordination.Group('watcher-ha-applier', 'one')
+    killed.start()
+    restarted = coordination.Group('watcher-ha-applier', 'one')
+    try:
+        restarted.start()
+        assert restarted.members() == {'one'}
+    finally:
+        restarted.stop()
+        killed.stop()
+
+
 def test_services_show_group_status_and_owned_audits(api, db):
     engine = coordination.Group('watcher-ha-decision-engine', 'ctl-1')
     engine.start()

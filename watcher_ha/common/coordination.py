@@ -70,7 +70,10 @@ class Group:
             pass
         try:
             self._coordinator.join_group(self.group).get()
-        except coordination.MemberAlreadyJoined:
+        except coordination.MemberAlreadyExist:
+            # Our membership lives on: from before a restart under the
+            # same name (killed, it could not leave), or a join that
+            # raced.
             pass
         LOG.info('%s joined group %s', self.member, self.group.decode())
 

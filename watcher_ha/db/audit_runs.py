@@ -9,6 +9,7 @@ engine that lost the audit (handed over, taken over) writes nothing.
 import datetime
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from watcher_ha.common import exception
@@ -122,6 +123,13 @@ def due_continuous(context, host, now):
             .order_by(Audit.next_run_time)).scalars())
 
 
+def round_of(row):
+    """The due time of the round ``row`` (a continuous audit) was read
+    in: its next_run_time, or for its first round, due at once, when it
+    was created. Recorded on the round's plan, one plan per round."""
+    return row['next_run_time'] or row['created_at']
+
+
 def _round_is(row):
     """The round ``row`` was read in is still the one due: nobody ran it
     since (the compare half of a round's compare-and-swap)."""
@@ -194,7 +202,10 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     audit to SUCCEEDED. For a continuous audit the same UPDATE closes the
     round ``row`` was due for (``next_run_time`` is the next one), so a
     round has exactly one plan even when an engine dies or is paused in
-    the middle of it; its earlier RECOMMENDED plans are cancelled.
+    the middle of it; its earlier RECOMMENDED plans are cancelled. The
+    plan records its round, under a unique key: should two engines ever
+    both believe they close one round, the database refuses the second
+    plan, dropped like any result of a round closed by another.
     Returns (plan uuid, uuids of the plans cancelled)."""
     plan_uuid = uuidutils.generate_uuid()
     now = models.utcnow()
@@ -213,13 +224,18 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
             raise LostOwnership(audit=row['uuid'], host=host)
         cancelled = [] if finish_audit else _cancel_recommended(
             session, row['id'])
-        plan_id = session.execute(sa.insert(models.ActionPlan).values(
-            uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
-            # An empty plan has nothing left to do.
-            state=(ActionPlanState.RECOMMENDED if planned
-                   else ActionPlanState.SUCCEEDED),
-            global_efficacy=global_efficacy, created_at=now
-        )).inserted_primary_key[0]
+        try:
+            plan_id = session.execute(sa.insert(models.ActionPlan).values(
+                uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
+                # An empty plan has nothing left to do.
+                state=(ActionPlanState.RECOMMENDED if planned
+                       else ActionPlanState.SUCCEEDED),
+                global_efficacy=global_efficacy, created_at=now,
+                audit_round=None if finish_audit else round_of(row),
+                planned_by=host)).inserted_primary_key[0]
+        except db_exc.DBDuplicateEntry:
+            # The round has its plan already; the transaction rolls back.
+            raise LostOwnership(audit=row['uuid'], host=host)
         if planned:
             session.execute(sa.insert(models.Action), [
                 dict(uuid=action.uuid, action_plan_id=plan_id,

@@ -142,6 +142,12 @@ class Audit(ArchivableMixin, Base):
 
 class ActionPlan(ArchivableMixin, Base):
     __tablename__ = 'action_plans'
+    __table_args__ = (
+        # One plan per round of a continuous audit, whatever the engines
+        # believe; NULL rounds (one-shot and event plans) never collide.
+        sa.Index('uq_action_plans_audit_id_audit_round', 'audit_id',
+                 'audit_round', unique=True),
+    )
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
                                               unique=True)
@@ -155,6 +161,14 @@ class ActionPlan(ArchivableMixin, Base):
     hostname: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(HOST_LEN))
     status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Internal, shown by neither the API nor the notifications. The due
+    # time of the continuous audit's round the plan closed (the audit's
+    # next_run_time the round was read with, its created_at for the first
+    # round); NULL for one-shot and event audits.
+    audit_round: orm.Mapped[datetime.datetime | None]
+    # The decision engine (host) that computed and stored the plan.
+    planned_by: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
 
 
 class Action(ArchivableMixin, Base):

@@ -20,8 +20,9 @@ from oslo_utils import uuidutils
 from watcher_ha.db import engine
 
 
-# Bookkeeping columns, never a sort key.
-INTERNAL = frozenset(('version', 'live_name'))
+# Bookkeeping columns, never a sort key (action plans' audit_round and
+# planned_by are not in the API at all).
+INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by'))
 
 
 @dataclasses.dataclass(frozen=True)

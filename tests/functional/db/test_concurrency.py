@@ -120,3 +120,58 @@ def test_parallel_actions_of_one_plan_never_fail_on_locks(migrated_engine):
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
+    """Engines racing to close one round store one plan. Should another
+    ever get past the round's compare-and-swap (here: the round reopened
+    behind its back), the unique key on (audit, round) refuses its plan:
+    a round lost like any other, not an error. One-shot and event plans
+    have no round and never collide."""
+    import datetime
+
+    import pytest
+
+    from watcher_ha.db import audit_runs
+    audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
+                            hostname='engine-1', audit_type='CONTINUOUS',
+                            interval='60')
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    due = row['created_at'] + datetime.timedelta(seconds=60)
+
+    def close_round():
+        return audit_runs.store_plan(
+            context.admin_context(), row, 'engine-1', row['strategy_id'],
+            [], None, [], finish_audit=False, next_run_time=due)
+
+    outcomes = race(close_round)
+    assert len([o for o in outcomes if isinstance(o, tuple)]) == 1, outcomes
+    assert all(isinstance(o, (tuple, audit_runs.LostOwnership))
+               for o in outcomes), outcomes
+    with migrated_engine.begin() as conn:
+        conn.execute(sa.update(models.Audit).where(
+            models.Audit.id == row['id']).values(next_run_time=None))
+    with pytest.raises(audit_runs.LostOwnership):
+        close_round()
+
+    def rounds(audit_id):
+        with migrated_engine.connect() as conn:
+            return conn.execute(sa.select(models.ActionPlan.audit_round)
+                                .where(models.ActionPlan.audit_id
+                                       == audit_id)).scalars().all()
+    assert rounds(row['id']) == [row['created_at']]
+    # Rolled back whole: the round is still open.
+    assert audit_runs.get(context.admin_context(), audit['uuid'])[
+        'next_run_time'] is None
+
+    event = factories.audit(migrated_engine, state=AuditState.ONGOING,
+                            hostname='engine-1', audit_type='EVENT')
+    for _ in range(2):
+        audit_runs.store_plan(context.admin_context(), event, 'engine-1',
+                              event['strategy_id'], [], None, [],
+                              finish_audit=True)
+        with migrated_engine.begin() as conn:
+            conn.execute(sa.update(models.Audit).where(
+                models.Audit.id == event['id']).values(
+                    state=AuditState.ONGOING))
+    assert rounds(event['id']) == [None, None]
