@@ -43,6 +43,8 @@ class Notifications:
         transport = oslo_messaging.get_notification_transport(
             CONF, url=transport_url)
         self.received = []
+        # When each was received (naive UTC, as the database stores).
+        self.times = []
         self.lock = threading.Lock()
         self.listener = oslo_messaging.get_notification_listener(
             transport, [oslo_messaging.Target(topic='notifications')],
@@ -52,6 +54,15 @@ class Notifications:
     def _note(self, ctxt, publisher_id, event_type, payload, metadata):
         with self.lock:
             self.received.append((event_type, publisher_id, payload))
+            self.times.append(models.utcnow())
+
+    def reconnected_after(self, moment, timeout=60):
+        """When the first notification after ``moment`` arrived (after a
+        broker restart: when this listener was consuming again)."""
+        def first():
+            with self.lock:
+                return next((t for t in self.times if t > moment), None)
+        return wait_for(first, timeout, 'a notification after %s' % moment)
 
     info = error = warn = _note
 

@@ -217,14 +217,14 @@ def check_schedule(audit, plans, taken_at):
         audit.uuid, audit.next_run_time, taken_at)
 
 
-def check_rounds(cluster, audits, killed=()):
+def check_rounds(cluster, audits, killed=(), bus_outages=()):
     """Every round of every audit has exactly one plan, counted from the
     database (check_schedule) and from the bus (check_announced)."""
     taken_at = models.utcnow()
     rows, plans = snapshot(cluster.engine, audits)
     for uuid in audits:
         check_schedule(rows[uuid], plans[uuid], taken_at)
-    check_announced(cluster, plans, killed)
+    check_announced(cluster, plans, killed, bus_outages)
     return plans
 
 
@@ -251,19 +251,25 @@ def announcements(notes, audits):
     return found
 
 
-def check_announced(cluster, plans, killed=()):
+def check_announced(cluster, plans, killed=(), bus_outages=()):
     """Each audit has as many action_plan.create notifications on the bus
     as plans in the database: every plan was announced once, by the engine
     that stored it, and no plan the database lacks was announced.
 
-    The one exception: a notification leaves after its commit, so an
-    engine SIGKILLed (``killed``) may have stored plans it never announced:
-    of an audit, only its last plan from that engine, and no more than the
-    rounds it could have in flight (one per audit worker)."""
+    The exceptions: a notification leaves after its commit, so an engine
+    SIGKILLed (``killed``) may have stored plans it never announced: of an
+    audit, only its last plan from that engine, and no more than the
+    rounds it could have in flight (one per audit worker). And a broker
+    that restarts (``bus_outages``: (from, to) UTC times) loses what its
+    non-durable queues held: plans stored then may be missing from the
+    bus, though none may be announced twice."""
     stored = {p.uuid: p for found in plans.values() for p in found}
     excused = {[p for p in found if p.planned_by == host][-1].uuid
                for found in plans.values() for host in killed
                if any(p.planned_by == host for p in found)}
+    excused |= {uuid for uuid, p in stored.items()
+                for start, end in bus_outages
+                if start <= p.created_at <= end}
 
     def caught_up():
         announced = announcements(cluster.notes, plans)
