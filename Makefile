@@ -18,7 +18,7 @@ demo: $(STAMP)
 
 test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools alembic
-	$(BIN)/python -m pytest -q -ra tests
+	$(BIN)/python -m pytest -q -ra --durations=15 tests
 
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.

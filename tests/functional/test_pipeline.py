@@ -137,7 +137,8 @@ def test_audit_without_strategy_uses_the_goals_first(api, both):
     assert plan['strategy_name'] == 'dummy'
 
 
-def test_continuous_rounds_replace_unstarted_plans(api, both):
+def test_continuous_rounds_replace_unstarted_plans(api, both,
+                                                  notifications):  # noqa: F811
     audit = api.post('/v1/audits', version='1.7', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'CONTINUOUS',
         'interval': '1', 'name': 'every-second'}).json
@@ -153,6 +154,17 @@ def test_continuous_rounds_replace_unstarted_plans(api, both):
     for cancelled in plans[:-1]:
         assert {a['state'] for a in actions_of(api, cancelled['uuid'])} == {
             'CANCELLED'}
+    # Announced: each replaced plan, and each of its actions, cancelled.
+    updates = {(message['event_type'],
+                message['payload']['watcher_object.data']['uuid'],
+                message['payload']['watcher_object.data']['state'])
+               for _, message, _, _ in notifications
+               if message['event_type'].endswith('.update')}
+    for cancelled in plans[:-1]:
+        assert ('action_plan.update', cancelled['uuid'],
+                'CANCELLED') in updates
+        for action in actions_of(api, cancelled['uuid']):
+            assert ('action.update', action['uuid'], 'CANCELLED') in updates
     row = api.get('/v1/audits/every-second', version='1.7').json
     assert row['hostname'] == HOST and row['next_run_time']
 

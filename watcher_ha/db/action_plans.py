@@ -56,6 +56,15 @@ def get_action(context, uuid):
     return query.get_row(context, ACTION_VIEW, uuid)
 
 
+def action_uuids_in(context, plan_uuid, state):
+    """UUIDs of the actions of plan ``plan_uuid`` in ``state``."""
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(sa.select(Action.uuid).join(
+            ActionPlan, Action.action_plan_id == ActionPlan.id).where(
+                ActionPlan.uuid == plan_uuid, Action.state == state)
+            .order_by(Action.id)).scalars())
+
+
 def indicators_of(context, plan_ids):
     """{action plan id: [efficacy indicator dicts]} in one query."""
     result = {plan_id: [] for plan_id in plan_ids}

@@ -15,6 +15,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import parameters
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
@@ -150,6 +151,11 @@ class Auditor:
         for stale in cancelled:
             notifier.action_plan('update', stale,
                                  old_state=ActionPlanState.RECOMMENDED)
+            # Its actions, never started, were cancelled with it.
+            notifier.actions_followed(
+                (action, ActionState.PENDING)
+                for action in action_plans.action_uuids_in(
+                    self._context(), stale, ActionState.CANCELLED))
         if finish:
             notifier.audit('update', uuid, old_state=AuditState.ONGOING)
         if row['auto_trigger'] and planned:
