@@ -17,6 +17,7 @@ from oslo_db import exception as db_exc
 from watcher_ha.api import errors
 from watcher_ha.api import microversion
 from watcher_ha.common import exception
+from watcher_ha.db import engine
 
 LOG = logging.getLogger(__name__)
 
@@ -65,13 +66,21 @@ def expose(status_code=200, min_version=None):
                 err = exception.ValueOutOfRange()
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
+
             except exception.WatcherHAError as err:
                 if err.code >= 500:
                     LOG.error('%s %s failed: %s', request.method,
                               request.path, err.message)
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
-            except Exception:
+            except Exception as unexpected:  # noqa: BLE001
+                if engine.lock_wait_timed_out(unexpected):
+                    err = exception.DatabaseBusy(
+                        seconds=engine.LOCK_WAIT_SECONDS)
+                    LOG.warning('%s %s: %s', request.method, request.path,
+                                err.message)
+                    return _render(response, err.code,
+                                   errors.fault_body(err.code, err.message))
                 LOG.exception('Unexpected error in %s %s', request.method,
                               request.path)
                 return _render(response, 500, errors.fault_body(

@@ -211,3 +211,11 @@ class ServiceUnavailable(WatcherHAError):
     code = 503
     error_code = 'service_unavailable'
     msg_fmt = '%(reason)s'
+
+
+class DatabaseBusy(ServiceUnavailable):
+    error_code = 'database_busy'
+    msg_fmt = ('A row this request needs has been locked by another '
+               'transaction for over %(seconds)s s (a daemon paused or cut '
+               'off in the middle of one); nothing was changed. Retry '
+               'shortly.')

@@ -2,18 +2,44 @@
 
 import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
 
+
+
+# What a failed statement raises: oslo.db's exceptions, or SQLAlchemy's
+# OperationalError, which oslo.db lets through unwrapped (PostgreSQL's
+# lock_timeout among them).
+DB_ERRORS = (db_exc.DBError, sa.exc.DBAPIError)
+
+
+def lock_wait_timed_out(error):
+    """``error`` says a statement gave up waiting for a row lock (see
+    LOCK_WAIT_SECONDS): InnoDB's 1205, which oslo.db files as a deadlock,
+    or PostgreSQL's lock_timeout."""
+    text = str(error)
+    return isinstance(error, DB_ERRORS) and (
+        'Lock wait timeout exceeded' in text
+        or 'canceling statement due to lock timeout' in text)
+
+
+def _deadlock_victim(error):
+    # Not a lock wait that timed out: its holder is stuck, and waiting
+    # again would only stall the caller longer.
+    return (isinstance(error, db_exc.DBDeadlock)
+            and not lock_wait_timed_out(error))
+
+
 # Write transactions are retried whole when the database picks them as a
 # deadlock victim (InnoDB, PostgreSQL under contention): a compare-and-swap
 # that then loses still gets its clean 409, never a 500.
 retry_on_deadlock = oslo_db_api.wrap_db_retry(
     max_retries=5, retry_interval=0.05, inc_retry_interval=True,
-    retry_on_deadlock=True)
+    exception_checker=_deadlock_victim)
 
 # How long an SQLite writer waits for another process's write lock before
 # giving up. API workers and daemons share one file in the embedded setup.
@@ -37,6 +63,34 @@ def _tune_sqlite(engine):
 
 
 context_manager.append_on_engine_create(_tune_sqlite)
+
+# How long a statement waits for a row another connection holds locked.
+# Every transaction here lasts milliseconds, so a longer wait means the
+# holder is stuck (a daemon paused or cut off mid-transaction): the waiter
+# gives up and tries again later rather than stalling, say, every
+# take-over an engine makes (PostgreSQL would wait forever, InnoDB 50 s).
+LOCK_WAIT_SECONDS = 10
+
+
+def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS):
+    statement = {
+        'mysql': 'SET SESSION innodb_lock_wait_timeout = %d' % seconds,
+        'postgresql': "SET SESSION lock_timeout = '%ds'" % seconds,
+    }.get(engine.dialect.name)
+    if statement is None:
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, _record):
+        cursor = dbapi_conn.cursor()
+        cursor.execute(statement)
+        cursor.close()
+        if engine.dialect.name == 'postgresql':
+            # psycopg2 opened a transaction for the SET: end it.
+            dbapi_conn.commit()
+
+
+context_manager.append_on_engine_create(limit_lock_waits)
 
 
 def configure(conf):

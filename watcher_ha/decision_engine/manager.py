@@ -15,6 +15,7 @@ from watcher_ha.common import plugins
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import audit_runs
 from watcher_ha.db import catalog as catalog_db
+from watcher_ha.db import engine as db_engine
 from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
@@ -215,26 +216,36 @@ class DecisionEngineManager:
             return
         context = watcher_context.admin_context()
         for uuid, audit_type, owner in audit_runs.ongoing(context):
-            assigned = self._ring.owner(members, uuid)
-            continuous = audit_type == AuditType.CONTINUOUS
-            if owner == self.host:
-                if (continuous and assigned != self.host
-                        and not self._busy(('round', uuid))
-                        and audit_runs.change_owner(context, uuid,
-                                                    self.host, assigned)):
-                    LOG.info('Continuous audit %s handed over to %s', uuid,
-                             assigned)
-                continue
-            if owner in members or assigned != self.host:
-                continue
-            if continuous:
-                if audit_runs.change_owner(context, uuid, owner, self.host):
-                    LOG.info('Continuous audit %s taken over from %s', uuid,
-                             owner)
-            elif audit_runs.release(context, owner, uuids=[uuid]):
-                LOG.info('Audit %s of gone engine %s runs again', uuid,
+            try:
+                self._balance_one(context, members, uuid, audit_type, owner)
+            except db_engine.DB_ERRORS as err:
+                if not db_engine.lock_wait_timed_out(err):
+                    raise
+                # Its row is locked by a stuck transaction (its owner
+                # paused mid-round?): the others' moves go on meanwhile.
+                LOG.warning('Audit %s is locked by another transaction; '
+                            'its move waits for the next look', uuid)
+
+    def _balance_one(self, context, members, uuid, audit_type, owner):
+        assigned = self._ring.owner(members, uuid)
+        continuous = audit_type == AuditType.CONTINUOUS
+        if owner == self.host:
+            if (continuous and assigned != self.host
+                    and not self._busy(('round', uuid))
+                    and audit_runs.change_owner(context, uuid, self.host,
+                                                assigned)):
+                LOG.info('Continuous audit %s handed over to %s', uuid,
+                         assigned)
+            return
+        if owner in members or assigned != self.host:
+            return
+        if continuous:
+            if audit_runs.change_owner(context, uuid, owner, self.host):
+                LOG.info('Continuous audit %s taken over from %s', uuid,
                          owner)
-                self.submit(uuid)
+        elif audit_runs.release(context, owner, uuids=[uuid]):
+            LOG.info('Audit %s of gone engine %s runs again', uuid, owner)
+            self.submit(uuid)
 
     def expire_pools(self):
         """Delete the notification queues of engines gone for good."""

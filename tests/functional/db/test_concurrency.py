@@ -175,3 +175,49 @@ def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
                 models.Audit.id == event['id']).values(
                     state=AuditState.ONGOING))
     assert rounds(event['id']) == [None, None]
+
+
+def test_a_stuck_lock_holder_stalls_nobody_for_long(migrated_engine):
+    """A transaction left open on an audit's row (its engine paused in
+    the middle of it) holds its lock: a take-over of that audit gives up
+    after LOCK_WAIT_SECONDS (here 1 s) instead of waiting forever
+    (PostgreSQL) or 50 s and five retries (InnoDB), and the API answers
+    503 saying so instead of hanging."""
+    import time
+
+    import pytest
+
+    from tests.conftest import Client
+    from watcher_ha.api import app
+    from watcher_ha.conf import CONF
+    from watcher_ha.db import audit_runs
+    from watcher_ha.db import engine as db_engine
+    if migrated_engine.dialect.name == 'sqlite':
+        pytest.skip('SQLite has one writer at a time and its own '
+                    'busy timeout')
+    db_engine.limit_lock_waits(migrated_engine, seconds=1)
+    migrated_engine.dispose()
+    audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
+                            hostname='engine-1', audit_type='CONTINUOUS',
+                            interval='60')
+    with migrated_engine.connect() as stuck:
+        holding = stuck.begin()
+        stuck.execute(sa.update(models.Audit).where(
+            models.Audit.id == audit['id']).values(
+                version=models.Audit.version))
+        started = time.monotonic()
+        with pytest.raises(db_engine.DB_ERRORS) as raised:
+            audit_runs.change_owner(context.admin_context(), audit['uuid'],
+                                    'engine-1', 'engine-2')
+        assert db_engine.lock_wait_timed_out(raised.value)
+        # One wait, not five retries of it.
+        assert time.monotonic() - started < 4
+        resp = Client(app.setup_app(CONF)).patch(
+            '/v1/audits/' + audit['uuid'], body=[
+            {'op': 'replace', 'path': '/state', 'value': 'CANCELLED'}])
+        assert resp.status == 503, resp.body
+        assert 'locked by another transaction' in resp.fault
+        holding.rollback()
+    # Once the holder is gone, the take-over goes through.
+    assert audit_runs.change_owner(context.admin_context(), audit['uuid'],
+                                   'engine-1', 'engine-2')
