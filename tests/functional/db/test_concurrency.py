@@ -2,8 +2,11 @@
 win and gives every loser a clean error, on every supported database."""
 
 import concurrent.futures
+import datetime
 import threading
+import time
 
+import pytest
 import sqlalchemy as sa
 
 from tests import factories
@@ -128,10 +131,6 @@ def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
     behind its back), the unique key on (audit, round) refuses its plan:
     a round lost like any other, not an error. One-shot and event plans
     have no round and never collide."""
-    import datetime
-
-    import pytest
-
     from watcher_ha.db import audit_runs
     audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
                             hostname='engine-1', audit_type='CONTINUOUS',
@@ -177,24 +176,20 @@ def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
     assert rounds(event['id']) == [None, None]
 
 
+# SQLite has one writer at a time and a busy timeout of its own.
+@pytest.mark.parametrize('empty_engine', ['mysql', 'postgresql'],
+                         indirect=True)
 def test_a_stuck_lock_holder_stalls_nobody_for_long(migrated_engine):
     """A transaction left open on an audit's row (its engine paused in
     the middle of it) holds its lock: a take-over of that audit gives up
     after LOCK_WAIT_SECONDS (here 1 s) instead of waiting forever
     (PostgreSQL) or 50 s and five retries (InnoDB), and the API answers
     503 saying so instead of hanging."""
-    import time
-
-    import pytest
-
     from tests.conftest import Client
     from watcher_ha.api import app
     from watcher_ha.conf import CONF
     from watcher_ha.db import audit_runs
     from watcher_ha.db import engine as db_engine
-    if migrated_engine.dialect.name == 'sqlite':
-        pytest.skip('SQLite has one writer at a time and its own '
-                    'busy timeout')
     db_engine.limit_lock_waits(migrated_engine, seconds=1)
     migrated_engine.dispose()
     audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
