@@ -154,17 +154,21 @@ def test_continuous_rounds_replace_unstarted_plans(api, both,
     for cancelled in plans[:-1]:
         assert {a['state'] for a in actions_of(api, cancelled['uuid'])} == {
             'CANCELLED'}
-    # Announced: each replaced plan, and each of its actions, cancelled.
-    updates = {(message['event_type'],
-                message['payload']['watcher_object.data']['uuid'],
-                message['payload']['watcher_object.data']['state'])
-               for _, message, _, _ in notifications
-               if message['event_type'].endswith('.update')}
-    for cancelled in plans[:-1]:
-        assert ('action_plan.update', cancelled['uuid'],
-                'CANCELLED') in updates
-        for action in actions_of(api, cancelled['uuid']):
-            assert ('action.update', action['uuid'], 'CANCELLED') in updates
+    # Announced (after each round's commit, so waited for): each replaced
+    # plan, and each of its actions, cancelled.
+    expected = {('action_plan.update', cancelled['uuid'], 'CANCELLED')
+                for cancelled in plans[:-1]} | {
+        ('action.update', action['uuid'], 'CANCELLED')
+        for cancelled in plans[:-1]
+        for action in actions_of(api, cancelled['uuid'])}
+
+    def updates():
+        return {(message['event_type'],
+                 message['payload']['watcher_object.data']['uuid'],
+                 message['payload']['watcher_object.data']['state'])
+                for _, message, _, _ in list(notifications)
+                if message['event_type'].endswith('.update')}
+    wait_until(lambda: expected <= updates(), what='cancel notifications')
     row = api.get('/v1/audits/every-second', version='1.7').json
     assert row['hostname'] == HOST and row['next_run_time']
 
@@ -308,14 +312,18 @@ def test_cancel_stops_between_actions(api, db, daemons, notifications):  # noqa:
     wait_until(lambda: plan_state(api, plan['uuid'], 'CANCELLED'))
     assert [a['state'] for a in actions_of(api, plan['uuid'])] == [
         'SUCCEEDED', 'CANCELLED']
-    sent = [(message['event_type'],
-             message['payload']['watcher_object.data']['uuid'])
-            for _, message, _, _ in notifications]
-    assert [event for event, uuid in sent if uuid == plan['uuid']][-3:] \
+    def sent():
+        return [(message['event_type'],
+                 message['payload']['watcher_object.data']['uuid'])
+                for _, message, _, _ in list(notifications)]
+    # Sent after the commit that the state above shows: wait for the last.
+    wait_until(lambda: ('action_plan.cancel.end', plan['uuid']) in sent())
+    assert [event for event, uuid in sent() if uuid == plan['uuid']][-3:] \
         == ['action_plan.cancel.start', 'action_plan.update',
             'action_plan.cancel.end']
     # The action that never ran is announced CANCELLED.
-    assert ('action.update', '00000000-0000-4000-8000-0000000000a2') in sent
+    assert ('action.update', '00000000-0000-4000-8000-0000000000a2') \
+        in sent()
 
 
 def test_failed_action_fails_the_plan(api, db, daemons):
