@@ -31,7 +31,6 @@ _VERDICT_STATE = {
 }
 
 
-
 def resolve(context, plan, host, catalog, lost_host):
     """Settle ``plan`` (now owned by ``host``); True if it should run on."""
     mode = CONF.watcher_applier.recovery

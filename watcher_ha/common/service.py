@@ -38,7 +38,6 @@ def prepare_service(argv=None, program=None, conf=None):
     return conf
 
 
-
 def run(conf, svc):
     """Run ``svc`` in this process until SIGTERM stops it gracefully.
 

@@ -196,8 +196,6 @@ def unclaimed(context, grace_seconds, limit=50):
             .order_by(ActionPlan.id).limit(limit)).scalars())
 
 
-
-
 def running(context):
     """(uuid, hostname) of every plan an applier is running."""
     with engine.reader.connection.using(context) as conn:
