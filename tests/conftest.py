@@ -15,6 +15,7 @@ from watcher_ha.db import catalog
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 from watcher_ha.db import models
+from watcher_ha.notifications import notifier
 
 # Tables emptied after each test; the catalog (goals...) stays.
 MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
@@ -116,3 +117,20 @@ def api(db):
     policy.reset()
     yield Client(app.setup_app(CONF))
     policy.reset()
+
+
+@pytest.fixture
+def notifications(conf):
+    """The notifications sent, as (ctxt, message, priority, retry), through
+    oslo.messaging's test driver."""
+    # Imported here: oslo.messaging must not load before watcher_ha has
+    # chosen oslo.service's threading backend.
+    from oslo_messaging.notify import _impl_test as test_driver
+    notifier.get_notifier()     # registers [oslo_messaging_notifications]
+    CONF.set_override('driver', ['test'],
+                      group='oslo_messaging_notifications')
+    notifier.reset()
+    test_driver.reset()
+    yield test_driver.NOTIFICATIONS
+    CONF.clear_override('driver', group='oslo_messaging_notifications')
+    notifier.reset()

@@ -8,7 +8,6 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
-from tests.unit.test_service_monitor import notifications  # noqa: F401
 from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import daemon
@@ -138,7 +137,7 @@ def test_audit_without_strategy_uses_the_goals_first(api, both):
 
 
 def test_continuous_rounds_replace_unstarted_plans(api, both,
-                                                  notifications):  # noqa: F811
+                                                  notifications):
     audit = api.post('/v1/audits', version='1.7', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'CONTINUOUS',
         'interval': '1', 'name': 'every-second'}).json
@@ -300,7 +299,7 @@ def long_plan(db, first_sleep):
     return plan
 
 
-def test_cancel_stops_between_actions(api, db, daemons, notifications):  # noqa: F811
+def test_cancel_stops_between_actions(api, db, daemons, notifications):
     daemons.applier()
     plan = long_plan(db, 1.5)
     api.post('/v1/action_plans/%s/start' % plan['uuid'], body={})

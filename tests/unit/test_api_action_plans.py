@@ -3,7 +3,6 @@
 import pytest
 
 from tests import factories
-from tests.unit.test_service_monitor import notifications  # noqa: F401
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import ActionState as A
 
@@ -192,7 +191,7 @@ def _action_events(sent):
 
 
 def test_actions_following_a_cancel_or_delete_are_announced(
-        api, plan, notifications):  # noqa: F811
+        api, plan, notifications):
     uuids = [a['uuid'] for a in plan['actions']]
     assert api.patch('/v1/action_plans/' + plan['uuid'], CANCEL).status \
         == 200

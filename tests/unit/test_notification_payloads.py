@@ -7,7 +7,6 @@ import pytest
 
 from tests import factories
 from tests import golden
-from tests.unit.test_service_monitor import notifications  # noqa: F401
 from watcher_ha.notifications import notifier
 
 SAMPLES = golden.SHARED_DIR / 'reference' / 'watcher-notifications'
@@ -59,7 +58,7 @@ EVENTS = [
 
 @pytest.mark.parametrize('kind,event', EVENTS,
                          ids=['%s.%s' % e for e in EVENTS])
-def test_payload_matches_watchers_sample(db, notifications, kind, event):  # noqa: F811
+def test_payload_matches_watchers_sample(db, notifications, kind, event):
     audit = factories.audit(db)
     plan, actions = factories.action_plan(db, audit)
     uuid = {'audit': audit, 'action_plan': plan,
@@ -77,7 +76,7 @@ def test_payload_matches_watchers_sample(db, notifications, kind, event):  # noq
         assert data['host']
 
 
-def test_service_update_matches_watchers_sample(db, notifications):  # noqa: F811
+def test_service_update_matches_watchers_sample(db, notifications):
     row = factories.service(db)
     row['notified_status'] = 'ACTIVE'
     notifier.service_update(row, 'ACTIVE', 'FAILED')

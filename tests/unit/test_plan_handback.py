@@ -6,6 +6,7 @@ CANCELLED with what was left of them."""
 import sqlalchemy as sa
 
 from tests import factories
+from watcher_ha.applier import manager
 from watcher_ha.applier import recovery
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.db import models
@@ -42,9 +43,12 @@ def test_release_hands_back_ongoing_and_ends_cancelling(db, admin_context):
     running = _plan(db, 'ONGOING')
     cancelling = _plan(db, 'CANCELLING')
     other = _plan(db, 'ONGOING', host='applier-2')
-    handed, cancelled = plan_runs.release(admin_context, 'applier-1')
+    handed, ended = plan_runs.release(admin_context, 'applier-1')
     assert handed == [running['uuid']]
-    assert cancelled == [cancelling['uuid']]
+    [(uuid, (before, cancelled_actions))] = ended
+    assert (uuid, before) == (cancelling['uuid'], 'CANCELLING')
+    assert sorted(state for _, state in cancelled_actions) == [
+        'ONGOING', 'PENDING']
     assert _states(db, running) == (
         'PENDING', None, ['SUCCEEDED', 'ONGOING', 'PENDING'])
     assert _states(db, cancelling) == (
@@ -105,3 +109,26 @@ def test_interrupted_action_that_cannot_tell_fails_the_plan(db,
     state, host, actions = _states(db, plan)
     assert (state, host) == ('FAILED', 'applier-2')
     assert actions == ['SUCCEEDED', 'FAILED', 'CANCELLED']
+
+
+def test_a_stopping_applier_announces_the_cancel_it_carries_out(
+        db, admin_context, notifications):
+    cancelling = _plan(db, 'CANCELLING')
+    with db.connect() as conn:
+        actions = dict(conn.execute(sa.select(
+            models.Action.uuid, models.Action.state).where(
+                models.Action.action_plan_id == cancelling['id'])).all())
+    manager.ApplierManager('applier-1').stop(timeout=2)
+    sent = [(message['event_type'],
+             message['payload']['watcher_object.data'])
+            for _, message, _, _ in notifications]
+    assert [event for event, _ in sent
+            if event.startswith('action_plan.')] == [
+        'action_plan.cancel.start', 'action_plan.update',
+        'action_plan.cancel.end']
+    updated = {data['uuid']: data['state_update']['watcher_object.data']
+               for event, data in sent if event == 'action.update'}
+    assert updated == {
+        uuid: {'old_state': state, 'state': 'CANCELLED',
+               'status_message': None}
+        for uuid, state in actions.items() if state != 'SUCCEEDED'}

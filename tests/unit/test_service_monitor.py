@@ -5,26 +5,11 @@ import concurrent.futures
 import datetime
 
 import pytest
-from oslo_messaging.notify import _impl_test as test_driver
 
 from tests import factories
 from watcher_ha.common import coordination
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.decision_engine import manager
-from watcher_ha.notifications import notifier
-
-
-@pytest.fixture
-def notifications(conf):
-    notifier.get_notifier()     # registers [oslo_messaging_notifications]
-    CONF.set_override('driver', ['test'],
-                      group='oslo_messaging_notifications')
-    notifier.reset()
-    test_driver.reset()
-    yield test_driver.NOTIFICATIONS
-    CONF.clear_override('driver', group='oslo_messaging_notifications')
-    notifier.reset()
 
 
 def service_updates(notifications):

@@ -159,6 +159,12 @@ class ApplierManager:
         except workflow.ShuttingDown:
             # stop() hands the plan back.
             return
+        self._record_end(context, plan, state, message)
+
+    def _record_end(self, context, plan, state, message):
+        """End the plan in ``state``, with its actions that did not start
+        cancelled unless it succeeded, and say so."""
+        uuid = plan['uuid']
         if state == ActionPlanState.CANCELLED:
             # The cancel an operator asked for is carried out from here:
             # the running actions ended, the others will not run.
@@ -168,6 +174,9 @@ class ApplierManager:
         if finished is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
+        self._announce_end(uuid, state, message, finished)
+
+    def _announce_end(self, uuid, state, message, finished):
         before, cancelled = finished
         LOG.info('Action plan %s %s%s', uuid, state,
                  ': %s' % message if message else '')
@@ -202,8 +211,8 @@ class ApplierManager:
         for uuid in released:
             notifier.action_plan('update', uuid,
                                  old_state=ActionPlanState.ONGOING)
-        for uuid in cancelled:
-            LOG.info('Action plan %s CANCELLED (cancelling as %s stopped)',
-                     uuid, self.host)
-            notifier.action_plan('update', uuid,
-                                 old_state=ActionPlanState.CANCELLING)
+        for uuid, finished in cancelled:
+            notifier.action_plan('cancel.start', uuid)
+            self._announce_end(uuid, ActionPlanState.CANCELLED,
+                               'cancelled as %s stopped' % self.host,
+                               finished)

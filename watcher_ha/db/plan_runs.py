@@ -136,44 +136,56 @@ def finish(context, plan, host, target, status_message=None,
     return before, cancelled
 
 
-@engine.retry_on_deadlock
 def release(context, host, uuids=None):
     """Hand the plans ``host`` runs back, as it stops.
 
     ONGOING plans go back to PENDING with no owner, for any applier to
     take; their interrupted actions stay ONGOING for the taker to check
-    (see applier/recovery.py). CANCELLING plans end CANCELLED: their
-    operator asked for it. Returns the UUIDs of (handed back, cancelled).
+    (see applier/recovery.py). CANCELLING plans end CANCELLED, as finish()
+    ends them: their operator asked for it. Returns (the UUIDs handed
+    back, and for each plan cancelled (uuid, what finish() returned)).
     """
-    where = [ActionPlan.hostname == host]
+    handed = _hand_back(context, host, uuids)
+    ended = []
+    for plan in _held(context, host, uuids, ActionPlanState.CANCELLING):
+        finished = finish(context, plan, host, ActionPlanState.CANCELLED,
+                          unfinished=UNFINISHED)
+        if finished is not None:
+            ended.append((plan['uuid'], finished))
+    return handed, ended
+
+
+def _held_by(host, uuids, state):
+    """The WHERE clause of the plans in ``state`` that ``host`` holds
+    (among ``uuids``, unless None)."""
+    where = [ActionPlan.hostname == host, ActionPlan.state == state]
     if uuids is not None:
         where.append(ActionPlan.uuid.in_(list(uuids)))
-    now = models.utcnow()
+    return where
+
+
+def _held(context, host, uuids, state):
+    """Plans in ``state`` that ``host`` holds (among ``uuids``)."""
+    where = _held_by(host, uuids, state)
+    with engine.reader.connection.using(context) as conn:
+        return [dict(row._mapping) for row in conn.execute(sa.select(
+            ActionPlan.id, ActionPlan.uuid).where(*where).order_by(
+                ActionPlan.id))]
+
+
+@engine.retry_on_deadlock
+def _hand_back(context, host, uuids):
+    where = _held_by(host, uuids, ActionPlanState.ONGOING)
     with engine.writer.using(context) as session:
-        if not _lock(session, *where, ActionPlan.state.in_(RUNNING)):
-            return [], []
-        plans = session.execute(sa.select(
-            ActionPlan.id, ActionPlan.uuid, ActionPlan.state).where(
-                *where, ActionPlan.state.in_(RUNNING))).all()
-        handed = [p for p in plans if p.state == ActionPlanState.ONGOING]
-        cancelled = [p for p in plans if p.state != ActionPlanState.ONGOING]
-        session.execute(sa.update(ActionPlan).where(
-            ActionPlan.id.in_([p.id for p in handed])).values(
-                state=ActionPlanState.PENDING, hostname=None,
-                version=ActionPlan.version + 1, updated_at=now))
-        if cancelled:
-            ids = [p.id for p in cancelled]
-            session.execute(sa.update(ActionPlan).where(
-                ActionPlan.id.in_(ids)).values(
-                    state=ActionPlanState.CANCELLED,
-                    version=ActionPlan.version + 1, updated_at=now))
-            session.execute(sa.update(Action).where(
-                Action.action_plan_id.in_(ids),
-                Action.state.in_(UNFINISHED)).values(
-                    state=ActionState.CANCELLED,
-                    version=Action.version + 1, updated_at=now))
-            claims.release(session, ids)
-    return [p.uuid for p in handed], [p.uuid for p in cancelled]
+        if not _lock(session, *where):
+            return []
+        handed = list(session.execute(
+            sa.select(ActionPlan.uuid).where(*where).order_by(
+                ActionPlan.id)).scalars())
+        session.execute(sa.update(ActionPlan).where(*where).values(
+            state=ActionPlanState.PENDING, hostname=None,
+            version=ActionPlan.version + 1, updated_at=models.utcnow()))
+    return handed
 
 
 def interrupted(context, plan):
