@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import pathlib
 import signal
 import socket
 import subprocess
@@ -74,24 +75,30 @@ def api_process(config_file, port, timeout=30):
         start_new_session=True)
     url = 'http://127.0.0.1:%d' % port
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError('watcher-ha-api exited with %s; see %s.out'
-                                   % (proc.returncode, config_file))
-            try:
-                if requests.get(url + '/', timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError('watcher-ha-api did not answer on %s' %
-                                   url)
-            time.sleep(0.1)
+        wait_answering(proc, url + '/', str(config_file) + '.out', timeout,
+                       'watcher-ha-api')
         yield url
     finally:
         stop(proc)
         log.close()
+
+
+def wait_answering(proc, url, log, timeout, name):
+    """Wait until ``url`` answers 200 while ``proc`` runs; RuntimeError,
+    with the process's output (the file ``log``), if it exits first or
+    does not answer within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError('%s exited with %s:\n%s' % (
+                name, proc.returncode, pathlib.Path(log).read_text()))
+        with contextlib.suppress(requests.RequestException):
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError('%s did not answer on %s within %d s'
+                               % (name, url, timeout))
+        time.sleep(0.1)
 
 
 def stop(proc, timeout=15):

@@ -147,14 +147,8 @@ def prometheus(tmp_path, config):
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = 'http://127.0.0.1:%d' % port
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert proc.poll() is None, log.read_text()
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(url + '/-/ready', timeout=2).ok:
-                    break
-            assert time.monotonic() < deadline, 'prometheus did not start'
-            time.sleep(0.2)
+        fixtures.wait_answering(proc, url + '/-/ready', log, 20,
+                                'prometheus')
         yield url
     finally:
         fixtures.stop(proc)

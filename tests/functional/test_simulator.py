@@ -11,7 +11,6 @@ import time
 import openstack
 import oslo_messaging
 import pytest
-import requests
 from keystoneauth1 import loading
 from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
@@ -42,16 +41,9 @@ def simulator(tmp_path, spec, transport_url=None):
                                 start_new_session=True)
     url = 'http://127.0.0.1:%d' % port
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, (tmp_path / 'simulator.out'
-                                         ).read_text()
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(url + '/simulator/state',
-                                timeout=2).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, 'simulator did not start'
-            time.sleep(0.1)
+        fixtures.wait_answering(proc, url + '/simulator/state',
+                                tmp_path / 'simulator.out', 30,
+                                'watcher-ha-simulator')
         yield url
     finally:
         fixtures.stop(proc)
