@@ -156,6 +156,24 @@ def settled_owners(engine, uuids, quiet=3, timeout=30):
                          % (timeout, last))
 
 
+def spread_audits(cluster, count, **fields):
+    """``count`` continuous audits, and more while an engine holds none.
+
+    The ring places audits by their random uuids: an engine holds none of
+    nine about one run in ten. Returns (the audits, their settled
+    owners)."""
+    audits = [create_audit(cluster.url, audit_type='CONTINUOUS', **fields)
+              for _ in range(count)]
+    for _ in range(count):
+        held = settled_owners(cluster.engine, audits)
+        if set(held.values()) == set(ENGINES):
+            return audits, held
+        audits.append(create_audit(cluster.url, audit_type='CONTINUOUS',
+                                   **fields))
+    raise AssertionError('%d audits and still not on every engine: %s'
+                         % (len(audits), held))
+
+
 def snapshot(engine, uuids):
     """The audits and their plans as of one moment (one REPEATABLE READ
     transaction): ({audit uuid: audit row}, {audit uuid: [plan row] in
@@ -316,10 +334,7 @@ def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
     for name in ENGINES:
         cluster.start_engine(name)
     begun = time.monotonic()
-    audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
-                           interval=str(INTERVAL)) for _ in range(20)]
-    held = settled_owners(cluster.engine, audits)
-    assert len(set(held.values())) == 3, held
+    audits, held = spread_audits(cluster, 20, interval=str(INTERVAL))
     # A one-shot audit whose strategy thinks for 10 s: the engine that
     # takes it is killed while running it.
     oneshot = create_audit(cluster.url, audit_type='ONESHOT',
@@ -369,11 +384,9 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
     for name in ENGINES:
         cluster.start_engine(name)
     # Rounds that think half a second: some are running when it stops.
-    audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
-                           interval=str(INTERVAL),
-                           strategy=slow_strategy.NAME,
-                           parameters={'seconds': 0.5}) for _ in range(9)]
-    settled_owners(cluster.engine, audits)
+    audits, _ = spread_audits(cluster, 9, interval=str(INTERVAL),
+                              strategy=slow_strategy.NAME,
+                              parameters={'seconds': 0.5})
     # It thinks for 32 s: it resumes 2 s before the end of that, and
     # tries to store its plan while the survivor that re-runs the audit
     # (from 5 to 11 s into the pause, for 32 s) still runs it. Only the
