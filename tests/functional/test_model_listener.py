@@ -11,6 +11,7 @@ from oslo_config import cfg
 
 from tests import nova_samples
 from tests import servers
+from tests.functional.test_daemons import wait_for
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import dispatch
@@ -40,7 +41,8 @@ class Engine:
             changes.put_node(elements.ComputeNode(hostname=h, vcpus=8))
             for h in HOSTS])
         self.dispatcher = dispatch.Dispatcher([dispatch.Handler(
-            'compute', r'^nova-', None, self.model.apply)])
+            'compute', r'^nova-', None, self.model.apply,
+            handle_many=self.model.apply_many)])
         self.listener = listener.NovaListener(self.dispatcher, host)
 
     def start(self):
@@ -124,6 +126,44 @@ def test_two_engines_agree_after_a_burst(rabbit):
         other.stop()
         for engine in engines:
             engine.stop()
+
+
+def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
+                                                        monkeypatch):
+    """Batches reach the dispatcher in the order the broker delivered
+    them, so a server's events are applied in the order Nova sent them
+    even before their stamps are compared: also when the dispatcher
+    lags (a queue of one, a slow handler) and small batches wait for it."""
+    monkeypatch.setattr(dispatch, 'QUEUE_SIZE', 1)
+    CONF.set_override('notification_batch_size', 5,
+                      group='watcher_decision_engine')
+    seen = []
+
+    def handle_many(events):
+        time.sleep(0.001)
+        seen.extend(e.payload['n'] for e in events)
+    dispatcher = dispatch.Dispatcher([dispatch.Handler(
+        'recorder', r'', None, lambda e: handle_many([e]),
+        handle_many=handle_many)])
+    engine_listener = listener.NovaListener(dispatcher, 'engine-order')
+    # The first start declares the engine's queue; it then keeps what
+    # arrives while the listener is stopped.
+    engine_listener.start()
+    engine_listener.stop()
+    notifier = nova_notifier().prepare(publisher_id='nova-compute:h1')
+    count = 2000
+    for n in range(count):
+        notifier.info({}, 'instance.update', {'n': n})
+    dispatcher.start()
+    engine_listener.start()
+    try:
+        wait_for(lambda: len(seen) >= count, 60, 'the whole backlog')
+    finally:
+        engine_listener.stop()
+        dispatcher.stop()
+        CONF.clear_override('notification_batch_size',
+                            group='watcher_decision_engine')
+    assert seen == list(range(count))
 
 
 def _queues(url):

@@ -22,6 +22,7 @@ from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import garbage_collection
 from watcher_ha.decision_engine.model import listener as model_listener
 from watcher_ha.decision_engine.model import pools
 from watcher_ha.decision_engine.model import views as model_views
@@ -111,6 +112,8 @@ class DecisionEngineManager:
                     + plugins.load_handlers(CONF))
         if not handlers:
             return
+        garbage_collection.pace(
+            CONF.watcher_decision_engine.gc_young_threshold)
         self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
         self._listener = model_listener.NovaListener(

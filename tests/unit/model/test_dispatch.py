@@ -80,3 +80,46 @@ def test_a_full_queue_makes_the_listener_wait_not_drop(monkeypatch):
     dispatcher.drain()
     dispatcher.stop()
     assert [e.payload['n'] for e in got] == list(range(20))
+
+
+def test_a_batch_goes_to_handle_many_filtered_and_in_order():
+    batches, singles = [], []
+    dispatcher = dispatch.Dispatcher([dispatch.Handler(
+        'compute', r'^nova-compute:', frozenset(['instance.update']),
+        lambda e: singles.append(e.payload['n']),
+        handle_many=lambda events: batches.append(
+            [e.payload['n'] for e in events]))])
+    dispatcher.start()
+    dispatcher.submit_many(
+        [event('instance.update', n=n) for n in range(5)]
+        + [event('instance.update', 'nova-api:x', n=5),
+           event('service.update', n=6), event('instance.update', n=7)])
+    dispatcher.submit(event('instance.update', n=8))
+    dispatcher.drain()
+    dispatcher.stop()
+    assert batches == [[0, 1, 2, 3, 4, 7]]
+    # A batch of one needs no batch call.
+    assert singles == [8]
+    assert dispatcher.dispatched == 9
+
+
+def test_a_failed_batch_is_retried_one_by_one_and_only_the_bad_one_fails():
+    got = []
+
+    def handle(e):
+        if e.payload['n'] == 2:
+            raise ValueError('bad payload')
+        got.append(e.payload['n'])
+
+    def handle_many(events):
+        for e in events:
+            if e.payload['n'] == 2:
+                raise ValueError('bad payload')
+    dispatcher = dispatch.Dispatcher([dispatch.Handler(
+        'compute', r'', None, handle, handle_many=handle_many)])
+    dispatcher.start()
+    dispatcher.submit_many([event('instance.update', n=n) for n in range(5)])
+    dispatcher.drain()
+    dispatcher.stop()
+    assert got == [0, 1, 3, 4]
+    assert dispatcher.failed == 1 and dispatcher.dispatched == 5

@@ -338,3 +338,66 @@ def test_wait_ready_fails_clearly_before_the_first_sync():
     model = cluster.ClusterModel()
     with pytest.raises(cluster.ModelNotReady, match='still being built'):
         model.wait_ready(0.01)
+
+
+def test_a_batch_applies_as_its_events_one_by_one_would():
+    names = sorted(n for n in LIVE if nova_events.handles(n)
+                   or n in nova_events.PLACEMENT)
+    hosts = set().union(*(all_hosts(LIVE[n]) for n in names))
+    events = [event(LIVE[n], T0 + datetime.timedelta(seconds=i))
+              for i, n in enumerate(names)]
+    one_by_one = model_with(*hosts)
+    for each in events:
+        one_by_one.apply(each)
+    batched = model_with(*hosts)
+    generation = batched.generation
+    assert batched.apply_many(events) == set()
+    state = batched.snapshot()
+    assert state.instances == one_by_one.snapshot().instances
+    assert state.nodes == one_by_one.snapshot().nodes
+    assert state.placement == one_by_one.snapshot().placement
+    # One change, one new state.
+    assert batched.generation == generation + 1
+    assert batched.notifications_applied == len(events)
+
+
+def test_a_failing_batch_changes_nothing():
+    model = model_with('fake-compute-3')
+    before = model.snapshot()
+    broken = nova_events.Event('instance.update', 'nova-compute:x',
+                               {'nova_object.data': {'uuid': 'u',
+                                                     'flavor': 'garbage'}},
+                               T0)
+    with pytest.raises(AttributeError):
+        model.apply_many([event(LIVE['instance.create.end']), broken])
+    assert model.snapshot() is before
+    assert model.notifications_applied == 0
+
+
+def test_a_batch_arriving_during_a_resync_is_replayed():
+    model = model_with('fake-compute-3')
+    created = LIVE['instance.create.end']
+    uuid = created['payload']['nova_object.data']['uuid']
+    model.begin_resync()
+    model.apply_many([event(created, T0 + datetime.timedelta(seconds=1)),
+                      event(LIVE['instance.update'],
+                            T0 + datetime.timedelta(seconds=2))])
+    fresh = model_state.ClusterState().changes()
+    fresh.put_node(node('fake-compute-3'))
+    model.finish_resync(fresh.state())
+    assert model.snapshot().instance(uuid) is not None
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('2026-11-22 06:21:07.897434',
+     datetime.datetime(2026, 11, 22, 6, 21, 7, 897434)),
+    ('2026-11-22T06:21:07Z', datetime.datetime(2026, 11, 22, 6, 21, 7)),
+    ('2026-11-22 06:21:07', datetime.datetime(2026, 11, 22, 6, 21, 7)),
+    ('2026-11-22T07:21:07.5+01:00',
+     datetime.datetime(2026, 11, 22, 6, 21, 7, 500000)),
+    ('yesterday', elements.EPOCH),
+    ('', elements.EPOCH),
+    (None, elements.EPOCH),
+])
+def test_envelope_timestamps_are_read_as_naive_utc(text, expected):
+    assert nova_events.parse_time(text) == expected

@@ -77,14 +77,24 @@ class ClusterModel:
     def apply(self, event):
         """Apply one Nova notification; returns the hostnames it named
         that the model does not know (to be fetched from Nova)."""
+        return self.apply_many([event])
+
+    def apply_many(self, events):
+        """Apply notifications in order as one change (one lock, one new
+        state: what makes a burst cheap); returns the hostnames they named
+        that the model does not know. If one of them fails, none is
+        applied and the error is raised: the caller applies them one by
+        one to keep the others."""
+        missing = set()
         with self._lock:
             changes = self._state.changes()
-            missing = nova_events.apply(changes, event)
+            for event in events:
+                missing |= nova_events.apply(changes, event)
             self._state = changes.state()
             if self._recording is not None:
-                self._recording.append(event)
+                self._recording.extend(events)
             self.last_notification = time.time()
-            self.notifications_applied += 1
+            self.notifications_applied += len(events)
         return missing
 
     def update(self, edit):

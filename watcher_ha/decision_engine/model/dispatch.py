@@ -1,10 +1,11 @@
 """Notifications from the listener to the handlers that want them.
 
-The listener thread only queues each notification; one worker applies them
-in arrival order, so a burst never stalls consumption and the events of one
-server keep their order. The queue is bounded: when it is full the listener
-waits (the broker keeps the messages), so nothing is dropped and memory
-stays bounded.
+The listener only queues what it receives, a batch at a time; one worker
+hands each batch to the handlers in arrival order, so a burst never stalls
+consumption and the events of one server keep their order. The queue is
+bounded (QUEUE_SIZE batches): when it is full the listener's executor
+thread waits and the batches behind it stay unacknowledged, so nothing is
+dropped.
 """
 
 import dataclasses
@@ -16,23 +17,32 @@ from oslo_log import log
 
 LOG = log.getLogger(__name__)
 
-QUEUE_SIZE = 10000
+QUEUE_SIZE = 64
 
 
 @dataclasses.dataclass(frozen=True)
 class Handler:
     """``handle(event)`` for notifications whose publisher id matches
     ``publisher`` (a regular expression) and whose type is in
-    ``event_types`` (None: every type)."""
+    ``event_types`` (None: every type).
+
+    ``handle_many(events)``, if given, takes a whole batch of them in
+    order as one change, all or nothing; when it raises, the dispatcher
+    falls back to ``handle`` one event at a time, so that one bad payload
+    costs only itself."""
     name: str
     publisher: str
     event_types: frozenset | None
     handle: object
+    handle_many: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, '_publisher', re.compile(self.publisher))
 
     def wants(self, event):
         return ((self.event_types is None
                  or event.event_type in self.event_types)
-                and re.match(self.publisher, event.publisher_id) is not None)
+                and self._publisher.match(event.publisher_id) is not None)
 
 
 class Dispatcher:
@@ -55,7 +65,12 @@ class Dispatcher:
     def submit(self, event):
         """Queue ``event`` for the handlers (blocks while the queue is
         full)."""
-        self._queue.put(event)
+        self._queue.put([event])
+
+    def submit_many(self, events):
+        """Queue ``events``, in order, as one batch."""
+        if events:
+            self._queue.put(list(events))
 
     def drain(self, timeout=None):
         """Wait until every queued event was handled (for tests)."""
@@ -63,28 +78,40 @@ class Dispatcher:
 
     def _run(self):
         while True:
-            event = self._queue.get()
+            batch = self._queue.get()
             try:
-                if event is None:
+                if batch is None:
                     return
-                self.dispatch(event)
+                self.dispatch_many(batch)
             finally:
                 self._queue.task_done()
 
-    def dispatch(self, event):
+    def dispatch_many(self, events):
         for handler in self._handlers:
-            if not handler.wants(event):
+            wanted = [event for event in events if handler.wants(event)]
+            if not wanted:
                 continue
-            try:
-                handler.handle(event)
-            except Exception:  # noqa: BLE001
-                # One bad payload must not stop the others; the next
-                # resync corrects whatever it should have changed.
-                self.failed += 1
-                LOG.exception('Handler %s failed on %s from %s',
-                              handler.name, event.event_type,
-                              event.publisher_id)
-        self.dispatched += 1
+            if handler.handle_many is not None and len(wanted) > 1:
+                try:
+                    handler.handle_many(wanted)
+                    continue
+                except Exception:  # noqa: BLE001
+                    LOG.debug('Handler %s failed on a batch of %d; '
+                              'applying them one by one', handler.name,
+                              len(wanted), exc_info=True)
+            for event in wanted:
+                self._handle(handler, event)
+        self.dispatched += len(events)
+
+    def _handle(self, handler, event):
+        try:
+            handler.handle(event)
+        except Exception:  # noqa: BLE001
+            # One bad payload must not stop the others; the next resync
+            # corrects whatever it should have changed.
+            self.failed += 1
+            LOG.exception('Handler %s failed on %s from %s', handler.name,
+                          event.event_type, event.publisher_id)
 
     def stop(self):
         if self._thread is not None:

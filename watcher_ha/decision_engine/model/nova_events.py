@@ -122,16 +122,19 @@ class Event:
 
 
 def parse_time(text):
-    """Nova's envelope timestamp ('2026-11-22 06:21:07.897434', UTC)."""
+    """Nova's envelope timestamp ('2026-11-22 06:21:07.897434', UTC), as
+    a naive UTC datetime; EPOCH when missing or unreadable."""
     if not text:
         return elements.EPOCH
-    text = text.replace('T', ' ').rstrip('Z')
-    for fmt in ('%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%d %H:%M:%S'):
-        try:
-            return datetime.datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    return elements.EPOCH
+    try:
+        # fromisoformat, not strptime: this runs for every notification
+        # and is some twenty times faster.
+        stamp = datetime.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return elements.EPOCH
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return stamp
 
 
 def handles(event_type):

@@ -161,7 +161,8 @@ class ComputeCollector(base.Collector):
             list(nova_events.PLACEMENT) + list(nova_events.SERVICE_EVENTS)
             + list(nova_events.AGGREGATE_EVENTS))
         return [dispatch.Handler('compute', r'^nova-', event_types,
-                                 self.model.apply)]
+                                 self.model.apply,
+                                 handle_many=self.model.apply_many)]
 
 
 def _hypervisor_host(hypervisor):

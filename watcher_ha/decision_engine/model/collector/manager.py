@@ -57,12 +57,20 @@ class CollectorManager:
         wrapped = []
         for name, collector in self.collectors.items():
             for handler in collector.handlers():
-                def handle(event, handler=handler, name=name):
-                    missing = handler.handle(event)
-                    if missing:
-                        self.fetch_missing(name, missing)
-                wrapped.append(dataclasses.replace(handler, handle=handle))
+                wrapped.append(dataclasses.replace(
+                    handler,
+                    handle=self._fetching(name, handler.handle),
+                    handle_many=(handler.handle_many and self._fetching(
+                        name, handler.handle_many))))
         return wrapped
+
+    def _fetching(self, name, handle):
+        """``handle``, then the nodes it reports missing fetched."""
+        def handle_and_fetch(events):
+            missing = handle(events)
+            if missing:
+                self.fetch_missing(name, missing)
+        return handle_and_fetch
 
     def resync(self, name):
         """Read the whole source and swap the fresh model in; what arrives
