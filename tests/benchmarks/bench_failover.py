@@ -35,20 +35,15 @@ sys.path.insert(0, str(ROOT))
 from tests import factories  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.functional import daemons  # noqa: E402
+from tests.functional.fixtures import wait_for  # noqa: E402
 from watcher_ha.db import models  # noqa: E402
 
 ENGINES = ['engine-a', 'engine-b', 'engine-c']
 APPLIERS = ['applier-a', 'applier-b', 'applier-c']
 
 
-def wait_for(check, timeout=60, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(step)
-    raise SystemExit('gave up waiting after %s s' % timeout)
+# Polled this often: the timings printed are no finer.
+POLL = 0.05
 
 
 def owners(engine):
@@ -81,11 +76,12 @@ def engine_failover(cluster, engine):
         return all(now.get(uuid) not in (victim, None)
                    and (last_plan(engine, uuid) or killed) > killed
                    for uuid in lost)
-    wait_for(recovered)
+    wait_for(recovered, 60, 'recovery', every=POLL)
     elapsed = time.monotonic() - started
     cluster.start_engine(victim)
     # Let the ring settle with the engine back before the next kill.
-    wait_for(lambda: victim in owners(engine).values(), 30)
+    wait_for(lambda: victim in owners(engine).values(), 30,
+             'an audit on %s' % victim, every=POLL)
     return elapsed
 
 
@@ -106,7 +102,7 @@ def applier_failover(cluster, engine):
                 models.ActionPlan.state, models.ActionPlan.hostname).where(
                     models.ActionPlan.id == plan['id'])).one()
         return row.hostname if row.state == 'ONGOING' else None
-    victim = wait_for(runner)
+    victim = wait_for(runner, 60, 'the plan running', every=POLL)
     started = time.monotonic()
     cluster.kill(victim)
     cluster.processes[victim].wait()
@@ -115,7 +111,7 @@ def applier_failover(cluster, engine):
         with engine.connect() as conn:
             return conn.execute(sa.select(models.ActionPlan.state).where(
                 models.ActionPlan.id == plan['id'])).scalar() == 'CANCELLED'
-    wait_for(cancelled)
+    wait_for(cancelled, 60, 'the cancel', every=POLL)
     elapsed = time.monotonic() - started
     cluster.start_applier(victim)
     return elapsed
@@ -143,7 +139,8 @@ def main():
                     'goal': 'dummy', 'strategy': 'dummy',
                     'audit_type': 'CONTINUOUS', 'interval': '2'},
                     timeout=10).raise_for_status()
-            wait_for(lambda: len(set(owners(engine).values())) == 3, 60)
+            wait_for(lambda: len(set(owners(engine).values())) == 3, 60,
+                     'audits on all three engines', every=POLL)
             results = {'decision engine': [], 'applier': []}
             for index in range(args.kills):
                 results['decision engine'].append(

@@ -14,6 +14,19 @@ import requests
 BIN = os.path.dirname(sys.executable)
 
 
+def wait_for(check, timeout=20, what='condition', every=0.1):
+    """Call ``check`` every ``every`` seconds until it returns something
+    true, and return that; fail after ``timeout`` seconds, naming
+    ``what`` was awaited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError('%s not reached within %s s' % (what, timeout))
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))

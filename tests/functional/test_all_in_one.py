@@ -17,7 +17,7 @@ import requests
 from tests.functional import fixtures
 from tests.functional.test_daemons import cli
 from tests.functional.test_daemons import state_of
-from tests.functional.test_daemons import wait_for
+from tests.functional.fixtures import wait_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ import time
 import requests
 
 from tests.functional import fixtures
-from tests.functional.test_daemons import wait_for
+from tests.functional.fixtures import wait_for
 
 
 def start(tmp_path, command):

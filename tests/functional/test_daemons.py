@@ -16,6 +16,7 @@ from tests import factories
 from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
+from tests.functional.fixtures import wait_for
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 
@@ -40,8 +41,9 @@ class Notifications:
     """Every notification published on the bus's 'notifications' topic."""
 
     def __init__(self, transport_url):
-        transport = oslo_messaging.get_notification_transport(
-            CONF, url=transport_url)
+        self.transport = transport = (
+            oslo_messaging.get_notification_transport(CONF,
+                                                      url=transport_url))
         self.received = []
         # When each was received (naive UTC, as the database stores).
         self.times = []
@@ -69,6 +71,7 @@ class Notifications:
     def stop(self):
         self.listener.stop()
         self.listener.wait()
+        self.transport.cleanup()
 
     def of(self, uuid):
         with self.lock:
@@ -95,15 +98,6 @@ def cli(url, *args):
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
-
-def wait_for(check, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError('%s not reached within %s s' % (what, timeout))
 
 
 def state_of(url, kind, ident):

@@ -26,7 +26,7 @@ from tests.functional import daemons
 from tests.functional import slow_strategy
 from tests.functional import test_simulator
 from tests.functional.test_daemons import Notifications
-from tests.functional.test_daemons import wait_for
+from tests.functional.fixtures import wait_for
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
 from watcher_ha.simulator import scenario

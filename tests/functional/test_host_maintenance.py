@@ -8,7 +8,7 @@ import requests
 
 from tests import servers
 from tests.functional import daemons
-from tests.functional.test_daemons import wait_for
+from tests.functional.fixtures import wait_for
 from tests.functional.test_ha import _database
 from tests.functional.test_simulator import simulator
 from watcher_ha.simulator import scenario

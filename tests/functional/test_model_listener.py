@@ -2,21 +2,23 @@
 model (broadcast: one pool per engine) without robbing Nova's other
 consumers, and two engines' models agree after a burst."""
 
+import contextlib
+import subprocess
 import threading
 import time
 
 import oslo_messaging
 import pytest
-from oslo_config import cfg
 
 from tests import nova_samples
 from tests import servers
-from tests.functional.test_daemons import wait_for
+from tests.functional.fixtures import wait_for
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import listener
+from watcher_ha.simulator import notifications
 
 LIVE = nova_samples.live()
 HOSTS = ['fake-compute-1', 'fake-compute-2', 'fake-compute-3']
@@ -77,17 +79,16 @@ class PlainConsumer:
         self.listener.wait()
 
 
+@contextlib.contextmanager
 def nova_notifier():
     """A notifier as Nova has it: its exchange is its control_exchange,
-    'nova'."""
-    conf = cfg.ConfigOpts()
-    # The first call registers the transport options in ``conf``.
-    oslo_messaging.get_notification_transport(conf, url=CONF.transport_url)
-    conf.set_override('control_exchange', 'nova')
-    transport = oslo_messaging.get_notification_transport(
-        conf, url=CONF.transport_url)
-    return oslo_messaging.Notifier(transport, driver='messagingv2',
-                                   topics=['versioned_notifications'])
+    'nova'. Its connection is closed on leaving."""
+    transport = notifications.nova_transport(CONF.transport_url)
+    try:
+        yield oslo_messaging.Notifier(transport, driver='messagingv2',
+                                      topics=['versioned_notifications'])
+    finally:
+        transport.cleanup()
 
 
 def test_two_engines_agree_after_a_burst(rabbit):
@@ -99,17 +100,18 @@ def test_two_engines_agree_after_a_burst(rabbit):
     other.start()
     try:
         time.sleep(1)
-        notifier = nova_notifier()
         sent = 0
         burst = [n for n in sorted(LIVE.values(),
                                    key=lambda n: n['metadata']['timestamp'])
                  if n['event_type'].startswith(('instance.', 'service.'))]
-        for _ in range(20):
-            for notification in burst:
-                notifier.prepare(
-                    publisher_id=notification['publisher_id']).info(
-                    {}, notification['event_type'], notification['payload'])
-                sent += 1
+        with nova_notifier() as notifier:
+            for _ in range(20):
+                for notification in burst:
+                    notifier.prepare(
+                        publisher_id=notification['publisher_id']).info(
+                        {}, notification['event_type'],
+                        notification['payload'])
+                    sent += 1
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if (all(e.dispatcher.dispatched == sent for e in engines)
@@ -124,6 +126,7 @@ def test_two_engines_agree_after_a_burst(rabbit):
         assert first.instances, 'the burst created servers'
     finally:
         other.stop()
+        transport.cleanup()
         for engine in engines:
             engine.stop()
 
@@ -150,10 +153,11 @@ def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
     # arrives while the listener is stopped.
     engine_listener.start()
     engine_listener.stop()
-    notifier = nova_notifier().prepare(publisher_id='nova-compute:h1')
     count = 2000
-    for n in range(count):
-        notifier.info({}, 'instance.update', {'n': n})
+    with nova_notifier() as notifier:
+        sender = notifier.prepare(publisher_id='nova-compute:h1')
+        for n in range(count):
+            sender.info({}, 'instance.update', {'n': n})
     dispatcher.start()
     engine_listener.start()
     try:
@@ -166,13 +170,41 @@ def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
     assert seen == list(range(count))
 
 
+def _vhost(url):
+    return url.rsplit('/', 1)[1] or '/'
+
+
+def _rabbitmqctl(*args):
+    return subprocess.run(['rabbitmqctl', *args, '--quiet',
+                           '--no-table-headers'], capture_output=True,
+                          text=True, check=True).stdout
+
+
 def _queues(url):
-    import subprocess
-    vhost = url.rsplit('/', 1)[1] or '/'
-    out = subprocess.run(['rabbitmqctl', 'list_queues', '-p', vhost,
-                          'name', '--quiet', '--no-table-headers'],
-                         capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    return set(_rabbitmqctl('list_queues', '-p', _vhost(url),
+                            'name').split())
+
+
+def _connections(url):
+    """How many client connections the test's virtual host has
+    (list_connections lists every virtual host's)."""
+    return _rabbitmqctl('list_connections', 'vhost').split().count(
+        _vhost(url))
+
+
+def test_a_stopped_listener_leaves_no_connection(rabbit):
+    """stop() waits for the listener, which closes its connection: a
+    stopped listener's connection would otherwise outlive it,
+    heartbeating, for the life of the process (stop without wait leaves
+    it, and this fails)."""
+    engine = Engine('engine-closing')
+    engine.start()
+    try:
+        wait_for(lambda: _connections(rabbit), 10, 'the listener connected')
+    finally:
+        engine.stop()
+    wait_for(lambda: _connections(rabbit) == 0, 10,
+             'no connection left in the virtual host')
 
 
 def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):

@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
+from tests.functional.fixtures import wait_for
 from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import daemon
@@ -18,15 +19,6 @@ from watcher_ha.decision_engine import rpcapi as engine_rpcapi
 
 HOST = 'test-host'
 
-
-def wait_until(check, timeout=10.0, what='condition'):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError('%s not reached in %s s' % (what, timeout))
 
 
 @pytest.fixture
@@ -105,8 +97,8 @@ def test_oneshot_audit_to_executed_plan(api, both):
     audit = api.post('/v1/audits', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'ONESHOT',
         'parameters': {'para1': 1.0, 'para2': 'demo'}}).json
-    done = wait_until(lambda: audit_state(api, audit['uuid'], 'SUCCEEDED'),
-                      what='audit SUCCEEDED')
+    done = wait_for(lambda: audit_state(api, audit['uuid'], 'SUCCEEDED'),
+                    what='audit SUCCEEDED')
     assert done['hostname'] == HOST
     [plan] = plans_of(api, audit['uuid'])
     assert plan['state'] == 'RECOMMENDED'
@@ -120,8 +112,8 @@ def test_oneshot_audit_to_executed_plan(api, both):
 
     assert api.post('/v1/action_plans/%s/start' % plan['uuid'],
                     body={}).status == 200
-    finished = wait_until(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED',
-                                             'FAILED'), what='plan done')
+    finished = wait_for(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED',
+                                           'FAILED'), what='plan done')
     assert finished['state'] == 'SUCCEEDED'
     assert finished['hostname'] == HOST
     assert {a['state'] for a in actions_of(api, plan['uuid'])} == {
@@ -131,7 +123,7 @@ def test_oneshot_audit_to_executed_plan(api, both):
 def test_audit_without_strategy_uses_the_goals_first(api, both):
     audit = api.post('/v1/audits', body={'goal': 'dummy',
                                          'audit_type': 'ONESHOT'}).json
-    wait_until(lambda: audit_state(api, audit['uuid'], 'SUCCEEDED'))
+    wait_for(lambda: audit_state(api, audit['uuid'], 'SUCCEEDED'))
     [plan] = plans_of(api, audit['uuid'])
     assert plan['strategy_name'] == 'dummy'
 
@@ -141,9 +133,9 @@ def test_continuous_rounds_replace_unstarted_plans(api, both,
     audit = api.post('/v1/audits', version='1.7', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'CONTINUOUS',
         'interval': '1', 'name': 'every-second'}).json
-    plans = wait_until(lambda: len(plans_of(api, audit['uuid'])) >= 3
-                       and plans_of(api, audit['uuid']), timeout=15,
-                       what='three rounds')
+    plans = wait_for(lambda: len(plans_of(api, audit['uuid'])) >= 3
+                     and plans_of(api, audit['uuid']), timeout=15,
+                     what='three rounds')
     api.patch('/v1/audits/every-second', body=[
         {'op': 'replace', 'path': '/state', 'value': 'CANCELLED'}])
     plans = plans_of(api, audit['uuid'])
@@ -167,7 +159,7 @@ def test_continuous_rounds_replace_unstarted_plans(api, both,
                  message['payload']['watcher_object.data']['state'])
                 for _, message, _, _ in list(notifications)
                 if message['event_type'].endswith('.update')}
-    wait_until(lambda: expected <= updates(), what='cancel notifications')
+    wait_for(lambda: expected <= updates(), what='cancel notifications')
     row = api.get('/v1/audits/every-second', version='1.7').json
     assert row['hostname'] == HOST and row['next_run_time']
 
@@ -181,9 +173,9 @@ def test_event_audit_runs_once_per_webhook(api, both):
     for count in (1, 2):
         assert api.post('/v1/webhooks/' + audit['uuid'],
                         body={'alarm': count}).status == 202
-        wait_until(lambda: len(plans_of(api, audit['uuid'])) == count
-                   and audit_state(api, audit['uuid'], 'SUCCEEDED'),
-                   what='plan %d' % count)
+        wait_for(lambda: len(plans_of(api, audit['uuid'])) == count
+                 and audit_state(api, audit['uuid'], 'SUCCEEDED'),
+                 what='plan %d' % count)
     time.sleep(1.5)
     assert len(plans_of(api, audit['uuid'])) == 2
 
@@ -192,9 +184,9 @@ def test_auto_trigger_executes_the_plan(api, both):
     audit = api.post('/v1/audits', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'ONESHOT',
         'auto_trigger': True, 'parameters': {'para1': 1.0}}).json
-    plan = wait_until(lambda: plans_of(api, audit['uuid']))[0]
-    wait_until(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'),
-               what='auto-triggered plan SUCCEEDED')
+    plan = wait_for(lambda: plans_of(api, audit['uuid']))[0]
+    wait_for(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'),
+             what='auto-triggered plan SUCCEEDED')
 
 
 def test_unplannable_solution_fails_the_audit(api, daemons):
@@ -205,8 +197,8 @@ def test_unplannable_solution_fails_the_audit(api, daemons):
         audit = api.post('/v1/audits', body={
             'goal': 'dummy', 'strategy': 'dummy',
             'audit_type': 'ONESHOT'}).json
-        failed = wait_until(lambda: audit_state(api, audit['uuid'],
-                                                'FAILED'))
+        failed = wait_for(lambda: audit_state(api, audit['uuid'],
+                                              'FAILED'))
     finally:
         CONF.clear_override('weights', group='watcher_planners.weight')
     assert 'No weight is configured for action type sleep' in \
@@ -218,8 +210,8 @@ def test_lost_trigger_is_swept(api, db, daemons):
     # Written as the API writes it, but no message is ever sent.
     row = factories.audit(db, state='PENDING')
     daemons.engine()
-    wait_until(lambda: audit_state(api, row['uuid'], 'SUCCEEDED'),
-               what='swept audit SUCCEEDED')
+    wait_for(lambda: audit_state(api, row['uuid'], 'SUCCEEDED'),
+             what='swept audit SUCCEEDED')
     assert len(plans_of(api, row['uuid'])) == 1
 
 
@@ -278,7 +270,7 @@ def test_duplicate_launches_run_no_action_twice(api, db, daemons):
             .admin_context(), plan['uuid'])
     for thread in launchers:
         thread.join()
-    wait_until(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'))
+    wait_for(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'))
     time.sleep(0.5)
     assert counting.runs == {'a0': 1, 'a1': 1, 'a2': 1, 'a3': 1}
 
@@ -303,12 +295,12 @@ def test_cancel_stops_between_actions(api, db, daemons, notifications):
     daemons.applier()
     plan = long_plan(db, 1.5)
     api.post('/v1/action_plans/%s/start' % plan['uuid'], body={})
-    wait_until(lambda: [a for a in actions_of(api, plan['uuid'])
-                        if a['state'] == 'ONGOING'])
+    wait_for(lambda: [a for a in actions_of(api, plan['uuid'])
+                      if a['state'] == 'ONGOING'])
     resp = api.patch('/v1/action_plans/' + plan['uuid'], body=[
         {'op': 'replace', 'path': '/state', 'value': 'CANCELLING'}])
     assert resp.status == 200, resp
-    wait_until(lambda: plan_state(api, plan['uuid'], 'CANCELLED'))
+    wait_for(lambda: plan_state(api, plan['uuid'], 'CANCELLED'))
     assert [a['state'] for a in actions_of(api, plan['uuid'])] == [
         'SUCCEEDED', 'CANCELLED']
     def sent():
@@ -316,7 +308,7 @@ def test_cancel_stops_between_actions(api, db, daemons, notifications):
                  message['payload']['watcher_object.data']['uuid'])
                 for _, message, _, _ in list(notifications)]
     # Sent after the commit that the state above shows: wait for the last.
-    wait_until(lambda: ('action_plan.cancel.end', plan['uuid']) in sent())
+    wait_for(lambda: ('action_plan.cancel.end', plan['uuid']) in sent())
     assert [event for event, uuid in sent() if uuid == plan['uuid']][-3:] \
         == ['action_plan.cancel.start', 'action_plan.update',
             'action_plan.cancel.end']
@@ -333,7 +325,7 @@ def test_failed_action_fails_the_plan(api, db, daemons):
             models.Action.uuid == actions[0]['uuid']).values(
                 action_type='teleport'))
     api.post('/v1/action_plans/%s/start' % plan['uuid'], body={})
-    failed = wait_until(lambda: plan_state(api, plan['uuid'], 'FAILED'))
+    failed = wait_for(lambda: plan_state(api, plan['uuid'], 'FAILED'))
     assert 'teleport is not installed' in failed['status_message']
     assert [a['state'] for a in actions_of(api, plan['uuid'])] == [
         'FAILED', 'CANCELLED']
@@ -343,8 +335,8 @@ def test_stopping_applier_hands_its_plan_over(api, db, daemons):
     first = daemons.applier(host='applier-1')
     plan = long_plan(db, 30)
     api.post('/v1/action_plans/%s/start' % plan['uuid'], body={})
-    wait_until(lambda: [a for a in actions_of(api, plan['uuid'])
-                        if a['state'] == 'ONGOING'])
+    wait_for(lambda: [a for a in actions_of(api, plan['uuid'])
+                      if a['state'] == 'ONGOING'])
     started = time.monotonic()
     first.stop()
     assert time.monotonic() - started < 10
@@ -360,8 +352,8 @@ def test_stopping_applier_hands_its_plan_over(api, db, daemons):
             models.Action.action_type == 'sleep').values(
                 input_parameters={'duration': 0.1}))
     daemons.applier(host='applier-2')
-    done = wait_until(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'),
-                      what='resumed plan SUCCEEDED')
+    done = wait_for(lambda: plan_state(api, plan['uuid'], 'SUCCEEDED'),
+                    what='resumed plan SUCCEEDED')
     assert done['hostname'] == 'applier-2'
 
 
@@ -370,13 +362,13 @@ def test_stopping_engine_hands_its_continuous_audit_over(api, daemons):
     audit = api.post('/v1/audits', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'CONTINUOUS',
         'interval': '3600'}).json
-    wait_until(lambda: plans_of(api, audit['uuid']))
+    wait_for(lambda: plans_of(api, audit['uuid']))
     next_run = api.get('/v1/audits/' + audit['uuid']).json['next_run_time']
     first.stop()
     handed = audit_state(api, audit['uuid'], 'PENDING')
     assert handed and handed['hostname'] is None
     daemons.engine(host='engine-2')
-    taken = wait_until(lambda: audit_state(api, audit['uuid'], 'ONGOING'))
+    taken = wait_for(lambda: audit_state(api, audit['uuid'], 'ONGOING'))
     assert taken['hostname'] == 'engine-2'
     # The round schedule is kept: no extra round on takeover.
     assert taken['next_run_time'] == next_run

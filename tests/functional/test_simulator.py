@@ -19,6 +19,8 @@ from novaclient import exceptions as nova_exc
 from tests import nova_samples
 from tests import servers
 from tests.functional import fixtures
+from tests.functional.fixtures import wait_for
+from watcher_ha.simulator import notifications
 from watcher_ha.simulator import scenario
 
 LIVE = nova_samples.live()
@@ -61,15 +63,6 @@ def host_of(server):
     return getattr(server, 'OS-EXT-SRV-ATTR:host')
 
 
-def wait(check, timeout=20, what='condition'):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError('%s not reached in %s s' % (what, timeout))
-
 
 def settled(client, uuid):
     server = client.servers.get(uuid)
@@ -101,7 +94,7 @@ def test_novaclient_drives_the_simulator(tmp_path):
         target = next(h.hypervisor_hostname for h in hypervisors
                       if h.hypervisor_hostname != source)
         server.live_migrate(host=target, block_migration='auto')
-        moved = wait(lambda: settled(client, server.id), what='migration')
+        moved = wait_for(lambda: settled(client, server.id), what='migration')
         assert host_of(moved) == target
 
         # Disabled hosts get nothing; unknown hosts are a 400.
@@ -137,8 +130,8 @@ def test_novaclient_drives_the_simulator(tmp_path):
                      if s.status == 'ACTIVE'
                      and s.flavor['original_name'] != 'm1.large')
         small.resize(medium)
-        wait(lambda: client.servers.get(small.id).status == 'VERIFY_RESIZE',
-             what='VERIFY_RESIZE')
+        wait_for(lambda: client.servers.get(small.id).status
+                 == 'VERIFY_RESIZE', what='VERIFY_RESIZE')
         with pytest.raises(nova_exc.Conflict):
             client.servers.get(small.id).live_migrate(
                 host=None, block_migration='auto')
@@ -192,12 +185,8 @@ def test_openstacksdk_and_auth_none(tmp_path):
 
 class Received:
     def __init__(self, transport_url):
-        from oslo_config import cfg
-        conf = cfg.ConfigOpts()
-        oslo_messaging.get_notification_transport(conf, url=transport_url)
-        conf.set_override('control_exchange', 'nova')
-        transport = oslo_messaging.get_notification_transport(
-            conf, url=transport_url)
+        self.transport = transport = notifications.nova_transport(
+            transport_url)
         self.items = []
         self.lock = threading.Lock()
         self.listener = oslo_messaging.get_notification_listener(
@@ -213,6 +202,7 @@ class Received:
     def stop(self):
         self.listener.stop()
         self.listener.wait()
+        self.transport.cleanup()
 
 
 def _shape(value):
@@ -239,14 +229,14 @@ def test_notifications_match_a_real_nova(tmp_path):
             created = client.servers.create(
                 'fresh', None, next(f for f in client.flavors.list()
                                     if f.name == 'm1.tiny'), nics='none')
-            server = wait(lambda: settled(client, created.id))
+            server = wait_for(lambda: settled(client, created.id))
             source = host_of(server)
             target = next(h for h in hosts if h != source)
             server.live_migrate(host=target, block_migration='auto')
-            wait(lambda: settled(client, server.id))
+            wait_for(lambda: settled(client, server.id))
             server.migrate()
-            wait(lambda: client.servers.get(server.id).status
-                 == 'VERIFY_RESIZE')
+            wait_for(lambda: client.servers.get(server.id).status
+                     == 'VERIFY_RESIZE')
             server.confirm_resize()
             server.stop()
             server.start()
@@ -254,7 +244,7 @@ def test_notifications_match_a_real_nova(tmp_path):
             server.unlock()
             server.shelve()
             server.unshelve()
-            wait(lambda: settled(client, server.id))
+            wait_for(lambda: settled(client, server.id))
             service = client.services.list(host=hosts[0])[0]
             client.services.disable_log_reason(service.id, 'test')
             client.services.force_down(service.id, True)

@@ -141,7 +141,8 @@ def nova_transport(transport_url):
     Nova configured with ``transport_url`` would have."""
     conf = cfg.ConfigOpts()
     # The first call registers the transport options on ``conf``.
-    oslo_messaging.get_notification_transport(conf, url=transport_url)
+    oslo_messaging.get_notification_transport(
+        conf, url=transport_url).cleanup()
     conf.set_override('control_exchange', NOVA_EXCHANGE)
     return oslo_messaging.get_notification_transport(conf, url=transport_url)
 

@@ -50,6 +50,7 @@ def test_a_decision_engine_paces_the_collector_when_it_starts_its_models(
             engine._listener.stop()
         if engine.dispatcher is not None:
             engine.dispatcher.stop()
+        transport.cleanup()
         CONF.clear_override('auth_type', group='nova')
         CONF.clear_override('gc_young_threshold',
                             group='watcher_decision_engine')
