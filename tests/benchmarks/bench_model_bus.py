@@ -31,7 +31,11 @@ of its last notification tell). Target: 3,000 events/s per engine. Events
 per CPU second divide the same events by the CPU time the engine's process
 used meanwhile (every thread: listener, dispatcher, garbage collector):
 what one engine does with one core of its own, which the wall-clock rate
-on a shared machine understates.
+on a shared machine understates. Under each run, the share of that CPU
+time each kind of thread used (read per thread from /proc): how much of
+it was oslo.messaging's poll thread, which reads, decodes and
+acknowledges one message at a time, and how much the engine's own
+dispatcher.
 """
 
 import argparse
@@ -149,10 +153,51 @@ def bare_listener(counter, pool):
         batch_timeout=engine.notification_batch_timeout)
 
 
+def thread_role(thread):
+    """What a thread of this process does, for the CPU breakdown."""
+    target = getattr(getattr(thread, '_target', None), '__qualname__', '')
+    if target.endswith('._runner'):
+        return 'oslo.messaging poll (read, decode, ack)'
+    if thread.name == 'notification-dispatch':
+        return 'dispatcher (handlers, model apply)'
+    if type(thread).__name__ == 'ThreadWorker':
+        return 'oslo.messaging executor (endpoint)'
+    return 'other'
+
+
+def thread_cpu():
+    """{thread id: CPU seconds} for every thread of this process, read
+    from /proc (Python only reads the calling thread's)."""
+    tick = os.sysconf('SC_CLK_TCK')
+    found = {}
+    for task in pathlib.Path('/proc/self/task').iterdir():
+        try:
+            stat = (task / 'stat').read_text()
+        except OSError:
+            continue
+        # utime and stime: the 12th and 13th fields after "(comm) ".
+        fields = stat[stat.rindex(')') + 2:].split()
+        found[int(task.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+def cpu_by_role(before, after):
+    """{role: share of the CPU time used between two thread_cpu()}."""
+    roles = {thread.native_id: thread_role(thread)
+             for thread in threading.enumerate()}
+    used = {}
+    for tid, seconds in after.items():
+        role = roles.get(tid, 'other')
+        used[role] = used.get(role, 0) + seconds - before.get(tid, 0)
+    total = sum(used.values()) or 1
+    return {role: seconds / total for role, seconds in used.items()}
+
+
 def wait_applied(model, target):
     """Wait until ``model`` applied ``target`` notifications in all:
     (time of the first applied after this call, time of the last, rate
-    between them, this process's CPU seconds per event meanwhile)."""
+    between them, this process's CPU seconds per event meanwhile, the
+    share of that CPU time each kind of thread used)."""
     before = model.notifications_applied
     deadline = time.monotonic() + TIMEOUT
     while model.notifications_applied == before:
@@ -161,6 +206,7 @@ def wait_applied(model, target):
         time.sleep(0.001)
     first = time.time()
     cpu_first = time.process_time()
+    threads_first = thread_cpu()
     first_count = model.notifications_applied
     while model.notifications_applied < target:
         if time.monotonic() > deadline:
@@ -169,8 +215,10 @@ def wait_applied(model, target):
                 TIMEOUT))
         time.sleep(0.05)
     cpu = (time.process_time() - cpu_first) / (target - first_count)
+    shares = cpu_by_role(threads_first, thread_cpu())
     last = model.last_notification
-    return first, last, (target - first_count) / (last - first), cpu
+    return (first, last, (target - first_count) / (last - first), cpu,
+            shares)
 
 
 def run(args, url):
@@ -203,11 +251,11 @@ def run(args, url):
         publisher = Publisher(url, names, uuids, args.events, args.seed + 1)
         target = model.notifications_applied + args.events
         publisher.go()
-        first, last, rate, cpu = wait_applied(model, target)
+        first, last, rate, cpu, shares = wait_applied(model, target)
         sent_from, sent_to, last_hosts = publisher.results()
         expected.update(last_hosts)
         rows.append(('live', rate, args.events / (sent_to - sent_from),
-                     last - sent_to, cpu))
+                     last - sent_to, cpu, shares))
 
         # Backlog: queued while the listener is stopped, then consumed.
         print('backlog: queueing %d notifications, listener stopped'
@@ -219,9 +267,9 @@ def run(args, url):
         sent_from, sent_to, last_hosts = publisher.results()
         expected.update(last_hosts)
         engine._listener.start()
-        first, last, rate, cpu = wait_applied(model, target)
+        first, last, rate, cpu, shares = wait_applied(model, target)
         rows.append(('backlog', rate, args.events / (sent_to - sent_from),
-                     None, cpu))
+                     None, cpu, shares))
     finally:
         if engine._listener is not None:
             engine._listener.stop()
@@ -242,12 +290,13 @@ def run(args, url):
     bare = bare_listener(counter, 'bench-model-bus-bare')
     bare.start(override_pool_size=1)
     try:
-        first, last, rate, cpu = wait_applied(counter, args.events)
+        first, last, rate, cpu, shares = wait_applied(counter,
+                                                      args.events)
     finally:
         bare.stop()
         bare.wait()
     rows.append(('bare listener, backlog', rate,
-                 args.events / (sent_to - sent_from), None, cpu))
+                 args.events / (sent_to - sent_from), None, cpu, shares))
 
     snapshot = model.snapshot()
     misplaced = sum(1 for uuid, host in expected.items()
@@ -258,7 +307,7 @@ def run(args, url):
           'instance.update per run' % (args.hosts, args.servers,
                                        args.events))
     print('%-46s %10s %10s' % ('measure', 'value', 'target'))
-    for name, rate, published, lag, cpu in rows:
+    for name, rate, published, lag, cpu, shares in rows:
         print('%-46s %10.0f %10s' % (
             '%s: applied, events/s' % name, rate,
             '' if name.startswith('bare') else '>= 3000'))
@@ -269,6 +318,8 @@ def run(args, url):
         if lag is not None:
             print('%-46s %10.2f %10s' % (
                 '%s: last applied after last sent, s' % name, lag, ''))
+        for role, share in sorted(shares.items(), key=lambda i: -i[1]):
+            print('  %-44s %9.0f%% %10s' % ('CPU: ' + role, share * 100, ''))
     print('%-46s %10d %10s' % ('servers not where their last event puts them',
                                misplaced, '0'))
     print('engine dispatched %d, handler failures %d; load average %.1f '
