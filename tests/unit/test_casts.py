@@ -77,7 +77,15 @@ def test_oneshot_audit_is_triggered_after_commit(api, recorder):
         ('trigger_audit', resp.json['uuid'], 'PENDING')]
 
 
-def test_no_cast_for_refused_or_non_oneshot_audits(api, recorder):
+def test_continuous_audit_is_triggered_after_commit(api, recorder):
+    resp = api.post('/v1/audits', body={'goal': 'dummy',
+                                        'audit_type': 'CONTINUOUS',
+                                        'interval': '60'})
+    assert calls_for(recorder, {resp.json['uuid']}, 1) == [
+        ('trigger_audit', resp.json['uuid'], 'PENDING')]
+
+
+def test_no_cast_for_refused_or_event_audits(api, recorder):
     assert api.post('/v1/audits', body={
         'goal': 'dummy', 'audit_type': 'ONESHOT', 'interval': '10'}
     ).status == 400

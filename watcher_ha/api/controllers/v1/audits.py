@@ -84,7 +84,11 @@ class AuditsController(base.ResourceController):
         values = self._new_audit(context, body)
         row = db.create(context, values)
         notifier.audit('create', row['uuid'])
-        if row['audit_type'] == AuditType.ONESHOT:
+        # An event audit waits for its webhook. The others start now on
+        # the engine the cast reaches (a continuous one then moves to its
+        # owner on the ring); without the cast they would wait for an
+        # engine's sweep of PENDING audits.
+        if row['audit_type'] != AuditType.EVENT:
             rpcapi.DecisionEngineAPI().trigger_audit(context, row['uuid'])
         pecan.response.location = self._links(row['uuid'])[0]['href']
         return self.serialize(row)
