@@ -1,12 +1,19 @@
 """Running watcher_ha daemons as separate processes for functional tests."""
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
+import oslo_messaging
+import requests
+
 from tests.functional import fixtures
+from watcher_ha.conf import CONF
+from watcher_ha.db import models
 
 
 class Cluster:
@@ -110,3 +117,60 @@ def cluster(tmp_path, database_url, transport_url, **extra):
             yield running
     finally:
         running.stop_all()
+
+
+class Notifications:
+    """Every notification published on the bus's 'notifications' topic."""
+
+    def __init__(self, transport_url):
+        self.transport = transport = (
+            oslo_messaging.get_notification_transport(CONF,
+                                                      url=transport_url))
+        self.received = []
+        # When each was received (naive UTC, as the database stores).
+        self.times = []
+        self.lock = threading.Lock()
+        self.listener = oslo_messaging.get_notification_listener(
+            transport, [oslo_messaging.Target(topic='notifications')],
+            [self], executor='threading')
+        self.listener.start()
+
+    def _note(self, ctxt, publisher_id, event_type, payload, metadata):
+        with self.lock:
+            self.received.append((event_type, publisher_id, payload))
+            self.times.append(models.utcnow())
+
+    def reconnected_after(self, moment, timeout=60):
+        """When the first notification after ``moment`` arrived (after a
+        broker restart: when this listener was consuming again)."""
+        def first():
+            with self.lock:
+                return next((t for t in self.times if t > moment), None)
+        return fixtures.wait_for(first, timeout,
+                                 'a notification after %s' % moment)
+
+    info = error = warn = _note
+
+    def stop(self):
+        self.listener.stop()
+        self.listener.wait()
+        self.transport.cleanup()
+
+    def of(self, uuid):
+        with self.lock:
+            return [(event, payload['watcher_object.data'])
+                    for event, _, payload in self.received
+                    if payload['watcher_object.data'].get('uuid') == uuid]
+
+
+def cli(url, *args):
+    result = fixtures.run(os.path.join(fixtures.BIN, 'watcher'), '--no-auth',
+                          '--os-endpoint-override', url, *args, '-f',
+                          'json', check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def state_of(url, kind, ident):
+    return requests.get('%s/v1/%s/%s' % (url, kind, ident),
+                        timeout=10).json()['state']

@@ -15,8 +15,8 @@ import time
 import requests
 
 from tests.functional import fixtures
-from tests.functional.test_daemons import cli
-from tests.functional.test_daemons import state_of
+from tests.functional.daemons import cli
+from tests.functional.daemons import state_of
 from tests.functional.fixtures import wait_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -1,13 +1,9 @@
 """The daemons as separate processes on a real RabbitMQ and a real
 MariaDB or PostgreSQL, driven by the unmodified watcher CLI."""
 
-import json
-import os
 import signal
-import threading
 import time
 
-import oslo_messaging
 import pytest
 import requests
 import sqlalchemy as sa
@@ -15,9 +11,10 @@ import sqlalchemy as sa
 from tests import factories
 from tests import servers
 from tests.functional import daemons
-from tests.functional import fixtures
+from tests.functional.daemons import Notifications
+from tests.functional.daemons import cli
+from tests.functional.daemons import state_of
 from tests.functional.fixtures import wait_for
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 
 
@@ -37,49 +34,6 @@ def database(request):
     drop()
 
 
-class Notifications:
-    """Every notification published on the bus's 'notifications' topic."""
-
-    def __init__(self, transport_url):
-        self.transport = transport = (
-            oslo_messaging.get_notification_transport(CONF,
-                                                      url=transport_url))
-        self.received = []
-        # When each was received (naive UTC, as the database stores).
-        self.times = []
-        self.lock = threading.Lock()
-        self.listener = oslo_messaging.get_notification_listener(
-            transport, [oslo_messaging.Target(topic='notifications')],
-            [self], executor='threading')
-        self.listener.start()
-
-    def _note(self, ctxt, publisher_id, event_type, payload, metadata):
-        with self.lock:
-            self.received.append((event_type, publisher_id, payload))
-            self.times.append(models.utcnow())
-
-    def reconnected_after(self, moment, timeout=60):
-        """When the first notification after ``moment`` arrived (after a
-        broker restart: when this listener was consuming again)."""
-        def first():
-            with self.lock:
-                return next((t for t in self.times if t > moment), None)
-        return wait_for(first, timeout, 'a notification after %s' % moment)
-
-    info = error = warn = _note
-
-    def stop(self):
-        self.listener.stop()
-        self.listener.wait()
-        self.transport.cleanup()
-
-    def of(self, uuid):
-        with self.lock:
-            return [(event, payload['watcher_object.data'])
-                    for event, _, payload in self.received
-                    if payload['watcher_object.data'].get('uuid') == uuid]
-
-
 @pytest.fixture
 def cluster(tmp_path, database, rabbit):
     url, engine = database
@@ -89,20 +43,6 @@ def cluster(tmp_path, database, rabbit):
         running.notes = notes
         yield running
     notes.stop()
-
-
-def cli(url, *args):
-    result = fixtures.run(os.path.join(fixtures.BIN, 'watcher'), '--no-auth',
-                          '--os-endpoint-override', url, *args, '-f',
-                          'json', check=False)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-
-def state_of(url, kind, ident):
-    return requests.get('%s/v1/%s/%s' % (url, kind, ident),
-                        timeout=10).json()['state']
 
 
 def test_audit_to_executed_plan_with_notifications(cluster):

@@ -25,7 +25,7 @@ from tests import servers
 from tests.functional import daemons
 from tests.functional import slow_strategy
 from tests.functional import test_simulator
-from tests.functional.test_daemons import Notifications
+from tests.functional.daemons import Notifications
 from tests.functional.fixtures import wait_for
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models

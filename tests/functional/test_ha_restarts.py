@@ -14,7 +14,7 @@ from tooz import coordination
 from tests import servers
 from tests.functional import daemons
 from tests.functional import private_servers
-from tests.functional.test_daemons import Notifications
+from tests.functional.daemons import Notifications
 from tests.functional.fixtures import wait_for
 from tests.functional.test_ha import INTERVAL
 from tests.functional.test_ha import check_rounds
