@@ -24,7 +24,8 @@ from tests import factories
 from tests import servers
 from tests.functional import daemons
 from tests.functional import slow_strategy
-from tests.functional import test_simulator
+from tests.functional.cloud import nova
+from tests.functional.cloud import simulator
 from tests.functional.daemons import Notifications
 from tests.functional.fixtures import wait_for
 from watcher_ha.common.states import AuditState
@@ -594,7 +595,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster_mariadb,
     made['servers'][0].update(flavor='m1.small', host='compute-0000',
                               state='active')
     made['bandwidth_mb_per_s'] = 100
-    with test_simulator.simulator(tmp_path / 'sim', made) as sim_url:
+    with simulator(tmp_path / 'sim', made) as sim_url:
         auth = {'auth_type': 'password',
                 'auth_url': sim_url + '/identity/v3', 'username': 'admin',
                 'password': 'admin', 'project_name': 'admin',
@@ -641,7 +642,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster_mariadb,
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]
         assert cloud()[server]['host'] == 'compute-0001'
-        migrations = test_simulator.nova(sim_url).migrations.list(
+        migrations = nova(sim_url).migrations.list(
             instance_uuid=server)
         assert [(m.migration_type, m.status, m.dest_compute)
                 for m in migrations] == [

@@ -10,7 +10,7 @@ from tests import servers
 from tests.functional import daemons
 from tests.functional.fixtures import wait_for
 from tests.functional.test_ha import _database
-from tests.functional.test_simulator import simulator
+from tests.functional.cloud import simulator
 from watcher_ha.simulator import scenario
 
 

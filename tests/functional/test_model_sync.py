@@ -10,9 +10,9 @@ import pytest
 import requests
 
 from tests import servers
-from tests.functional.test_simulator import SPEC
-from tests.functional.test_simulator import nova
-from tests.functional.test_simulator import simulator
+from tests.functional import cloud
+from tests.functional.cloud import nova
+from tests.functional.cloud import simulator
 from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
@@ -82,7 +82,7 @@ class Engine:
 
 
 def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
-    with simulator(tmp_path, SPEC) as url:
+    with simulator(tmp_path, cloud.SMALL) as url:
         nova_conf(url)
         collectors = collector_manager.CollectorManager(['compute'])
         collectors.resync('compute')

@@ -27,7 +27,7 @@ import yaml
 
 from tests import servers
 from tests.functional import fixtures
-from tests.functional.test_simulator import simulator
+from tests.functional.cloud import simulator
 from watcher_ha.simulator import scenario
 
 # Watcher's ``period`` (seconds), short so that the test is quick. The

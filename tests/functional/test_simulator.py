@@ -2,66 +2,31 @@
 python-novaclient and openstacksdk through Keystone password auth, with
 its notifications on a real RabbitMQ checked against a real Nova's."""
 
-import contextlib
-import os
-import subprocess
 import threading
 import time
 
 import openstack
 import oslo_messaging
 import pytest
-from keystoneauth1 import loading
+from keystoneauth1 import adapter
+from keystoneauth1 import noauth
 from keystoneauth1 import session as ks_session
-from novaclient import client as nova_client
 from novaclient import exceptions as nova_exc
 
 from tests import nova_samples
 from tests import servers
-from tests.functional import fixtures
+from tests.functional import cloud
+from tests.functional.cloud import nova
+from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.simulator import notifications
-from watcher_ha.simulator import scenario
 
 LIVE = nova_samples.live()
 DOCUMENTED = {n['event_type']: n for _, n in nova_samples.documented()}
 
 
-@contextlib.contextmanager
-def simulator(tmp_path, spec, transport_url=None):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / 'scenario.yaml'
-    scenario.dump(spec, str(path))
-    port = fixtures.free_port()
-    command = [os.path.join(fixtures.BIN, 'watcher-ha-simulator'),
-               '--scenario', str(path), '--port', str(port)]
-    if transport_url:
-        command += ['--transport-url', transport_url]
-    with open(tmp_path / 'simulator.out', 'w') as out:
-        proc = subprocess.Popen(command, stdout=out,
-                                stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    url = 'http://127.0.0.1:%d' % port
-    try:
-        fixtures.wait_answering(proc, url + '/simulator/state',
-                                tmp_path / 'simulator.out', 30,
-                                'watcher-ha-simulator')
-        yield url
-    finally:
-        fixtures.stop(proc)
-
-
-def nova(url, password='admin'):
-    auth = loading.get_plugin_loader('password').load_from_options(
-        auth_url=url + '/identity/v3', username='admin', password=password,
-        project_name='admin', user_domain_name='Default',
-        project_domain_name='Default')
-    return nova_client.Client('2.96', session=ks_session.Session(auth=auth))
-
-
 def host_of(server):
     return getattr(server, 'OS-EXT-SRV-ATTR:host')
-
 
 
 def settled(client, uuid):
@@ -70,8 +35,7 @@ def settled(client, uuid):
         else None
 
 
-SPEC = scenario.generate(hosts=4, servers=12, seed=3)
-SPEC['bandwidth_mb_per_s'] = 8192
+SPEC = cloud.SMALL
 
 
 def test_novaclient_drives_the_simulator(tmp_path):
@@ -166,8 +130,6 @@ def test_openstacksdk_and_auth_none(tmp_path):
         assert next(iter(conn.compute.services(
             host=hosts[0]))).status == 'disabled'
         # auth_type none with an endpoint override: no token at all.
-        from keystoneauth1 import adapter
-        from keystoneauth1 import noauth
         compute = adapter.Adapter(
             ks_session.Session(auth=noauth.NoAuth()),
             endpoint_override=url + '/compute/v2.1')

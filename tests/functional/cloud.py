@@ -1,0 +1,49 @@
+"""The simulated cloud for functional tests: the simulator as a process
+of its own, and a novaclient that talks to it as to Nova."""
+
+import contextlib
+import os
+import subprocess
+
+from keystoneauth1 import loading
+from keystoneauth1 import session as ks_session
+from novaclient import client as nova_client
+
+from tests.functional import fixtures
+from watcher_ha.simulator import scenario
+
+# Four hosts, twelve servers, and migrations fast enough for tests.
+SMALL = scenario.generate(hosts=4, servers=12, seed=3)
+SMALL['bandwidth_mb_per_s'] = 8192
+
+
+@contextlib.contextmanager
+def simulator(tmp_path, spec, transport_url=None):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / 'scenario.yaml'
+    scenario.dump(spec, str(path))
+    port = fixtures.free_port()
+    command = [os.path.join(fixtures.BIN, 'watcher-ha-simulator'),
+               '--scenario', str(path), '--port', str(port)]
+    if transport_url:
+        command += ['--transport-url', transport_url]
+    with open(tmp_path / 'simulator.out', 'w') as out:
+        proc = subprocess.Popen(command, stdout=out,
+                                stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    url = 'http://127.0.0.1:%d' % port
+    try:
+        fixtures.wait_answering(proc, url + '/simulator/state',
+                                tmp_path / 'simulator.out', 30,
+                                'watcher-ha-simulator')
+        yield url
+    finally:
+        fixtures.stop(proc)
+
+
+def nova(url, password='admin'):
+    auth = loading.get_plugin_loader('password').load_from_options(
+        auth_url=url + '/identity/v3', username='admin', password=password,
+        project_name='admin', user_domain_name='Default',
+        project_domain_name='Default')
+    return nova_client.Client('2.96', session=ks_session.Session(auth=auth))
