@@ -19,6 +19,9 @@ SMALL['bandwidth_mb_per_s'] = 8192
 
 @contextlib.contextmanager
 def simulator(tmp_path, spec, transport_url=None):
+    """The simulator serving ``spec``, as a process of its own on a free
+    port, stopped on leaving: its URL. With ``transport_url`` it sends
+    Nova's notifications there."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / 'scenario.yaml'
     scenario.dump(spec, str(path))
@@ -42,6 +45,8 @@ def simulator(tmp_path, spec, transport_url=None):
 
 
 def nova(url, password='admin'):
+    """A novaclient (microversion 2.96) with Keystone password auth
+    against the simulator at ``url``."""
     auth = loading.get_plugin_loader('password').load_from_options(
         auth_url=url + '/identity/v3', username='admin', password=password,
         project_name='admin', user_domain_name='Default',
