@@ -6,11 +6,13 @@ drops it afterwards. When a server is missing, tests fail under CI=true
 the command that starts the server.
 """
 
+import contextlib
 import os
 import socket
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 MYSQL = {'host': '127.0.0.1', 'port': 3306, 'user': 'root', 'password': ''}
 POSTGRES = {'host': '127.0.0.1', 'port': 5432, 'user': 'postgres'}
@@ -135,3 +137,16 @@ def redis_coordination_url():
         unavailable('redis', 'nothing listens on %s:%d' % REDIS)
     return 'redis://%s:%d?namespace=watcher_ha_test_%s' % (
         REDIS + (uuid.uuid4().hex[:12],))
+
+
+@contextlib.contextmanager
+def database(kind):
+    """A new database of ``kind`` ('mysql' or 'postgresql') and an
+    SQLAlchemy engine on it, dropped on leaving: (url, engine)."""
+    url, drop = create_database(kind)
+    engine = sa.create_engine(url)
+    try:
+        yield url, engine
+    finally:
+        engine.dispose()
+        drop()

@@ -16,14 +16,14 @@ from tests.functional import daemons
 from tests.functional import private_servers
 from tests.functional.daemons import Notifications
 from tests.functional.fixtures import wait_for
-from tests.functional.test_ha import INTERVAL
-from tests.functional.test_ha import check_rounds
-from tests.functional.test_ha import create_audit
-from tests.functional.test_ha import owners
-from tests.functional.test_ha import snapshot
+from tests.functional.ha_checks import ENGINES
+from tests.functional.ha_checks import INTERVAL
+from tests.functional.ha_checks import check_rounds
+from tests.functional.ha_checks import create_audit
+from tests.functional.ha_checks import owners
+from tests.functional.ha_checks import snapshot
 from watcher_ha.db import models
 
-ENGINES = ['engine-a', 'engine-b', 'engine-c']
 APPLIERS = ['applier-a', 'applier-b', 'applier-c']
 
 

@@ -9,7 +9,6 @@ import requests
 from tests import servers
 from tests.functional import daemons
 from tests.functional.fixtures import wait_for
-from tests.functional.test_ha import _database
 from tests.functional.cloud import simulator
 from watcher_ha.simulator import scenario
 
@@ -66,7 +65,7 @@ def start_and_wait(cluster, plan):
 def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):
     rabbit, delete = servers.create_rabbit_vhost()
     try:
-        with _database('mysql') as (db_url, _), \
+        with servers.database('mysql') as (db_url, _), \
                 simulator(tmp_path / 'sim', spec()) as sim_url, \
                 daemons.cluster(tmp_path, db_url, rabbit,
                                 **nova_sections(sim_url)) as cluster:
