@@ -2,7 +2,7 @@
 """The data model's notification apply rate end to end over RabbitMQ.
 
     .venv/bin/python tests/benchmarks/bench_model_bus.py [--hosts 1000]
-        [--servers 50000] [--events 30000]
+        [--servers 50000] [--events 30000] [--rounds 3]
 
 On the local RabbitMQ (127.0.0.1:5672, guest/guest), in a virtual host of
 its own deleted at the end, a decision engine's compute model is wired as
@@ -14,16 +14,21 @@ process (so that publishing takes no CPU from the engine's interpreter)
 publishes --events Nova ``instance.update`` notifications (real
 InstanceUpdatePayloads, as bench_model.py makes them) with oslo.messaging's
 Notifier to exchange ``nova``, topic ``versioned_notifications``, as Nova
-does. Twice:
+does:
 
 - live: the engine consumes while the notifications are published;
-- backlog: the notifications are queued first, in the engine's queue
-  while its listener is stopped, then the listener starts: how fast an
-  engine catches up after a pause;
+- then --rounds times, back to back:
+  - backlog: the notifications are queued first, in the engine's queue
+    while its listener is stopped, then the listener starts: how fast an
+    engine catches up after a pause;
+  - and, for scale, the same backlog drained by a bare oslo.messaging
+    notification listener (same transport and executor, an endpoint that
+    only counts): the most any engine on oslo.messaging gets on this
+    machine at that moment.
 
-and, for scale, the same backlog drained by a bare oslo.messaging
-notification listener (same transport and executor, an endpoint that only
-counts): the most any engine on oslo.messaging gets on this machine.
+The rates of a shared machine swing from minute to minute; the rounds
+print the median of each and, round by round, the engine's rate beside
+the bare listener's of the same minute.
 
 Each rate is events applied to the model per second, from the first
 applied event to the last (the model's notification counter and the time
@@ -39,12 +44,15 @@ dispatcher.
 """
 
 import argparse
+import dataclasses
 import datetime
+import itertools
 import multiprocessing
 import os
 import pathlib
 import queue
 import random
+import statistics
 import sys
 import threading
 import time
@@ -221,6 +229,41 @@ def wait_applied(model, target):
             shares)
 
 
+@dataclasses.dataclass
+class Run:
+    """One drain: events applied per second, published per second, CPU
+    seconds per event, CPU share by kind of thread, and (live only) how
+    long after the last send the last event was applied."""
+    rate: float
+    published: float
+    cpu: float
+    shares: dict
+    lag: float = None
+
+
+def median_run(runs):
+    """The run of median rate; its CPU shares averaged over all runs."""
+    middle = sorted(runs, key=lambda r: r.rate)[(len(runs) - 1) // 2]
+    roles = {role for r in runs for role in r.shares}
+    return dataclasses.replace(middle, shares={
+        role: statistics.mean(r.shares.get(role, 0) for r in runs)
+        for role in roles})
+
+
+def print_run(name, found, target):
+    print('%-60s %10.0f %10s' % ('%s: applied, events/s' % name,
+                                 found.rate, target))
+    print('%-60s %10.0f %10s' % ('%s: events per CPU second' % name,
+                                 1 / found.cpu, ''))
+    print('%-60s %10.0f %10s' % ('%s: published, events/s' % name,
+                                 found.published, ''))
+    if found.lag is not None:
+        print('%-60s %10.2f %10s' % (
+            '%s: last applied after last sent, s' % name, found.lag, ''))
+    for role, share in sorted(found.shares.items(), key=lambda i: -i[1]):
+        print('  %-58s %9.0f%% %10s' % ('CPU: ' + role, share * 100, ''))
+
+
 def run(args, url):
     CONF([], project='watcher-ha', default_config_files=[])
     CONF.set_override('transport_url', url)
@@ -242,61 +285,69 @@ def run(args, url):
     model.begin_resync()
     model.finish_resync(fresh)
     del fresh
-    rows = []
+    live = None
+    engine_rounds, bare_rounds = [], []
     expected = {}
+    seeds = itertools.count(args.seed + 1)
+    counter = Counter()
+    bare_pool = 'bench-model-bus-bare'
     try:
         # Live: the engine consumes while the publisher publishes.
         print('live: publishing %d notifications while the engine consumes'
               % args.events, flush=True)
-        publisher = Publisher(url, names, uuids, args.events, args.seed + 1)
+        publisher = Publisher(url, names, uuids, args.events, next(seeds))
         target = model.notifications_applied + args.events
         publisher.go()
         first, last, rate, cpu, shares = wait_applied(model, target)
         sent_from, sent_to, last_hosts = publisher.results()
         expected.update(last_hosts)
-        rows.append(('live', rate, args.events / (sent_to - sent_from),
-                     last - sent_to, cpu, shares))
+        live = Run(rate, args.events / (sent_to - sent_from), cpu, shares,
+                   lag=last - sent_to)
 
-        # Backlog: queued while the listener is stopped, then consumed.
-        print('backlog: queueing %d notifications, listener stopped'
-              % args.events, flush=True)
+        # The bare listener's first start declares its queue, which then
+        # keeps what arrives while it is stopped.
+        bare = bare_listener(counter, bare_pool)
+        bare.start(override_pool_size=1)
+        bare.stop()
+        bare.wait()
         engine._listener.stop()
-        publisher = Publisher(url, names, uuids, args.events, args.seed + 2)
-        target = model.notifications_applied + args.events
-        publisher.go()
-        sent_from, sent_to, last_hosts = publisher.results()
-        expected.update(last_hosts)
-        engine._listener.start()
-        first, last, rate, cpu, shares = wait_applied(model, target)
-        rows.append(('backlog', rate, args.events / (sent_to - sent_from),
-                     None, cpu, shares))
+        for number in range(1, args.rounds + 1):
+            # One backlog, queued for both while both are stopped (every
+            # pool gets every notification): the engine drains it, then
+            # the bare listener drains the same.
+            print('round %d of %d: %d notifications queued, drained by the '
+                  'engine, then by a bare listener' % (
+                      number, args.rounds, args.events), flush=True)
+            publisher = Publisher(url, names, uuids, args.events,
+                                  next(seeds))
+            publisher.go()
+            sent_from, sent_to, last_hosts = publisher.results()
+            expected.update(last_hosts)
+            published = args.events / (sent_to - sent_from)
+
+            target = model.notifications_applied + args.events
+            engine._listener.start()
+            try:
+                first, last, rate, cpu, shares = wait_applied(model, target)
+            finally:
+                engine._listener.stop()
+            engine_rounds.append(Run(rate, published, cpu, shares))
+
+            target = counter.notifications_applied + args.events
+            bare = bare_listener(counter, bare_pool)
+            bare.start(override_pool_size=1)
+            try:
+                first, last, rate, cpu, shares = wait_applied(counter,
+                                                              target)
+            finally:
+                bare.stop()
+                bare.wait()
+            bare_rounds.append(Run(rate, published, cpu, shares))
     finally:
         if engine._listener is not None:
             engine._listener.stop()
         if engine.dispatcher is not None:
             engine.dispatcher.stop()
-
-    # The ceiling: the same backlog, a listener that only counts.
-    print('ceiling: the same backlog drained by a bare listener',
-          flush=True)
-    counter = Counter()
-    bare = bare_listener(counter, 'bench-model-bus-bare')
-    bare.start(override_pool_size=1)
-    bare.stop()
-    bare.wait()
-    publisher = Publisher(url, names, uuids, args.events, args.seed + 3)
-    publisher.go()
-    sent_from, sent_to, _ = publisher.results()
-    bare = bare_listener(counter, 'bench-model-bus-bare')
-    bare.start(override_pool_size=1)
-    try:
-        first, last, rate, cpu, shares = wait_applied(counter,
-                                                      args.events)
-    finally:
-        bare.stop()
-        bare.wait()
-    rows.append(('bare listener, backlog', rate,
-                 args.events / (sent_to - sent_from), None, cpu, shares))
 
     snapshot = model.snapshot()
     misplaced = sum(1 for uuid, host in expected.items()
@@ -306,21 +357,20 @@ def run(args, url):
     print('data model over RabbitMQ, %d hosts / %d servers, %d '
           'instance.update per run' % (args.hosts, args.servers,
                                        args.events))
-    print('%-46s %10s %10s' % ('measure', 'value', 'target'))
-    for name, rate, published, lag, cpu, shares in rows:
-        print('%-46s %10.0f %10s' % (
-            '%s: applied, events/s' % name, rate,
-            '' if name.startswith('bare') else '>= 3000'))
-        print('%-46s %10.0f %10s' % (
-            '%s: events per CPU second' % name, 1 / cpu, ''))
-        print('%-46s %10.0f %10s' % ('%s: published, events/s' % name,
-                                     published, ''))
-        if lag is not None:
-            print('%-46s %10.2f %10s' % (
-                '%s: last applied after last sent, s' % name, lag, ''))
-        for role, share in sorted(shares.items(), key=lambda i: -i[1]):
-            print('  %-44s %9.0f%% %10s' % ('CPU: ' + role, share * 100, ''))
-    print('%-46s %10d %10s' % ('servers not where their last event puts them',
+    print('%-60s %10s %10s' % ('measure', 'value', 'target'))
+    print_run('live', live, '>= 3000')
+    print_run('backlog (median of %d)' % args.rounds,
+              median_run(engine_rounds), '>= 3000')
+    print_run('bare listener, backlog (median of %d)' % args.rounds,
+              median_run(bare_rounds), '')
+    print('%-60s %10s' % ('backlog rounds, engine / bare listener, events/s',
+                          ''))
+    for number, (mine, theirs) in enumerate(zip(engine_rounds, bare_rounds),
+                                            1):
+        print('  %-58s %10s' % ('round %d: %.0f / %.0f (%.0f %%)' % (
+            number, mine.rate, theirs.rate, 100 * mine.rate / theirs.rate),
+            ''))
+    print('%-60s %10d %10s' % ('servers not where their last event puts them',
                                misplaced, '0'))
     print('engine dispatched %d, handler failures %d; load average %.1f '
           'before the run; %s' % (
@@ -334,6 +384,7 @@ def main():
     parser.add_argument('--servers', type=int, default=50000)
     parser.add_argument('--events', type=int, default=30000)
     parser.add_argument('--seed', type=int, default=42)
+    parser.add_argument('--rounds', type=int, default=3)
     args = parser.parse_args()
     args.load = os.getloadavg()[0]
     if not servers.port_open(servers.RABBIT):
