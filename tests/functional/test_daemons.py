@@ -176,8 +176,14 @@ def test_sigterm_leaves_nothing_ongoing(cluster):
             models.Action.action_plan_id == plan['id']).values(
                 action_type='sleep', input_parameters={'duration': 6}))
     cli(cluster.url, 'actionplan', 'start', plan['uuid'])
-    wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
-             == 'ONGOING', 10, 'plan running')
+
+    def action_state():
+        with cluster.engine.connect() as conn:
+            return conn.execute(sa.select(models.Action.state).where(
+                models.Action.action_plan_id == plan['id'])).scalar()
+    # The action itself running (not only its plan claimed): the stop
+    # must interrupt it.
+    wait_for(lambda: action_state() == 'ONGOING', 10, 'action running')
     assert cluster.terminate('applier-1') < 10
     assert cluster.terminate('engine-1') < 10
     with cluster.engine.connect() as conn:
@@ -186,17 +192,12 @@ def test_sigterm_leaves_nothing_ongoing(cluster):
                 table.hostname.in_(['engine-1', 'applier-1']),
                 table.state.in_(['ONGOING', 'CANCELLING']))).all()
             assert held == [], table.__tablename__
-        # Handed back; the interrupted action is left for the next
-        # applier to check (a sleep resumes, a migration is looked up in
-        # Nova) rather than blindly run again.
-        assert conn.execute(sa.select(models.Action.state).where(
-            models.Action.action_plan_id == plan['id'])).scalar() == \
-            'ONGOING'
+    # Handed back; the interrupted action is left for the next applier to
+    # check (a sleep resumes, a migration is looked up in Nova) rather
+    # than blindly run again.
+    assert action_state() == 'ONGOING'
     assert state_of(cluster.url, 'action_plans', plan['uuid']) == 'PENDING'
     cluster.start_applier('applier-2')
     wait_for(lambda: state_of(cluster.url, 'action_plans', plan['uuid'])
              == 'SUCCEEDED', 30, 'plan finished by the next applier')
-    with cluster.engine.connect() as conn:
-        assert conn.execute(sa.select(models.Action.state).where(
-            models.Action.action_plan_id == plan['id'])).scalar() == \
-            'SUCCEEDED'
+    assert action_state() == 'SUCCEEDED'

@@ -9,6 +9,7 @@ import pytest
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier.actions import nop
 from watcher_ha.applier.actions import sleep
+from watcher_ha.applier import workflow
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine.goal import dummy as dummy_goal
 from watcher_ha.decision_engine.planner import weight
@@ -85,6 +86,21 @@ def test_sleep_is_cut_short_by_abort():
     with pytest.raises(action_base.ActionError):
         action.execute()
     assert time.monotonic() - started < 5
+
+
+def test_an_action_started_while_its_applier_stops_is_aborted():
+    """stop() aborts the actions it finds running; one that starts just
+    after (between the task's check of ``stopping`` and its start) is
+    aborted as it starts, so its sleep ends at once."""
+    stopping = threading.Event()
+    run = workflow.PlanRun({'uuid': 'p'}, 'applier-1', {}, stopping)
+    stopping.set()
+    run.abort()
+    action = sleep.Sleep({'duration': 30})
+    run.started(action)
+    assert action.aborted
+    with pytest.raises(action_base.ActionError):
+        action.execute()
 
 
 def test_installed_actions_are_the_planners_action_types():

@@ -132,6 +132,11 @@ class PlanRun:
 
     def started(self, plugin):
         self._running.add(plugin)
+        # stop() sets ``stopping`` and then aborts what it finds running:
+        # a plugin added after that look is aborted here, or it would run
+        # to its end while its applier shuts down.
+        if self.stopping.is_set():
+            plugin.abort()
 
     def finished(self, plugin):
         self._running.discard(plugin)
