@@ -3,6 +3,7 @@ cluster data model."""
 
 import dataclasses
 import datetime
+import random
 
 import pytest
 
@@ -163,6 +164,39 @@ def test_live_migration_ends_on_the_destination():
     assert state.instances_on('fake-compute-3') == []
 
 
+LIVE_MIGRATION = ['instance.create.end'] + [
+    n for n in LIVE if n.startswith('instance.live_migration_')]
+EVACUATION = ['instance.evacuate', 'instance.rebuild_scheduled',
+              'instance.rebuild.start', 'instance.power_off.start',
+              'instance.power_off.end', 'instance.rebuild.end']
+RESIZE = [n for n in LIVE if n.startswith('instance.resize')]
+
+
+@pytest.mark.parametrize('names,hosts', [
+    (LIVE_MIGRATION, ['fake-compute-2', 'fake-compute-3']),
+    (EVACUATION, ['fake-compute-1', 'fake-compute-3']),
+    (RESIZE, ['fake-compute-2', 'fake-compute-3']),
+], ids=['live-migration', 'evacuation', 'resize'])
+def test_a_move_ends_the_same_in_any_order(names, hosts):
+    """Two listener processes, or Nova's computes, may deliver a move's
+    events out of order: the model ends as the in-order replay does,
+    also when the last events (a live migration's ``post.end``) name the
+    source and arrive before the one that names the destination."""
+    in_order = _replay(names, hosts).instances
+    rng = random.Random(7)
+    for _ in range(200):
+        model = model_with(*hosts)
+        shuffled = list(names)
+        rng.shuffle(shuffled)
+        for name in shuffled:
+            model.apply(event(LIVE[name], nova_events.parse_time(
+                LIVE[name]['metadata']['timestamp'])))
+        found = model.snapshot().instances
+        assert {u: (i.host, i.state, i.stamp) for u, i in found.items()} == {
+            u: (i.host, i.state, i.stamp) for u, i in in_order.items()}, (
+            shuffled)
+
+
 def test_evacuation_ends_on_the_rebuilding_compute():
     names = ['instance.evacuate', 'instance.rebuild_scheduled',
              'instance.rebuild.start', 'instance.power_off.start',
@@ -290,6 +324,27 @@ def test_aggregate_events(where, notification):
     zone = (data.get('metadata') or {}).get('availability_zone')
     if zone and inside and members:
         assert {state.node(h).availability_zone for h in members} == {zone}
+
+
+def test_an_older_aggregate_event_does_not_undo_a_newer_one():
+    """Each aggregate event names all its members: the newest wins,
+    whatever order they arrive in."""
+    added = next(n for _, n in reference_events()
+                 if n['event_type'] == 'aggregate.add_host.end')
+    data = added['payload']['nova_object.data']
+    name = data['name']
+
+    def membership(hosts, event_type='aggregate.add_host.end'):
+        return {'event_type': event_type, 'publisher_id': 'nova-api:ctl',
+                'payload': {'nova_object.data': dict(data, hosts=hosts)}}
+    model = model_with('host-a', 'host-b')
+    model.apply(event(membership(['host-a', 'host-b']),
+                      T0 + datetime.timedelta(seconds=2)))
+    model.apply(event(membership(['host-a'], 'aggregate.remove_host.end'),
+                      T0 + datetime.timedelta(seconds=1)))
+    state = model.snapshot()
+    assert name in state.node('host-b').aggregates
+    assert state.aggregates[name] == T0 + datetime.timedelta(seconds=2)
 
 
 def test_snapshot_is_untouched_by_later_updates():

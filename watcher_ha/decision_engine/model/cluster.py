@@ -11,6 +11,7 @@ what the fresh read already shows) and it is swapped in, so no update that
 arrived during the resync is lost.
 """
 
+import dataclasses
 import threading
 import time
 
@@ -114,10 +115,8 @@ class ClusterModel:
         notification received since ``begin_resync`` replayed onto it."""
         with self._lock:
             recorded, self._recording = self._recording or [], None
-            changes = model_state.ClusterState(
-                nodes=fresh.nodes, instances=fresh.instances,
-                placement=fresh.placement, tombstones=fresh.tombstones,
-                generation=self._state.generation).changes()
+            changes = dataclasses.replace(
+                fresh, generation=self._state.generation).changes()
             for event in recorded:
                 nova_events.apply(changes, event)
             # A swap is a change even if the replay changed nothing.

@@ -68,6 +68,15 @@ class Instance:
     pinned_availability_zone: str | None = None
     flavor_extra_specs: tuple = ()
     stamp: datetime.datetime = EPOCH
+    # The stamp of what last said where the server runs, when older than
+    # ``stamp`` (None: the same). Some events do not say it (the last ones
+    # of a live migration), so a later event can still be the first news
+    # of a move.
+    placed_stamp: datetime.datetime | None = None
+
+    @property
+    def placed_at(self):
+        return self.stamp if self.placed_stamp is None else self.placed_stamp
 
     @property
     def metadata_dict(self):

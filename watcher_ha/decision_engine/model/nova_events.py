@@ -165,20 +165,24 @@ def _instance(changes, event):
         return set()
     current = changes.instance(uuid)
     buried = changes.tombstone(uuid)
-    if not _newer(event, current) or (buried is not None
-                                      and event.stamp <= buried):
+    if buried is not None and event.stamp <= buried:
         return set()
+    rule = PLACEMENT[event.event_type]
+    if current is not None and event.stamp < current.stamp:
+        return _late_placement(changes, event, rule, current)
     if (event.event_type == 'instance.delete.end'
             or data.get('state') in elements.GONE_STATES):
         changes.remove_instance(uuid, event.stamp)
         return set()
-    rule = PLACEMENT[event.event_type]
     if rule == KEEP and current is not None:
-        host = current.host
-    elif rule == PUBLISHER and event.publishing_compute:
-        host = event.publishing_compute
+        host, placed = current.host, current.placed_at
+    elif rule == KEEP:
+        # The payload's host is only a guess here (the source of a live
+        # migration maybe): any event that says where the server runs,
+        # however old, overrides it.
+        host, placed = event.data.get('host'), elements.EPOCH
     else:
-        host = data.get('host')
+        host, placed = _placement(rule, event), event.stamp
     flavor = (data.get('flavor') or {}).get('nova_object.data', {})
     changes.put_instance(elements.Instance(
         uuid=uuid,
@@ -197,7 +201,34 @@ def _instance(changes, event):
                                   if current else None),
         flavor_extra_specs=elements.frozen_mapping(
             flavor.get('extra_specs')),
-        stamp=event.stamp))
+        stamp=event.stamp,
+        placed_stamp=None if placed == event.stamp else placed))
+    return _unknown(changes, host)
+
+
+def _placement(rule, event):
+    """Where ``event`` says the server runs (for a rule other than
+    KEEP)."""
+    if rule == PUBLISHER and event.publishing_compute:
+        return event.publishing_compute
+    return event.data.get('host')
+
+
+def _late_placement(changes, event, rule, current):
+    """An event older than the server's element: it changes nothing,
+    unless it says where the server runs and the newer events since did
+    not (a live migration's ``post_dest.end`` that arrives after the
+    source's ``post.end``)."""
+    if rule == KEEP or event.stamp < current.placed_at:
+        return set()
+    host = _placement(rule, event)
+    changes.put_instance(dataclasses.replace(
+        current, host=host, placed_stamp=event.stamp))
+    return _unknown(changes, host)
+
+
+def _unknown(changes, host):
+    """{host} if the model has no such node (to fetch it from Nova)."""
     if host is not None and not changes.has_node(host):
         return {host}
     return set()
@@ -230,6 +261,10 @@ def _service(changes, event):
 def _aggregate(changes, event):
     data = event.data
     name = data.get('name')
+    known = changes.aggregate_stamp(name)
+    if known is not None and event.stamp < known:
+        return set()
+    changes.stamp_aggregate(name, event.stamp)
     members = set(data.get('hosts') or ())
     zone = (data.get('metadata') or {}).get('availability_zone')
     deleted = event.event_type == 'aggregate.delete.end'

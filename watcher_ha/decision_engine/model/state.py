@@ -28,6 +28,9 @@ class ClusterState:
     # uuid -> stamp of its deletion: a late update must not bring a
     # deleted server back.
     tombstones: immutables.Map = EMPTY
+    # aggregate name -> stamp of what last said who its members are: an
+    # older aggregate event arriving later must not undo a newer one.
+    aggregates: immutables.Map = EMPTY
     generation: int = 0
 
     # Read side, for strategies.
@@ -61,6 +64,7 @@ class Changes:
         self._nodes = {}
         self._instances = {}
         self._tombstones = {}
+        self._aggregates = {}
         self._placement = {}
         self.count = 0
 
@@ -74,6 +78,9 @@ class Changes:
 
     def tombstone(self, uuid):
         return _read(self._tombstones, self._base.tombstones, uuid)
+
+    def aggregate_stamp(self, name):
+        return _read(self._aggregates, self._base.aggregates, name)
 
     def has_node(self, hostname):
         return self.node(hostname) is not None
@@ -118,6 +125,10 @@ class Changes:
         self._tombstones[uuid] = stamp
         self.count += 1
 
+    def stamp_aggregate(self, name, stamp):
+        self._aggregates[name] = stamp
+        self.count += 1
+
     def _placed(self, host):
         if host in self._placement:
             return self._placement[host]
@@ -147,6 +158,7 @@ class Changes:
             instances=_merge(self._base.instances, self._instances),
             placement=_merge(self._base.placement, placement),
             tombstones=_merge(self._base.tombstones, self._tombstones),
+            aggregates=_merge(self._base.aggregates, self._aggregates),
             generation=self._base.generation + 1)
 
 

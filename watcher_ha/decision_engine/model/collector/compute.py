@@ -53,11 +53,14 @@ class ComputeCollector(base.Collector):
 
     def build(self, stamp):
         nova = self.nova()
-        zones = self._zones(nova)
+        aggregates = nova.aggregates.list()
+        zones = self._zones(aggregates)
         services = {s.host: s for s in nova.services.list(
             binary='nova-compute')}
         inventories = self._inventories()
         changes = model_state.ClusterState().changes()
+        for aggregate in aggregates:
+            changes.stamp_aggregate(aggregate.name, stamp)
         for hypervisor in nova.hypervisors.list(detailed=True):
             node = self._node(hypervisor, services, inventories, zones,
                               stamp)
@@ -79,13 +82,16 @@ class ComputeCollector(base.Collector):
             return None
         services = {s.host: s for s in nova.services.list(
             host=hostname, binary='nova-compute')}
-        return self._node(found[0], services, self._inventories(
-            names={found[0].hypervisor_hostname}), self._zones(nova), stamp)
+        inventories = self._inventories(
+            names={found[0].hypervisor_hostname})
+        return self._node(found[0], services, inventories,
+                          self._zones(nova.aggregates.list()), stamp)
 
-    def _zones(self, nova):
+    @staticmethod
+    def _zones(aggregates):
         """{host: (availability zone, aggregate names)}."""
         found = {}
-        for aggregate in nova.aggregates.list():
+        for aggregate in aggregates:
             zone = aggregate.availability_zone
             for host in aggregate.hosts:
                 known_zone, names = found.get(host, (None, frozenset()))
