@@ -3,12 +3,15 @@
 
     .venv/bin/python tests/benchmarks/bench_model_bus.py [--hosts 1000]
         [--servers 50000] [--events 30000] [--rounds 3]
+        [--listener-processes 2]
 
 On the local RabbitMQ (127.0.0.1:5672, guest/guest), in a virtual host of
 its own deleted at the end, a decision engine's compute model is wired as
 the engine wires it (DecisionEngineManager._start_models: the compute
 collector's model and notification handlers, the Dispatcher, the
-NovaListener in the engine's own pool) and holds a model of --hosts nodes
+listener in the engine's own pool: by default two listener processes,
+``[watcher_decision_engine] notification_listener_processes = 2``; 0 reads
+in the engine's process) and holds a model of --hosts nodes
 and --servers servers built as bench_model.py builds it. A separate
 process (so that publishing takes no CPU from the engine's interpreter)
 publishes --events Nova ``instance.update`` notifications (real
@@ -33,14 +36,15 @@ the bare listener's of the same minute.
 Each rate is events applied to the model per second, from the first
 applied event to the last (the model's notification counter and the time
 of its last notification tell). Target: 3,000 events/s per engine. Events
-per CPU second divide the same events by the CPU time the engine's process
-used meanwhile (every thread: listener, dispatcher, garbage collector):
-what one engine does with one core of its own, which the wall-clock rate
-on a shared machine understates. Under each run, the share of that CPU
-time each kind of thread used (read per thread from /proc): how much of
-it was oslo.messaging's poll thread, which reads, decodes and
-acknowledges one message at a time, and how much the engine's own
-dispatcher.
+per CPU second divide the same events by the CPU time the engine's
+process and its listener processes used meanwhile (every thread:
+listener, dispatcher, garbage collector): what one engine does with one
+core, which the wall-clock rate on a shared machine understates. Under
+each run, the share of that CPU time each kind of thread used (read per
+thread and per listener process from /proc): how much of it was reading
+the broker (oslo.messaging's poll thread, which reads, decodes and
+acknowledges one message at a time, in the engine or in its listener
+processes), and how much the engine's own dispatcher.
 """
 
 import argparse
@@ -173,39 +177,50 @@ def thread_role(thread):
     return 'other'
 
 
-def thread_cpu():
+LISTENER_PROCESSES = 'listener processes (read, decode, ack, send)'
+
+
+def cpu_seconds(stat_path):
+    """CPU seconds of the task or process whose /proc stat file this is;
+    0 once it is gone."""
+    try:
+        stat = pathlib.Path(stat_path).read_text()
+    except OSError:
+        return 0
+    # utime and stime: the 12th and 13th fields after "(comm) ".
+    fields = stat[stat.rindex(')') + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def thread_cpu(children=()):
     """{thread id: CPU seconds} for every thread of this process, read
-    from /proc (Python only reads the calling thread's)."""
-    tick = os.sysconf('SC_CLK_TCK')
-    found = {}
-    for task in pathlib.Path('/proc/self/task').iterdir():
-        try:
-            stat = (task / 'stat').read_text()
-        except OSError:
-            continue
-        # utime and stime: the 12th and 13th fields after "(comm) ".
-        fields = stat[stat.rindex(')') + 2:].split()
-        found[int(task.name)] = (int(fields[11]) + int(fields[12])) / tick
+    from /proc (Python only reads the calling thread's), and {'pid N':
+    CPU seconds} for each of the ``children`` pids."""
+    found = {int(task.name): cpu_seconds(task / 'stat')
+             for task in pathlib.Path('/proc/self/task').iterdir()}
+    found.update({'pid %d' % pid: cpu_seconds('/proc/%d/stat' % pid)
+                  for pid in children})
     return found
 
 
 def cpu_by_role(before, after):
-    """{role: share of the CPU time used between two thread_cpu()}."""
+    """{role: CPU seconds used between two thread_cpu()}."""
     roles = {thread.native_id: thread_role(thread)
              for thread in threading.enumerate()}
     used = {}
-    for tid, seconds in after.items():
-        role = roles.get(tid, 'other')
-        used[role] = used.get(role, 0) + seconds - before.get(tid, 0)
-    total = sum(used.values()) or 1
-    return {role: seconds / total for role, seconds in used.items()}
+    for task, seconds in after.items():
+        role = (LISTENER_PROCESSES if isinstance(task, str)
+                else roles.get(task, 'other'))
+        used[role] = used.get(role, 0) + seconds - before.get(task, 0)
+    return used
 
 
-def wait_applied(model, target):
+def wait_applied(model, target, children=()):
     """Wait until ``model`` applied ``target`` notifications in all:
     (time of the first applied after this call, time of the last, rate
-    between them, this process's CPU seconds per event meanwhile, the
-    share of that CPU time each kind of thread used)."""
+    between them, CPU seconds per event meanwhile of this process and its
+    listener ``children`` (pids), the share of that CPU time each kind of
+    thread used)."""
     before = model.notifications_applied
     deadline = time.monotonic() + TIMEOUT
     while model.notifications_applied == before:
@@ -213,8 +228,7 @@ def wait_applied(model, target):
             raise RuntimeError('no notification applied in %d s' % TIMEOUT)
         time.sleep(0.001)
     first = time.time()
-    cpu_first = time.process_time()
-    threads_first = thread_cpu()
+    threads_first = thread_cpu(children)
     first_count = model.notifications_applied
     while model.notifications_applied < target:
         if time.monotonic() > deadline:
@@ -222,11 +236,12 @@ def wait_applied(model, target):
                 model.notifications_applied - before, target - before,
                 TIMEOUT))
         time.sleep(0.05)
-    cpu = (time.process_time() - cpu_first) / (target - first_count)
-    shares = cpu_by_role(threads_first, thread_cpu())
+    used = cpu_by_role(threads_first, thread_cpu(children))
+    total = sum(used.values()) or 1
+    shares = {role: seconds / total for role, seconds in used.items()}
     last = model.last_notification
-    return (first, last, (target - first_count) / (last - first), cpu,
-            shares)
+    return (first, last, (target - first_count) / (last - first),
+            total / (target - first_count), shares)
 
 
 @dataclasses.dataclass
@@ -264,9 +279,17 @@ def print_run(name, found, target):
         print('  %-58s %9.0f%% %10s' % ('CPU: ' + role, share * 100, ''))
 
 
+def listener_pids(engine):
+    """The engine's listener processes, if it has any."""
+    return getattr(engine._listener, 'pids', list)()
+
+
 def run(args, url):
     CONF([], project='watcher-ha', default_config_files=[])
     CONF.set_override('transport_url', url)
+    CONF.set_override('notification_listener_processes',
+                      args.listener_processes,
+                      group='watcher_decision_engine')
     # The compute collector only runs with Nova credentials; it never
     # reaches Nova here, since every host the notifications name is in the
     # model.
@@ -298,7 +321,8 @@ def run(args, url):
         publisher = Publisher(url, names, uuids, args.events, next(seeds))
         target = model.notifications_applied + args.events
         publisher.go()
-        first, last, rate, cpu, shares = wait_applied(model, target)
+        first, last, rate, cpu, shares = wait_applied(
+            model, target, listener_pids(engine))
         sent_from, sent_to, last_hosts = publisher.results()
         expected.update(last_hosts)
         live = Run(rate, args.events / (sent_to - sent_from), cpu, shares,
@@ -328,7 +352,8 @@ def run(args, url):
             target = model.notifications_applied + args.events
             engine._listener.start()
             try:
-                first, last, rate, cpu, shares = wait_applied(model, target)
+                first, last, rate, cpu, shares = wait_applied(
+                    model, target, listener_pids(engine))
             finally:
                 engine._listener.stop()
             engine_rounds.append(Run(rate, published, cpu, shares))
@@ -355,8 +380,9 @@ def run(args, url):
     assert len(snapshot.instances) == args.servers
     print()
     print('data model over RabbitMQ, %d hosts / %d servers, %d '
-          'instance.update per run' % (args.hosts, args.servers,
-                                       args.events))
+          'instance.update per run, %d listener processes' % (
+              args.hosts, args.servers, args.events,
+              args.listener_processes))
     print('%-60s %10s %10s' % ('measure', 'value', 'target'))
     print_run('live', live, '>= 3000')
     print_run('backlog (median of %d)' % args.rounds,
@@ -385,6 +411,11 @@ def main():
     parser.add_argument('--events', type=int, default=30000)
     parser.add_argument('--seed', type=int, default=42)
     parser.add_argument('--rounds', type=int, default=3)
+    parser.add_argument(
+        '--listener-processes', type=int, default=2,
+        help='the engine\'s [watcher_decision_engine] '
+             'notification_listener_processes (default %(default)s; 0: it '
+             'reads the notifications in its own process)')
     args = parser.parse_args()
     args.load = os.getloadavg()[0]
     if not servers.port_open(servers.RABBIT):

@@ -2,8 +2,13 @@
 model (broadcast: one pool per engine) without robbing Nova's other
 consumers, and two engines' models agree after a burst."""
 
+import collections
 import contextlib
+import os
+import pathlib
+import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -18,6 +23,7 @@ from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import listener
+from watcher_ha.decision_engine.model import listener_process
 from watcher_ha.simulator import notifications
 
 LIVE = nova_samples.live()
@@ -35,9 +41,9 @@ def rabbit():
 
 class Engine:
     """What a decision engine runs for its model: listener, dispatcher,
-    model."""
+    model; ``processes``: its notification_listener_processes."""
 
-    def __init__(self, host):
+    def __init__(self, host, processes=0):
         self.model = cluster.ClusterModel()
         self.model.update(lambda changes: [
             changes.put_node(elements.ComputeNode(hostname=h, vcpus=8))
@@ -45,7 +51,10 @@ class Engine:
         self.dispatcher = dispatch.Dispatcher([dispatch.Handler(
             'compute', r'^nova-', None, self.model.apply,
             handle_many=self.model.apply_many)])
-        self.listener = listener.NovaListener(self.dispatcher, host)
+        self.listener = (
+            listener_process.ListenerProcesses(self.dispatcher, host,
+                                               processes)
+            if processes else listener.NovaListener(self.dispatcher, host))
 
     def start(self):
         self.dispatcher.start()
@@ -91,8 +100,41 @@ def nova_notifier():
         transport.cleanup()
 
 
+def publish_numbered(numbers):
+    """An instance.update per number, its payload {'n': number}."""
+    with nova_notifier() as notifier:
+        sender = notifier.prepare(publisher_id='nova-compute:h1')
+        for n in numbers:
+            sender.info({}, 'instance.update', {'n': n})
+
+
+def numbers_dispatcher(record, delay):
+    """A dispatcher that passes each batch's numbers (see
+    publish_numbered), in order, to ``record``, ``delay`` seconds a
+    batch."""
+    def handle_many(events):
+        time.sleep(delay)
+        record([e.payload['n'] for e in events])
+    return dispatch.Dispatcher([dispatch.Handler(
+        'recorder', r'', None, lambda e: handle_many([e]),
+        handle_many=handle_many)])
+
+
+def start_on_a_backlog(engine_listener, dispatcher, count):
+    """Queue ``count`` numbered notifications for a listener, then start
+    it and its dispatcher."""
+    # The first start declares the engine's queue; it then keeps what
+    # arrives while the listener is stopped.
+    engine_listener.start()
+    engine_listener.stop()
+    publish_numbered(range(count))
+    dispatcher.start()
+    engine_listener.start()
+
+
 def test_two_engines_agree_after_a_burst(rabbit):
-    engines = [Engine('engine-a'), Engine('engine-b')]
+    """engine-b reads with two listener processes."""
+    engines = [Engine('engine-a'), Engine('engine-b', processes=2)]
     transport = oslo_messaging.get_notification_transport(CONF)
     other = PlainConsumer(transport)
     for engine in engines:
@@ -141,25 +183,10 @@ def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
     CONF.set_override('notification_batch_size', 5,
                       group='watcher_decision_engine')
     seen = []
-
-    def handle_many(events):
-        time.sleep(0.001)
-        seen.extend(e.payload['n'] for e in events)
-    dispatcher = dispatch.Dispatcher([dispatch.Handler(
-        'recorder', r'', None, lambda e: handle_many([e]),
-        handle_many=handle_many)])
+    dispatcher = numbers_dispatcher(seen.extend, delay=0.001)
     engine_listener = listener.NovaListener(dispatcher, 'engine-order')
-    # The first start declares the engine's queue; it then keeps what
-    # arrives while the listener is stopped.
-    engine_listener.start()
-    engine_listener.stop()
     count = 2000
-    with nova_notifier() as notifier:
-        sender = notifier.prepare(publisher_id='nova-compute:h1')
-        for n in range(count):
-            sender.info({}, 'instance.update', {'n': n})
-    dispatcher.start()
-    engine_listener.start()
+    start_on_a_backlog(engine_listener, dispatcher, count)
     try:
         wait_for(lambda: len(seen) >= count, 60, 'the whole backlog')
     finally:
@@ -192,17 +219,21 @@ def _connections(url):
         _vhost(url))
 
 
-def test_a_stopped_listener_leaves_no_connection(rabbit):
+@pytest.mark.parametrize('processes', [0, 2])
+def test_a_stopped_listener_leaves_no_connection(rabbit, processes):
     """stop() waits for the listener, which closes its connection: a
     stopped listener's connection would otherwise outlive it,
     heartbeating, for the life of the process (stop without wait leaves
-    it, and this fails)."""
-    engine = Engine('engine-closing')
+    it, and this fails). Listener processes exit."""
+    engine = Engine('engine-closing', processes)
     engine.start()
+    pids = getattr(engine.listener, 'pids', list)()
     try:
-        wait_for(lambda: _connections(rabbit), 10, 'the listener connected')
+        wait_for(lambda: _connections(rabbit) >= max(processes, 1), 10,
+                 'the listeners connected')
     finally:
         engine.stop()
+    assert not any(_running(pid) for pid in pids)
     wait_for(lambda: _connections(rabbit) == 0, 10,
              'no connection left in the virtual host')
 
@@ -233,3 +264,85 @@ def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
     assert listener.pool_name('away-engine') in left
     # Again: harmless.
     assert pools.delete_pools(gone) == ['gone-engine']
+
+
+def _running(pid):
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        stat = pathlib.Path('/proc/%d/stat' % pid).read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(')') + 2] != 'Z'
+
+
+def test_a_killed_listener_process_loses_nothing(rabbit):
+    """SIGKILL one of two listener processes mid-backlog: what it had not
+    acknowledged goes to the other, what it had sent reaches the engine,
+    and another process takes its place."""
+    CONF.set_override('notification_batch_size', 5,
+                      group='watcher_decision_engine')
+    seen = collections.Counter()
+    # A slow model: the backlog is still draining at the kill.
+    dispatcher = numbers_dispatcher(seen.update, delay=0.002)
+    processes = listener_process.ListenerProcesses(dispatcher,
+                                                   'engine-killed', 2)
+    count = 3000
+    start_on_a_backlog(processes, dispatcher, count)
+    try:
+        wait_for(lambda: len(seen) >= count // 4, 60, 'a quarter applied')
+        victim = processes.pids()[0]
+        os.kill(victim, signal.SIGKILL)
+        assert len(seen) < count, 'killed after the backlog was drained'
+        wait_for(lambda: len(seen) == count, 60, 'every notification')
+        wait_for(lambda: victim not in processes.pids()
+                 and all(_running(pid) for pid in processes.pids()), 30,
+                 'a new listener process')
+        # Both consume: RabbitMQ spreads these among them.
+        publish_numbered(range(count, count + 20))
+        wait_for(lambda: len(seen) == count + 20, 30, 'the late ones')
+    finally:
+        processes.stop()
+        dispatcher.stop()
+        CONF.clear_override('notification_batch_size',
+                            group='watcher_decision_engine')
+    assert set(seen) == set(range(count + 20))
+
+
+ORPHANED_ENGINE = """
+import sys
+import time
+
+from watcher_ha.conf import CONF
+from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.model import listener_process
+
+CONF([], project='watcher-ha', default_config_files=[])
+CONF.set_override('transport_url', sys.argv[1])
+dispatcher = dispatch.Dispatcher([])
+dispatcher.start()
+processes = listener_process.ListenerProcesses(dispatcher, 'engine-gone', 2)
+processes.start()
+print(' '.join(str(pid) for pid in processes.pids()), flush=True)
+time.sleep(600)
+"""
+
+
+def test_listener_processes_leave_with_their_engine(rabbit):
+    """An engine killed with SIGKILL cannot stop its listener processes:
+    they see their pipe close, and exit, closing their connections (an
+    orphan would go on taking the dead engine's notifications)."""
+    with subprocess.Popen(
+            [sys.executable, '-c', ORPHANED_ENGINE, rabbit],
+            stdout=subprocess.PIPE, text=True,
+            cwd=pathlib.Path(__file__).resolve().parents[2]) as engine:
+        try:
+            pids = [int(pid) for pid in engine.stdout.readline().split()]
+            assert len(pids) == 2
+            wait_for(lambda: _connections(rabbit) == 2, 10,
+                     'both listener processes connected')
+        finally:
+            engine.kill()
+    wait_for(lambda: not any(_running(pid) for pid in pids), 20,
+             'the listener processes gone')
+    wait_for(lambda: _connections(rabbit) == 0, 20,
+             'no connection left in the virtual host')

@@ -1,7 +1,9 @@
 """The cluster data model against the simulator: a full sync through
 novaclient and Placement, then random operations whose notifications
-(RabbitMQ) keep two engines' models equal to the cloud; with notifications
-dropped by fault injection, the next resync repairs the models."""
+(RabbitMQ) keep two engines' models equal to the cloud (one engine reads
+them in its own process, the other with two listener processes); with
+notifications dropped by fault injection, the next resync repairs the
+models."""
 
 import random
 import time
@@ -17,6 +19,7 @@ from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import listener
+from watcher_ha.decision_engine.model import listener_process
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.simulator import scenario
@@ -63,13 +66,17 @@ def model_state(model):
 
 
 class Engine:
-    """A decision engine's model side, in this process."""
+    """A decision engine's model side, in this process; ``processes``:
+    its notification_listener_processes."""
 
-    def __init__(self, host):
+    def __init__(self, host, processes=0):
         self.collectors = collector_manager.CollectorManager(['compute'])
         self.model = self.collectors.model('compute')
         self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
-        self.listener = listener.NovaListener(self.dispatcher, host)
+        self.listener = (
+            listener_process.ListenerProcesses(self.dispatcher, host,
+                                               processes)
+            if processes else listener.NovaListener(self.dispatcher, host))
 
     def start(self):
         self.dispatcher.start()
@@ -98,6 +105,8 @@ def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
         assert node.memory_mb_reserved == 512
         assert node.availability_zone == 'az-0'
         assert node.aggregates == {'rack-0'}
+        # Stamped as read: an older aggregate event cannot undo it.
+        assert snapshot.aggregates['rack-0'] == node.stamp
         some = next(iter(snapshot.instances.values()))
         assert some.vcpus > 0 and some.memory_mb > 0
 
@@ -170,7 +179,9 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
     try:
         with simulator(tmp_path, spec, transport_url=transport_url) as url:
             nova_conf(url)
-            engines = [Engine('engine-a'), Engine('engine-b')]
+            # engine-b reads with two listener processes, whose batches
+            # interleave: its model must end as engine-a's does.
+            engines = [Engine('engine-a'), Engine('engine-b', processes=2)]
             for engine in engines:
                 engine.start()
             client = nova(url)

@@ -23,7 +23,7 @@ from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import garbage_collection
-from watcher_ha.decision_engine.model import listener as model_listener
+from watcher_ha.decision_engine.model import listener_process
 from watcher_ha.decision_engine.model import pools
 from watcher_ha.decision_engine.model import views as model_views
 from watcher_ha.decision_engine.model.collector import manager as \
@@ -116,7 +116,7 @@ class DecisionEngineManager:
             CONF.watcher_decision_engine.gc_young_threshold)
         self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
-        self._listener = model_listener.NovaListener(
+        self._listener = listener_process.nova_listener(
             self.dispatcher, self.host, transport=self._nova_transport)
         self._listener.start()
 

@@ -22,6 +22,32 @@ def pool_name(host):
     return POOL_PREFIX + host
 
 
+def batch_listener(transport, endpoints, host, conf=CONF,
+                   allow_requeue=False):
+    """A batch listener on Nova's topic, in ``host``'s pool; started with
+    ``start(override_pool_size=1)``."""
+    engine = conf.watcher_decision_engine
+    targets = [oslo_messaging.Target(exchange=engine.nova_exchange,
+                                     topic=engine.nova_topic)]
+    # A batch listener: its poll thread, which reads, decodes and
+    # acknowledges every message, is what bounds the rate; batches spare
+    # it one executor hand-off per message and let the model apply a
+    # burst as one change.
+    return oslo_messaging.get_batch_notification_listener(
+        transport, targets, endpoints, executor='threading',
+        pool=pool_name(host), allow_requeue=allow_requeue,
+        batch_size=engine.notification_batch_size,
+        batch_timeout=engine.notification_batch_timeout)
+
+
+def events(messages):
+    """A batch of notifications as the dispatcher takes them."""
+    return [nova_events.Event.from_message(
+        message['publisher_id'], message['event_type'],
+        message['payload'], message['metadata'] or {})
+        for message in messages]
+
+
 class _Endpoint:
     """Receives a batch of notifications (one priority at a time) and
     queues them for the dispatcher as one batch, in the order the broker
@@ -31,11 +57,7 @@ class _Endpoint:
         self._dispatcher = dispatcher
 
     def _receive(self, messages):
-        self._dispatcher.submit_many([
-            nova_events.Event.from_message(
-                message['publisher_id'], message['event_type'],
-                message['payload'], message['metadata'] or {})
-            for message in messages])
+        self._dispatcher.submit_many(events(messages))
         return oslo_messaging.NotificationResult.HANDLED
 
     audit = debug = info = warn = error = critical = sample = _receive
@@ -54,25 +76,15 @@ class NovaListener:
         self._listener = None
 
     def start(self):
-        engine = self._conf.watcher_decision_engine
         transport = (self._transport or
                      oslo_messaging.get_notification_transport(self._conf))
-        targets = [oslo_messaging.Target(exchange=engine.nova_exchange,
-                                         topic=engine.nova_topic)]
-        # A batch listener: its poll thread, which reads, decodes and
-        # acknowledges every message, is what bounds the rate; batches
-        # spare it one executor hand-off per message and let the model
-        # apply a burst as one change.
-        self._listener = oslo_messaging.get_batch_notification_listener(
-            transport, targets, [_Endpoint(self._dispatcher)],
-            executor='threading', pool=pool_name(self._host),
-            allow_requeue=False,
-            batch_size=engine.notification_batch_size,
-            batch_timeout=engine.notification_batch_timeout)
+        self._listener = batch_listener(
+            transport, [_Endpoint(self._dispatcher)], self._host, self._conf)
         # One executor thread: it only queues each batch for the
         # dispatcher, and alone it queues them in the order the broker
         # delivered them (with the default 64, two batches could swap).
         self._listener.start(override_pool_size=1)
+        engine = self._conf.watcher_decision_engine
         LOG.info('Listening to %s.%s notifications in pool %s',
                  engine.nova_exchange, engine.nova_topic,
                  pool_name(self._host))
