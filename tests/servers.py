@@ -6,6 +6,7 @@ drops it afterwards. When a server is missing, tests fail under CI=true
 the command that starts the server.
 """
 
+import atexit
 import contextlib
 import os
 import socket
@@ -125,9 +126,21 @@ def create_rabbit_vhost():
         return base, lambda: None
 
     def delete():
-        subprocess.run([ctl, 'delete_vhost', vhost], capture_output=True,
-                       timeout=60)
+        # In the background: each rabbitmqctl call boots an Erlang VM for
+        # a second or so; the run's end waits for the deletions.
+        _deleting.append(subprocess.Popen(
+            [ctl, 'delete_vhost', vhost], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL))
     return base + vhost, delete
+
+
+_deleting = []
+
+
+@atexit.register
+def _wait_deletions():
+    for proc in _deleting:
+        proc.wait(60)
 
 
 def redis_coordination_url():

@@ -273,8 +273,11 @@ def print_run(name, found, target):
     print('%-60s %10.0f %10s' % ('%s: published, events/s' % name,
                                  found.published, ''))
     if found.lag is not None:
+        # Live, the publisher sets the pace: the engine keeps up if it
+        # applies the last event soon after it was sent.
         print('%-60s %10.2f %10s' % (
-            '%s: last applied after last sent, s' % name, found.lag, ''))
+            '%s: last applied after last sent, s' % name, found.lag,
+            '< 1'))
     for role, share in sorted(found.shares.items(), key=lambda i: -i[1]):
         print('  %-58s %9.0f%% %10s' % ('CPU: ' + role, share * 100, ''))
 
@@ -384,7 +387,7 @@ def run(args, url):
               args.hosts, args.servers, args.events,
               args.listener_processes))
     print('%-60s %10s %10s' % ('measure', 'value', 'target'))
-    print_run('live', live, '>= 3000')
+    print_run('live', live, '')
     print_run('backlog (median of %d)' % args.rounds,
               median_run(engine_rounds), '>= 3000')
     print_run('bare listener, backlog (median of %d)' % args.rounds,

@@ -120,13 +120,15 @@ def numbers_dispatcher(record, delay):
         handle_many=handle_many)])
 
 
-def start_on_a_backlog(engine_listener, dispatcher, count):
-    """Queue ``count`` numbered notifications for a listener, then start
-    it and its dispatcher."""
-    # The first start declares the engine's queue; it then keeps what
-    # arrives while the listener is stopped.
-    engine_listener.start()
-    engine_listener.stop()
+def start_on_a_backlog(engine_listener, dispatcher, host, count):
+    """Queue ``count`` numbered notifications for the listener of engine
+    ``host``, then start it and its dispatcher."""
+    # A listener's first start declares the engine's queue (an in-process
+    # one is the quickest); it then keeps what arrives while the listener
+    # is stopped.
+    declaring = listener.NovaListener(dispatcher, host)
+    declaring.start()
+    declaring.stop()
     publish_numbered(range(count))
     dispatcher.start()
     engine_listener.start()
@@ -186,7 +188,7 @@ def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
     dispatcher = numbers_dispatcher(seen.extend, delay=0.001)
     engine_listener = listener.NovaListener(dispatcher, 'engine-order')
     count = 2000
-    start_on_a_backlog(engine_listener, dispatcher, count)
+    start_on_a_backlog(engine_listener, dispatcher, 'engine-order', count)
     try:
         wait_for(lambda: len(seen) >= count, 60, 'the whole backlog')
     finally:
@@ -287,7 +289,7 @@ def test_a_killed_listener_process_loses_nothing(rabbit):
     processes = listener_process.ListenerProcesses(dispatcher,
                                                    'engine-killed', 2)
     count = 3000
-    start_on_a_backlog(processes, dispatcher, count)
+    start_on_a_backlog(processes, dispatcher, 'engine-killed', count)
     try:
         wait_for(lambda: len(seen) >= count // 4, 60, 'a quarter applied')
         victim = processes.pids()[0]

@@ -54,7 +54,6 @@ READY_TIMEOUT = 60
 STOP_TIMEOUT = 20
 RESTART_DELAY = 2
 IN_PROCESS_SCHEMES = ('fake',)
-# The groups whose values a child takes from the engine.
 ENGINE_GROUP = 'watcher_decision_engine'
 
 
@@ -94,6 +93,8 @@ def _in_process(conf):
 
 
 def _messaging_groups():
+    """The groups whose values a child takes from the engine: DEFAULT
+    (the transport, logging), oslo.messaging's and the engine's."""
     return [group or 'DEFAULT'
             for group, _ in messaging_opts.list_opts()] + [ENGINE_GROUP]
 
@@ -229,15 +230,14 @@ class _Child:
             self._reader.start()
 
     def _read(self, process, conn):
-        while True:
-            try:
-                kind, body = conn.recv()
-            except (OSError, EOFError):
-                break
-            if kind == EVENTS:
-                self._dispatcher.submit_many(body)
-            elif kind == READY:
-                self.ready.set()
+        try:
+            self._relay(conn)
+        except Exception:  # noqa: BLE001
+            # Left unread, the child would fill its pipe and stop
+            # consuming: better another child.
+            LOG.exception('Reading notification listener %s failed; '
+                          'killing it', self._name)
+            process.kill()
         process.join(STOP_TIMEOUT)
         conn.close()
         with self._lock:
@@ -248,6 +248,19 @@ class _Child:
                   'goes to the other listeners.', self._name, process.pid,
                   process.exitcode, RESTART_DELAY)
         threading.Timer(RESTART_DELAY, self.start).start()
+
+    def _relay(self, conn):
+        """Pass the child's batches to the dispatcher until its pipe
+        closes."""
+        while True:
+            try:
+                kind, body = conn.recv()
+            except (OSError, EOFError):
+                return
+            if kind == EVENTS:
+                self._dispatcher.submit_many(body)
+            elif kind == READY:
+                self.ready.set()
 
     def stop(self):
         with self._lock:
