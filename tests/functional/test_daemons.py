@@ -37,8 +37,9 @@ def database(request):
 @pytest.fixture
 def mariadb():
     """Scenarios whose database work test_ha repeats on both databases
-    (an audit's plan executed, rounds of continuous audits) run on
-    MariaDB only, to keep the suite's time in bounds."""
+    (executing a plan, rounds of continuous audits, claiming an audit or
+    a plan: the same conditional UPDATEs whether a message or a sweep
+    asks) run on MariaDB only, to keep the suite's time in bounds."""
     with servers.database('mysql') as found:
         yield found
 
@@ -146,7 +147,8 @@ def test_continuous_and_event_audits(cluster_mariadb):
                  == 'SUCCEEDED', 15, 'event run %d' % count)
 
 
-def test_engine_killed_before_consuming_the_trigger(cluster):
+def test_engine_killed_before_consuming_the_trigger(cluster_mariadb):
+    cluster = cluster_mariadb
     cluster.start_engine('engine-1')
     cluster.kill('engine-1', signal.SIGSTOP)
     audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
@@ -163,7 +165,8 @@ def test_engine_killed_before_consuming_the_trigger(cluster):
                audit['UUID'])['Hostname'] == 'engine-2'
 
 
-def test_applier_killed_before_consuming_the_launch(cluster):
+def test_applier_killed_before_consuming_the_launch(cluster_mariadb):
+    cluster = cluster_mariadb
     cluster.start_applier('applier-1')
     plan, actions = factories.action_plan(cluster.engine,
                                           factories.audit(cluster.engine),
