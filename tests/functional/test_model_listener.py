@@ -51,10 +51,8 @@ class Engine:
         self.dispatcher = dispatch.Dispatcher([dispatch.Handler(
             'compute', r'^nova-', None, self.model.apply,
             handle_many=self.model.apply_many)])
-        self.listener = (
-            listener_process.ListenerProcesses(self.dispatcher, host,
-                                               processes)
-            if processes else listener.NovaListener(self.dispatcher, host))
+        self.listener = listener_process.nova_listener(
+            self.dispatcher, host, processes=processes)
 
     def start(self):
         self.dispatcher.start()

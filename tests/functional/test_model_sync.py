@@ -18,7 +18,6 @@ from tests.functional.cloud import simulator
 from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
-from watcher_ha.decision_engine.model import listener
 from watcher_ha.decision_engine.model import listener_process
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
@@ -73,10 +72,8 @@ class Engine:
         self.collectors = collector_manager.CollectorManager(['compute'])
         self.model = self.collectors.model('compute')
         self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
-        self.listener = (
-            listener_process.ListenerProcesses(self.dispatcher, host,
-                                               processes)
-            if processes else listener.NovaListener(self.dispatcher, host))
+        self.listener = listener_process.nova_listener(
+            self.dispatcher, host, processes=processes)
 
     def start(self):
         self.dispatcher.start()

@@ -22,6 +22,13 @@ def pool_name(host):
     return POOL_PREFIX + host
 
 
+def notification_transport_url(conf=CONF):
+    """The parsed URL of the transport Nova's notifications come on."""
+    return oslo_messaging.TransportURL.parse(
+        conf, conf.oslo_messaging_notifications.transport_url
+        or conf.transport_url)
+
+
 def batch_listener(transport, endpoints, host, conf=CONF,
                    allow_requeue=False):
     """A batch listener on Nova's topic, in ``host``'s pool; started with

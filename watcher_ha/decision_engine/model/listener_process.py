@@ -57,11 +57,13 @@ IN_PROCESS_SCHEMES = ('fake',)
 ENGINE_GROUP = 'watcher_decision_engine'
 
 
-def nova_listener(dispatcher, host, conf=CONF, transport=None):
+def nova_listener(dispatcher, host, conf=CONF, transport=None,
+                  processes=None):
     """The listener ``[watcher_decision_engine]
-    notification_listener_processes`` asks for: NovaListener in this
-    process, or ListenerProcesses."""
-    count = conf.watcher_decision_engine.notification_listener_processes
+    notification_listener_processes`` (or ``processes``, if given) asks
+    for: NovaListener in this process, or ListenerProcesses."""
+    count = (conf.watcher_decision_engine.notification_listener_processes
+             if processes is None else processes)
     if not count:
         return listener.NovaListener(dispatcher, host, conf=conf,
                                      transport=transport)
@@ -86,10 +88,8 @@ def _register_messaging_opts(conf):
 
 def _in_process(conf):
     _register_messaging_opts(conf)
-    url = oslo_messaging.TransportURL.parse(
-        conf, conf.oslo_messaging_notifications.transport_url
-        or conf.transport_url)
-    return url.transport in IN_PROCESS_SCHEMES
+    return (listener.notification_transport_url(conf).transport
+            in IN_PROCESS_SCHEMES)
 
 
 def _messaging_groups():

@@ -168,7 +168,7 @@ def _instance(changes, event):
     if buried is not None and event.stamp <= buried:
         return set()
     rule = PLACEMENT[event.event_type]
-    if current is not None and event.stamp < current.stamp:
+    if not _newer(event, current):
         return _late_placement(changes, event, rule, current)
     if (event.event_type == 'instance.delete.end'
             or data.get('state') in elements.GONE_STATES):
@@ -180,7 +180,7 @@ def _instance(changes, event):
         # The payload's host is only a guess here (the source of a live
         # migration maybe): any event that says where the server runs,
         # however old, overrides it.
-        host, placed = event.data.get('host'), elements.EPOCH
+        host, placed = data.get('host'), elements.EPOCH
     else:
         host, placed = _placement(rule, event), event.stamp
     flavor = (data.get('flavor') or {}).get('nova_object.data', {})

@@ -15,7 +15,6 @@ import datetime
 import urllib.parse
 
 import kombu
-import oslo_messaging
 from oslo_config import cfg
 from oslo_log import log
 
@@ -34,9 +33,7 @@ RABBIT_SCHEMES = ('rabbit', 'amqp')
 def broker_urls(conf=CONF):
     """kombu URLs of the notification transport's brokers, or [] when it
     is not RabbitMQ."""
-    url = oslo_messaging.TransportURL.parse(
-        conf, conf.oslo_messaging_notifications.transport_url
-        or conf.transport_url)
+    url = listener.notification_transport_url(conf)
     if url.transport not in RABBIT_SCHEMES:
         return []
     vhost = urllib.parse.quote(url.virtual_host or '', safe='')
