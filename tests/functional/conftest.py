@@ -1,6 +1,15 @@
 import pytest
 
+from tests import servers
 from tests.functional import fixtures
+
+
+@pytest.fixture(params=['mysql', 'postgresql'])
+def database(request):
+    """A new MariaDB or PostgreSQL database, dropped after: (url, engine).
+    A test marked fixtures.MARIADB_ONLY runs on MariaDB alone."""
+    with servers.database(request.param) as found:
+        yield found
 
 
 @pytest.fixture

@@ -9,9 +9,15 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 BIN = os.path.dirname(sys.executable)
+
+
+# Scenarios whose database work others repeat on both databases run on
+# MariaDB only, to keep the suite's time in bounds.
+MARIADB_ONLY = pytest.mark.parametrize('database', ['mysql'], indirect=True)
 
 
 def wait_for(check, timeout=20, what='condition', every=0.1):

@@ -14,6 +14,7 @@ from tests.functional import daemons
 from tests.functional.daemons import Notifications
 from tests.functional.daemons import cli
 from tests.functional.daemons import state_of
+from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from watcher_ha.db import models
 
@@ -25,36 +26,8 @@ def rabbit():
     delete()
 
 
-@pytest.fixture(params=['mysql', 'postgresql'])
-def database(request):
-    url, drop = servers.create_database(request.param)
-    engine = sa.create_engine(url)
-    yield url, engine
-    engine.dispose()
-    drop()
-
-
-@pytest.fixture
-def mariadb():
-    """Scenarios whose database work test_ha repeats on both databases
-    (executing a plan, rounds of continuous audits, claiming an audit or
-    a plan: the same conditional UPDATEs whether a message or a sweep
-    asks) run on MariaDB only, to keep the suite's time in bounds."""
-    with servers.database('mysql') as found:
-        yield found
-
-
 @pytest.fixture
 def cluster(tmp_path, database, rabbit):
-    yield from _cluster(tmp_path, database, rabbit)
-
-
-@pytest.fixture
-def cluster_mariadb(tmp_path, mariadb, rabbit):
-    yield from _cluster(tmp_path, mariadb, rabbit)
-
-
-def _cluster(tmp_path, database, rabbit):
     url, engine = database
     notes = Notifications(rabbit)
     with daemons.cluster(tmp_path, url, rabbit) as running:
@@ -64,8 +37,14 @@ def _cluster(tmp_path, database, rabbit):
     notes.stop()
 
 
-def test_audit_to_executed_plan_with_notifications(cluster_mariadb):
-    cluster = cluster_mariadb
+# The MARIADB_ONLY scenarios: test_ha repeats their database work
+# (executing a plan, rounds of continuous audits, claiming an audit or a
+# plan: the same conditional UPDATEs whether a message or a sweep asks) on
+# both databases.
+
+
+@MARIADB_ONLY
+def test_audit_to_executed_plan_with_notifications(cluster):
     cluster.start_engine('engine-1')
     cluster.start_applier('applier-1')
     audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
@@ -114,8 +93,8 @@ def test_audit_to_executed_plan_with_notifications(cluster_mariadb):
         ('ONGOING', 'SUCCEEDED')]
 
 
-def test_continuous_and_event_audits(cluster_mariadb):
-    cluster = cluster_mariadb
+@MARIADB_ONLY
+def test_continuous_and_event_audits(cluster):
     cluster.start_engine('engine-1')
     continuous = cli(cluster.url, '--os-infra-optim-api-version', '1.7',
                      'audit', 'create', '-g', 'dummy', '-s', 'dummy', '-t',
@@ -147,8 +126,8 @@ def test_continuous_and_event_audits(cluster_mariadb):
                  == 'SUCCEEDED', 15, 'event run %d' % count)
 
 
-def test_engine_killed_before_consuming_the_trigger(cluster_mariadb):
-    cluster = cluster_mariadb
+@MARIADB_ONLY
+def test_engine_killed_before_consuming_the_trigger(cluster):
     cluster.start_engine('engine-1')
     cluster.kill('engine-1', signal.SIGSTOP)
     audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
@@ -165,8 +144,8 @@ def test_engine_killed_before_consuming_the_trigger(cluster_mariadb):
                audit['UUID'])['Hostname'] == 'engine-2'
 
 
-def test_applier_killed_before_consuming_the_launch(cluster_mariadb):
-    cluster = cluster_mariadb
+@MARIADB_ONLY
+def test_applier_killed_before_consuming_the_launch(cluster):
     cluster.start_applier('applier-1')
     plan, actions = factories.action_plan(cluster.engine,
                                           factories.audit(cluster.engine),

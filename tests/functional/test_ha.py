@@ -25,6 +25,7 @@ from tests.functional import slow_strategy
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.daemons import Notifications
+from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import audit_row
@@ -58,31 +59,8 @@ def rabbit():
     delete()
 
 
-@pytest.fixture(params=['mysql', 'postgresql'])
-def database(request):
-    with servers.database(request.param) as found:
-        yield found
-
-
-@pytest.fixture
-def mariadb():
-    """Scenarios whose database work is that of others that run on both
-    run on MariaDB only, to keep the suite's time in bounds."""
-    with servers.database('mysql') as found:
-        yield found
-
-
 @pytest.fixture
 def ha_cluster(tmp_path, database, rabbit, monkeypatch):
-    yield from _ha_cluster(tmp_path, database, rabbit, monkeypatch)
-
-
-@pytest.fixture
-def ha_cluster_mariadb(tmp_path, mariadb, rabbit, monkeypatch):
-    yield from _ha_cluster(tmp_path, mariadb, rabbit, monkeypatch)
-
-
-def _ha_cluster(tmp_path, database, rabbit, monkeypatch):
     """An API, with engines and appliers started by each test; these also
     have the tests' slow strategy."""
     url, engine = database
@@ -329,11 +307,12 @@ def test_applier_killed_mid_plan_resumes_it(ha_cluster):
         < killed_at + datetime.timedelta(seconds=TAKEOVER_MIN + long_sleep)
 
 
-def test_applier_restarted_resolves_its_own_plans(ha_cluster_mariadb):
+@MARIADB_ONLY
+def test_applier_restarted_resolves_its_own_plans(ha_cluster):
     """Killed, then started again under the same host: at start it
     resolves the plans still stamped with it (cancel, the default), with no
     peer to adopt them."""
-    cluster = ha_cluster_mariadb()
+    cluster = ha_cluster()
     plan, actions, runner, _, _ = _kill_applier_mid_plan(
         cluster, appliers=APPLIERS[:1])
     cluster.start_applier(runner)
@@ -348,10 +327,11 @@ def test_applier_restarted_resolves_its_own_plans(ha_cluster_mariadb):
     assert [_starts(cluster, a) for a in actions] == [[runner], [runner], []]
 
 
-def test_two_failures_at_once(ha_cluster_mariadb):
+@MARIADB_ONLY
+def test_two_failures_at_once(ha_cluster):
     """Two of three engines killed together: the last one takes every
     continuous audit and no round doubles or is skipped."""
-    cluster = ha_cluster_mariadb()
+    cluster = ha_cluster()
     for name in ENGINES:
         cluster.start_engine(name)
     audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
@@ -370,7 +350,8 @@ def test_two_failures_at_once(ha_cluster_mariadb):
     check_rounds(cluster, audits, killed=ENGINES[:2])
 
 
-def test_applier_killed_mid_migration_resumes_it(ha_cluster_mariadb,
+@MARIADB_ONLY
+def test_applier_killed_mid_migration_resumes_it(ha_cluster,
                                                  tmp_path):
     """recovery = resume with a live migration still running in the
     simulated cloud when its applier is SIGKILLed: the survivor sees the
@@ -388,7 +369,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster_mariadb,
                 'password': 'admin', 'project_name': 'admin',
                 'user_domain_name': 'Default',
                 'project_domain_name': 'Default'}
-        cluster = ha_cluster_mariadb(
+        cluster = ha_cluster(
             nova=dict(auth), placement=dict(auth),
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.2,
                              'migration_timeout': 60})
