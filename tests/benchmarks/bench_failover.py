@@ -130,10 +130,7 @@ def main():
                 pathlib.Path(tmp), url, rabbit, coordination={
                     'backend_url': servers.redis_coordination_url()}) \
                 as cluster:
-            for name in ENGINES:
-                cluster.start_engine(name)
-            for name in APPLIERS:
-                cluster.start_applier(name)
+            cluster.start_daemons(engines=ENGINES, appliers=APPLIERS)
             for _ in range(args.audits):
                 requests.post(cluster.url + '/v1/audits', json={
                     'goal': 'dummy', 'strategy': 'dummy',

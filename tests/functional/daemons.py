@@ -70,13 +70,22 @@ class Cluster:
             time.sleep(0.2)
         raise AssertionError('%s %s did not register' % (binary, name))
 
+    def start_daemons(self, engines=(), appliers=()):
+        """Start these decision engines and appliers together, and return
+        once each has registered (one after another, their start-ups
+        would add up)."""
+        started = ([(name, 'decision-engine') for name in engines]
+                   + [(name, 'applier') for name in appliers])
+        for name, command in started:
+            self.start(command, name)
+        for name, command in started:
+            self.wait_registered(name, 'watcher-ha-' + command)
+
     def start_engine(self, name):
-        self.start('decision-engine', name)
-        self.wait_registered(name, 'watcher-ha-decision-engine')
+        self.start_daemons(engines=[name])
 
     def start_applier(self, name):
-        self.start('applier', name)
-        self.wait_registered(name, 'watcher-ha-applier')
+        self.start_daemons(appliers=[name])
 
     @property
     def url(self):
@@ -96,17 +105,19 @@ class Cluster:
         proc.wait(timeout)
         return time.monotonic() - started
 
-    def stop_all(self):
-        """SIGTERM every daemon at once, then wait for each (stopping them
-        one by one would add up their shutdown times)."""
+    def signal_all(self, sig=signal.SIGTERM):
+        """Send ``sig`` to every running daemon; return their processes."""
         running = [p for p in self.processes.values() if p.poll() is None]
         for proc in running:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for proc in running:
-            fixtures.stop(proc)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+        return running
+
+    def wait_all(self, timeout=15):
+        """Wait for every daemon to exit, SIGKILLing those that take
+        longer than ``timeout`` s."""
+        for proc in self.processes.values():
+            fixtures.wait_or_kill(proc, timeout)
 
 
 @contextlib.contextmanager
@@ -114,9 +125,14 @@ def cluster(tmp_path, database_url, transport_url, **extra):
     running = Cluster(tmp_path, database_url, transport_url, **extra)
     try:
         with fixtures.api_process(running.base, running.port):
-            yield running
+            try:
+                yield running
+            finally:
+                # SIGTERM every daemon at once, and before the API stops:
+                # one after another, their shutdowns would add up.
+                running.signal_all()
     finally:
-        running.stop_all()
+        running.wait_all()
 
 
 class Notifications:
@@ -155,6 +171,14 @@ class Notifications:
         self.listener.stop()
         self.listener.wait()
         self.transport.cleanup()
+
+    def stop_meanwhile(self):
+        """Stop in a thread of its own, for a teardown that has other
+        things to stop (this takes a second or so); join what it returns.
+        """
+        stopping = threading.Thread(target=self.stop)
+        stopping.start()
+        return stopping
 
     def of(self, uuid):
         with self.lock:

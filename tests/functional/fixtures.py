@@ -79,9 +79,10 @@ def db_manage(config_file, *args):
 
 def prepare_database(config_file):
     """What an operator does before starting the services: migrate, then
-    load the catalog of goals and strategies."""
-    db_manage(config_file, 'upgrade')
-    db_manage(config_file, 'sync')
+    load the catalog of goals and strategies (tests/functional/prepare_db.py:
+    both in one process)."""
+    run(sys.executable, str(pathlib.Path(__file__).with_name('prepare_db.py')),
+        '--config-file', str(config_file))
 
 
 @contextlib.contextmanager
@@ -124,6 +125,11 @@ def stop(proc, timeout=15):
     if proc.poll() is not None:
         return proc.returncode
     os.killpg(proc.pid, signal.SIGTERM)
+    return wait_or_kill(proc, timeout)
+
+
+def wait_or_kill(proc, timeout=15):
+    """Wait for ``proc`` to exit; SIGKILL its group after ``timeout`` s."""
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:

@@ -34,19 +34,19 @@ def cluster(tmp_path, database, rabbit):
         running.engine = engine
         running.notes = notes
         yield running
-    notes.stop()
+        listening = notes.stop_meanwhile()
+    listening.join()
 
 
 # The MARIADB_ONLY scenarios: test_ha repeats their database work
 # (executing a plan, rounds of continuous audits, claiming an audit or a
 # plan: the same conditional UPDATEs whether a message or a sweep asks) on
-# both databases.
+# both databases. The first runs on both: the issue asks for this one
+# scenario "again on PostgreSQL".
 
 
-@MARIADB_ONLY
 def test_audit_to_executed_plan_with_notifications(cluster):
-    cluster.start_engine('engine-1')
-    cluster.start_applier('applier-1')
+    cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
     audit = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
                 'dummy', '-t', 'ONESHOT', '-p', 'para1=1')
     started = time.monotonic()
@@ -164,8 +164,7 @@ def test_applier_killed_before_consuming_the_launch(cluster):
 
 
 def test_sigterm_leaves_nothing_ongoing(cluster):
-    cluster.start_engine('engine-1')
-    cluster.start_applier('applier-1')
+    cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
     continuous = cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
                      'dummy', '-t', 'CONTINUOUS', '-i', '3600')
     wait_for(lambda: state_of(cluster.url, 'audits', continuous['UUID'])

@@ -85,8 +85,7 @@ def ha_cluster(tmp_path, database, rabbit, monkeypatch):
     # Nothing is checked any more: kill the daemons rather than wait for
     # their graceful stops (tested elsewhere), and stop listening to the
     # bus meanwhile.
-    listening = threading.Thread(target=notes.stop)
-    listening.start()
+    listening = notes.stop_meanwhile()
     for context, running in started:
         for name, proc in running.processes.items():
             if proc.poll() is None:
@@ -97,8 +96,7 @@ def ha_cluster(tmp_path, database, rabbit, monkeypatch):
 
 def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
     cluster = ha_cluster()
-    for name in ENGINES:
-        cluster.start_engine(name)
+    cluster.start_daemons(engines=ENGINES)
     begun = time.monotonic()
     audits, held = spread_audits(cluster, 20, interval=str(INTERVAL))
     # A one-shot audit whose strategy thinks for 10 s: the engine that
@@ -147,8 +145,7 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
     the others take all it held; once resumed it finishes what it was
     computing, and stores none of it."""
     cluster = ha_cluster()
-    for name in ENGINES:
-        cluster.start_engine(name)
+    cluster.start_daemons(engines=ENGINES)
     # Rounds that think half a second: some are running when it stops.
     audits, _ = spread_audits(cluster, 9, interval=str(INTERVAL),
                               strategy=slow_strategy.NAME,
@@ -242,8 +239,7 @@ def _kill_applier_mid_plan(cluster, durations=(4, 4, 4), appliers=APPLIERS):
     """Kill the applier running the second action of a plan of sleeps,
     once that action's start is on the bus; returns (plan, actions, the
     killed applier, when it was killed, when the second action began)."""
-    for name in appliers:
-        cluster.start_applier(name)
+    cluster.start_daemons(appliers=appliers)
     plan, actions = _plan_with_sleeps(cluster, durations)
     runner = wait_for(lambda: (_starts(cluster, actions[1]) or [None])[0],
                       20, 'second action running')
@@ -332,8 +328,7 @@ def test_two_failures_at_once(ha_cluster):
     """Two of three engines killed together: the last one takes every
     continuous audit and no round doubles or is skipped."""
     cluster = ha_cluster()
-    for name in ENGINES:
-        cluster.start_engine(name)
+    cluster.start_daemons(engines=ENGINES)
     audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
                            interval=str(INTERVAL)) for _ in range(6)]
     wait_for(lambda: all(owners(cluster.engine, audits).values()), 20,
@@ -373,8 +368,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
             nova=dict(auth), placement=dict(auth),
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.2,
                              'migration_timeout': 60})
-        for name in APPLIERS[:2]:
-            cluster.start_applier(name)
+        cluster.start_daemons(appliers=APPLIERS[:2])
 
         def cloud():
             return requests.get(sim_url + '/simulator/state',

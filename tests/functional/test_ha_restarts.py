@@ -66,10 +66,7 @@ def test_daemons_recover_from_server_restarts(tmp_path, stack):
         with daemons.cluster(tmp_path, postgres.url, rabbit, coordination={
                 'backend_url': redis.url}) as cluster:
             cluster.engine, cluster.notes = engine, notes
-            for name in ENGINES:
-                cluster.start_engine(name)
-            for name in APPLIERS:
-                cluster.start_applier(name)
+            cluster.start_daemons(engines=ENGINES, appliers=APPLIERS)
             audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
                                    interval=str(INTERVAL))
                       for _ in range(6)]

@@ -69,8 +69,7 @@ def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):
                 simulator(tmp_path / 'sim', spec()) as sim_url, \
                 daemons.cluster(tmp_path, db_url, rabbit,
                                 **nova_sections(sim_url)) as cluster:
-            cluster.start_engine('engine-1')
-            cluster.start_applier('applier-1')
+            cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
             state = requests.get(sim_url + '/simulator/state',
                                  timeout=10).json()
             host = 'compute-0001'
