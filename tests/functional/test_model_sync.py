@@ -6,8 +6,10 @@ notifications dropped by fault injection, the next resync repairs the
 models."""
 
 import random
+import threading
 import time
 
+from keystoneauth1 import session
 import pytest
 import requests
 
@@ -62,6 +64,36 @@ def model_state(model):
     servers_ = {uuid: (i.host, i.state)
                 for uuid, i in snapshot.instances.items()}
     return nodes, servers_
+
+
+def test_full_sync_reads_placement_while_nova_lists_servers(
+        tmp_path, nova_conf, monkeypatch):
+    """The server list is the longest read of a full sync: Placement's
+    inventories (a request per compute node) are read beside it, not
+    after it. The server list is held until an inventory request begins,
+    and that one waits for the server list to be under way: read one
+    after the other, one of them would wait in vain."""
+    listing = threading.Event()
+    inventory_read = threading.Event()
+    waited = {}
+    send = session.Session.request
+
+    def request(self, url, method, **kwargs):
+        if '/servers/detail' in url:
+            listing.set()
+            waited['listing'] = inventory_read.wait(10)
+        elif url.endswith('/inventories'):
+            waited.setdefault('inventory', listing.wait(10))
+            inventory_read.set()
+        return send(self, url, method, **kwargs)
+    monkeypatch.setattr(session.Session, 'request', request)
+    with simulator(tmp_path, cloud.SMALL) as url:
+        nova_conf(url)
+        collectors = collector_manager.CollectorManager(['compute'])
+        collectors.resync('compute')
+        assert collectors.model('compute').ready
+        assert model_state(collectors.model('compute')) == cloud_state(url)
+    assert waited == {'listing': True, 'inventory': True}
 
 
 class Engine:

@@ -12,6 +12,8 @@ Credentials and endpoints: ``[nova]`` and ``[placement]`` (see
 watcher_ha.common.clients).
 """
 
+from concurrent import futures
+
 from oslo_config import cfg
 from oslo_log import log
 
@@ -24,6 +26,10 @@ from watcher_ha.decision_engine.model.collector import base
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
+
+# Requests a full sync has in flight at most: the server list, and the
+# other reads (one per resource provider for Placement) beside it.
+READERS = 8
 
 
 class ComputeCollector(base.Collector):
@@ -53,22 +59,40 @@ class ComputeCollector(base.Collector):
 
     def build(self, stamp):
         nova = self.nova()
-        aggregates = nova.aggregates.list()
+        pool = futures.ThreadPoolExecutor(READERS,
+                                          thread_name_prefix='full-sync')
+        try:
+            # The server list, page after page, is the longest read: the
+            # rest (a request per resource provider among them) is read
+            # meanwhile rather than after it.
+            servers = pool.submit(
+                nova.servers.list, detailed=True,
+                search_opts={'all_tenants': True}, limit=-1)
+            hypervisors = pool.submit(nova.hypervisors.list, detailed=True)
+            services = pool.submit(nova.services.list,
+                                   binary='nova-compute')
+            aggregates = pool.submit(nova.aggregates.list)
+            inventories = self._inventories(pool=pool)
+            return self._state(stamp, aggregates.result(),
+                               services.result(), inventories,
+                               hypervisors.result(), servers.result())
+        finally:
+            # On a failed read, the reads not yet begun are dropped.
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _state(self, stamp, aggregates, services, inventories, hypervisors,
+               servers):
         zones = self._zones(aggregates)
-        services = {s.host: s for s in nova.services.list(
-            binary='nova-compute')}
-        inventories = self._inventories()
+        services = {s.host: s for s in services}
         changes = model_state.ClusterState().changes()
         for aggregate in aggregates:
             changes.stamp_aggregate(aggregate.name, stamp)
-        for hypervisor in nova.hypervisors.list(detailed=True):
+        for hypervisor in hypervisors:
             node = self._node(hypervisor, services, inventories, zones,
                               stamp)
             if node is not None:
                 changes.put_node(node)
-        for server in nova.servers.list(
-                detailed=True, search_opts={'all_tenants': True},
-                limit=-1):
+        for server in servers:
             instance = self._instance(server, stamp)
             if instance.state not in elements.GONE_STATES:
                 changes.put_instance(instance)
@@ -98,20 +122,21 @@ class ComputeCollector(base.Collector):
                 found[host] = (zone or known_zone, names | {aggregate.name})
         return found
 
-    def _inventories(self, names=None):
-        """{provider name: (provider uuid, {resource class: inventory})}."""
+    def _inventories(self, names=None, pool=None):
+        """{provider name: (provider uuid, {resource class: inventory})};
+        with ``pool``, the providers' inventories are read in its
+        threads."""
         placement = self.placement()
-        providers = placement.get('/resource_providers').json()[
-            'resource_providers']
-        found = {}
-        for provider in providers:
-            if names is not None and provider['name'] not in names:
-                continue
-            inventories = placement.get(
-                '/resource_providers/%s/inventories' % provider['uuid']
-            ).json()['inventories']
-            found[provider['name']] = (provider['uuid'], inventories)
-        return found
+        providers = [p for p in placement.get('/resource_providers').json()[
+            'resource_providers'] if names is None or p['name'] in names]
+
+        def inventory(provider):
+            return placement.get('/resource_providers/%s/inventories'
+                                 % provider['uuid']).json()['inventories']
+        read = map if pool is None else pool.map
+        return {provider['name']: (provider['uuid'], found)
+                for provider, found in zip(
+                    providers, read(inventory, providers), strict=True)}
 
     def _node(self, hypervisor, services, inventories, zones, stamp):
         host = _hypervisor_host(hypervisor)
