@@ -21,6 +21,7 @@ from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import listener_process
+from watcher_ha.decision_engine.model.collector import compute
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.simulator import scenario
@@ -94,6 +95,64 @@ def test_full_sync_reads_placement_while_nova_lists_servers(
         assert collectors.model('compute').ready
         assert model_state(collectors.model('compute')) == cloud_state(url)
     assert waited == {'listing': True, 'inventory': True}
+
+
+def test_full_sync_asks_for_the_next_page_while_converting_one(
+        tmp_path, nova_conf, monkeypatch):
+    """Nova's server list comes in pages of 1,000; a full sync of 2,100
+    servers reads the three pages, and no more, and converts each page
+    into model elements while Nova serves the next. The request for the
+    second page is held until a conversion begins: with every page read
+    before the first conversion, it would wait in vain."""
+    converting = threading.Event()
+    pages_asked = []
+    waited = []
+    send = session.Session.request
+    convert = compute.ComputeCollector._instance
+
+    def request(self, url, method, **kwargs):
+        if '/servers/detail' in url:
+            pages_asked.append(url)
+            if len(pages_asked) == 2:
+                waited.append(converting.wait(10))
+        return send(self, url, method, **kwargs)
+
+    def instance(info, stamp):
+        converting.set()
+        return convert(info, stamp)
+    monkeypatch.setattr(session.Session, 'request', request)
+    monkeypatch.setattr(compute.ComputeCollector, '_instance',
+                        staticmethod(instance))
+    with simulator(tmp_path, scenario.generate(hosts=30, servers=2100,
+                                               seed=5)) as url:
+        nova_conf(url)
+        collectors = collector_manager.CollectorManager(['compute'])
+        collectors.resync('compute')
+        model = collectors.model('compute')
+        assert len(model.snapshot().instances) == 2100
+        assert model_state(model) == cloud_state(url)
+    assert waited == [True]
+    assert len(pages_asked) == 3
+    assert 'marker=' not in pages_asked[0]
+    assert all('marker=' in url for url in pages_asked[1:])
+
+
+def test_full_sync_reads_every_page_of_hypervisors_and_servers(
+        tmp_path, nova_conf):
+    """Nova cuts each list at its max_limit: with 7, 30 hosts come in five
+    pages of hypervisors and 100 servers in fifteen pages, and every one
+    of them is in the model."""
+    spec = scenario.generate(hosts=30, servers=100, seed=8)
+    spec['max_limit'] = 7
+    with simulator(tmp_path, spec) as url:
+        nova_conf(url)
+        collectors = collector_manager.CollectorManager(['compute'])
+        collectors.resync('compute')
+        model = collectors.model('compute')
+        snapshot = model.snapshot()
+        assert len(snapshot.nodes) == 30
+        assert len(snapshot.instances) == 100
+        assert model_state(model) == cloud_state(url)
 
 
 class Engine:

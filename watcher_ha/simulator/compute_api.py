@@ -5,7 +5,17 @@ import uuid as uuidlib
 
 from watcher_ha.simulator import web
 
+# Nova's [api] max_limit: the most items a page holds; a scenario's
+# ``max_limit`` sets another.
 MAX_LIMIT = 1000
+# Nova's server list filters: query parameter, test of a server.
+SERVER_FILTERS = {
+    'host': lambda server, value: server.host == value,
+    'node': lambda server, value: server.host == value,
+    'name': lambda server, value: value in server.name,
+    'status': lambda server, value: server.status == value.upper(),
+    'project_id': lambda server, value: server.tenant_id == value,
+}
 POWER_STATE_CODES = {'active': 1, 'stopped': 4, 'paused': 3,
                      'suspended': 7}
 
@@ -57,10 +67,9 @@ class ComputeAPI(web.Service):
     # Servers.
 
     def _server_view(self, req, server, version, detail):
-        links = [{'rel': 'self', 'href': self._url(req, 'servers',
-                                                   server.uuid)},
-                 {'rel': 'bookmark', 'href': self._url(req, 'servers',
-                                                       server.uuid)}]
+        href = self._url(req, 'servers', server.uuid)
+        links = [{'rel': 'self', 'href': href},
+                 {'rel': 'bookmark', 'href': href}]
         if not detail:
             return {'id': server.uuid, 'name': server.name, 'links': links}
         flavor = server.flavor
@@ -102,37 +111,60 @@ class ComputeAPI(web.Service):
                 server.pinned_availability_zone
         return view
 
-    def _filtered(self, req):
+    def _servers_page(self, req):
+        """A page of the servers the query's filters select, newest first
+        (Nova's default sort), from just after the marker; like Nova, a
+        marker may name a deleted server. Each page costs what it holds,
+        not what the cloud holds: a full listing pages through 50,000
+        servers."""
+        limit = self._limit(req)
         params = req.GET
-        found = []
-        for uuid in reversed(self.cloud.order):
-            server = self.cloud.servers.get(uuid)
-            if server is None:
-                continue
-            if 'host' in params and server.host != params['host']:
-                continue
-            if 'node' in params and server.host != params['node']:
-                continue
-            if 'name' in params and params['name'] not in server.name:
-                continue
-            if ('status' in params
-                    and server.status != params['status'].upper()):
-                continue
-            if ('project_id' in params
-                    and server.tenant_id != params['project_id']):
-                continue
-            found.append(server)
-        return found
+        tests = [(test, params[name])
+                 for name, test in SERVER_FILTERS.items() if name in params]
+        order, servers = self.cloud.order, self.cloud.servers
+        marker = params.get('marker')
+        end = len(order)
+        if marker is not None:
+            try:
+                end = order.index(marker)
+            except ValueError:
+                raise web.Reply(400, 'marker [%s] not found' % marker)
+        page = []
+        for position in range(end - 1, -1, -1):
+            if len(page) == limit:
+                break
+            server = servers.get(order[position])
+            if server is not None and all(test(server, value)
+                                          for test, value in tests):
+                page.append(server)
+        return page, self._next_links(req, 'servers', limit, page)
 
-    def _page(self, req, items, key, collection):
-        """Nova's marker/limit paging, with a next link."""
+    def _limit(self, req):
+        max_limit = int(self.sim.spec.get('max_limit', MAX_LIMIT))
         try:
-            limit = int(req.GET.get('limit', MAX_LIMIT))
+            limit = int(req.GET.get('limit', max_limit))
         except ValueError:
             raise web.Reply(400, 'Invalid input for query parameters limit.')
         if limit < 0:
             raise web.Reply(400, 'Invalid input for query parameters limit.')
-        limit = min(limit, MAX_LIMIT)
+        return min(limit, max_limit)
+
+    def _next_links(self, req, collection, limit, page, key=None):
+        """Nova's next link: there is one whenever a page is full, even
+        the last (the page after it is then empty), so a client pages
+        until it gets an empty or short page."""
+        if not page or len(page) < limit:
+            return []
+        marker = key(page[-1]) if key else page[-1].uuid
+        query = dict(req.GET)
+        query.update(limit=limit, marker=marker)
+        return [{'rel': 'next', 'href': '%s?%s' % (
+            self._url(req, collection), '&'.join(
+                '%s=%s' % item for item in sorted(query.items())))}]
+
+    def _page(self, req, items, key, collection):
+        """Nova's marker/limit paging of ``items``, with a next link."""
+        limit = self._limit(req)
         marker = req.GET.get('marker')
         start = 0
         if marker is not None:
@@ -142,18 +174,10 @@ class ComputeAPI(web.Service):
                 raise web.Reply(400, 'marker [%s] not found' % marker)
             start = positions[0] + 1
         page = items[start:start + limit]
-        links = []
-        if len(page) == limit and start + limit < len(items):
-            query = dict(req.GET)
-            query.update(limit=limit, marker=key(page[-1]))
-            links.append({'rel': 'next', 'href': '%s?%s' % (
-                self._url(req, collection), '&'.join(
-                    '%s=%s' % item for item in sorted(query.items())))})
-        return page, links
+        return page, self._next_links(req, collection, limit, page, key)
 
     def list_servers(self, req, version, detail=False):
-        servers, links = self._page(req, self._filtered(req),
-                                    lambda s: s.uuid, 'servers')
+        servers, links = self._servers_page(req)
         body = {'servers': [self._server_view(req, s, version, detail)
                             for s in servers]}
         if links:

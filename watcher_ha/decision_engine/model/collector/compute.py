@@ -13,7 +13,9 @@ watcher_ha.common.clients).
 """
 
 from concurrent import futures
+from urllib import parse
 
+from novaclient.v2 import hypervisors as hypervisors_mod
 from oslo_config import cfg
 from oslo_log import log
 
@@ -27,8 +29,10 @@ from watcher_ha.decision_engine.model.collector import base
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-# Requests a full sync has in flight at most: the server list, and the
-# other reads (one per resource provider for Placement) beside it.
+# Requests a full sync has in flight beside the server list: the other
+# reads, one per resource provider for Placement. One of these threads
+# waits for the per-provider reads it hands to the others, so there must
+# be more than one.
 READERS = 8
 
 
@@ -61,30 +65,38 @@ class ComputeCollector(base.Collector):
         nova = self.nova()
         pool = futures.ThreadPoolExecutor(READERS,
                                           thread_name_prefix='full-sync')
+        # The server list is the longest read: page after page, each
+        # asked for once the one before names its last server. One thread
+        # of its own reads them, so the next page is on its way while
+        # this thread converts the last; the other reads (a request per
+        # resource provider among them) go on beside it in the pool.
+        pager = futures.ThreadPoolExecutor(1, thread_name_prefix='full-sync')
         try:
-            # The server list, page after page, is the longest read: the
-            # rest (a request per resource provider among them) is read
-            # meanwhile rather than after it.
-            servers = pool.submit(
-                nova.servers.list, detailed=True,
-                search_opts={'all_tenants': True}, limit=-1)
-            hypervisors = pool.submit(nova.hypervisors.list, detailed=True)
+            hypervisors = pool.submit(_hypervisors, nova)
             services = pool.submit(nova.services.list,
                                    binary='nova-compute')
             aggregates = pool.submit(nova.aggregates.list)
-            inventories = self._inventories(pool=pool)
-            return self._state(stamp, aggregates.result(),
-                               services.result(), inventories,
-                               hypervisors.result(), servers.result())
+            inventories = pool.submit(self._inventories, pool=pool)
+            changes = model_state.ClusterState().changes()
+            for page in _pages(nova, '/servers/detail?all_tenants=1',
+                               'servers', reader=pager):
+                for server in page:
+                    instance = self._instance(server, stamp)
+                    if instance.state not in elements.GONE_STATES:
+                        changes.put_instance(instance)
+            self._put_nodes(changes, stamp, aggregates.result(),
+                            services.result(), inventories.result(),
+                            hypervisors.result())
+            return changes.state()
         finally:
             # On a failed read, the reads not yet begun are dropped.
+            pager.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _state(self, stamp, aggregates, services, inventories, hypervisors,
-               servers):
+    def _put_nodes(self, changes, stamp, aggregates, services, inventories,
+                   hypervisors):
         zones = self._zones(aggregates)
         services = {s.host: s for s in services}
-        changes = model_state.ClusterState().changes()
         for aggregate in aggregates:
             changes.stamp_aggregate(aggregate.name, stamp)
         for hypervisor in hypervisors:
@@ -92,11 +104,6 @@ class ComputeCollector(base.Collector):
                               stamp)
             if node is not None:
                 changes.put_node(node)
-        for server in servers:
-            instance = self._instance(server, stamp)
-            if instance.state not in elements.GONE_STATES:
-                changes.put_instance(instance)
-        return changes.state()
 
     def fetch_node(self, hostname, stamp):
         nova = self.nova()
@@ -168,8 +175,8 @@ class ComputeCollector(base.Collector):
             aggregates=frozenset(aggregates), stamp=stamp)
 
     @staticmethod
-    def _instance(server, stamp):
-        info = server.to_dict()
+    def _instance(info, stamp):
+        """An Instance from a server as Nova's API shows it (a dict)."""
         flavor = info.get('flavor') or {}
         return elements.Instance(
             uuid=info['id'], name=info.get('name') or '',
@@ -194,6 +201,46 @@ class ComputeCollector(base.Collector):
         return [dispatch.Handler('compute', r'^nova-', event_types,
                                  self.model.apply,
                                  handle_many=self.model.apply_many)]
+
+
+def _pages(nova, path, collection, reader=None):
+    """Every item of one of Nova's paged collections, page after page, as
+    Nova's JSON: plain dicts, without novaclient's resource objects (it
+    deep-copies each one that is read back). Nova cuts every list at its
+    ``[api] max_limit`` (1,000 by default) and links the next page while
+    a page is full, so a list is read to its end by following the links.
+    With ``reader`` (an executor), the page after each is asked for in
+    it before the page is handed over."""
+    def page(marker):
+        url = path
+        if marker is not None:
+            url += '%smarker=%s' % ('&' if '?' in path else '?',
+                                    parse.quote(marker))
+        _resp, body = nova.client.get(url)
+        items = body[collection]
+        more = bool(items) and any(
+            link.get('rel') == 'next'
+            for link in body.get(collection + '_links', ()))
+        return items, more
+    ask = _at_once if reader is None else reader.submit
+    coming = ask(page, None)
+    while coming is not None:
+        items, more = coming.result()
+        coming = ask(page, items[-1]['id']) if more else None
+        yield items
+
+
+def _at_once(function, *args):
+    done = futures.Future()
+    done.set_result(function(*args))
+    return done
+
+
+def _hypervisors(nova):
+    """Every hypervisor, with details, all pages of them."""
+    return [hypervisors_mod.Hypervisor(nova.hypervisors, info, loaded=True)
+            for page in _pages(nova, '/os-hypervisors/detail', 'hypervisors')
+            for info in page]
 
 
 def _hypervisor_host(hypervisor):
