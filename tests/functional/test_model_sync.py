@@ -1,9 +1,11 @@
 """The cluster data model against the simulator: a full sync through
-novaclient and Placement, then random operations whose notifications
-(RabbitMQ) keep two engines' models equal to the cloud (one engine reads
-them in its own process, the other with two listener processes); with
-notifications dropped by fault injection, the next resync repairs the
-models."""
+novaclient and Placement, then random operations (boots, deletions, live
+migrations, resizes, services disabled and enabled, host failures and
+recoveries, evacuations) whose notifications (RabbitMQ) keep two
+engines' models equal to the cloud (one engine reads them in its own
+process, the other with two listener processes); with notifications
+dropped by fault injection, and a host failure no one reports, the next
+resync repairs the models."""
 
 import random
 import threading
@@ -199,10 +201,11 @@ def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
         assert some.vcpus > 0 and some.memory_mb > 0
 
 
-def _random_operation(client, rng, hosts):
+def _random_operation(client, url, rng, hosts):
     servers_ = client.servers.list(limit=-1)
     action = rng.choice(['boot', 'delete', 'migrate', 'migrate',
-                         'resize', 'disable', 'enable', 'stop_start'])
+                         'resize', 'disable', 'enable', 'stop_start',
+                         'fail', 'recover', 'evacuate'])
     try:
         if action == 'boot' or not servers_:
             flavor = rng.choice(client.flavors.list())
@@ -226,6 +229,15 @@ def _random_operation(client, rng, hosts):
                 client.services.disable_log_reason(service.id, 'random')
             else:
                 client.services.enable(service.id)
+        elif action in ('fail', 'recover'):
+            _fail_or_recover(client, url, rng.choice(hosts), action)
+        elif action == 'evacuate':
+            down = [s.host for s in client.services.list(
+                binary='nova-compute') if s.state == 'down']
+            on_down = [s for s in servers_
+                       if getattr(s, 'OS-EXT-SRV-ATTR:host') in down]
+            if on_down:
+                client.servers.evacuate(rng.choice(on_down))
         for pending in client.servers.list(limit=-1):
             if pending.status == 'VERIFY_RESIZE':
                 pending.confirm_resize()
@@ -233,6 +245,21 @@ def _random_operation(client, rng, hosts):
         # Refusals (no room, wrong state) are part of the game.
         if getattr(err, 'code', None) not in (400, 404, 409):
             raise
+
+
+def _fail_or_recover(client, url, host, action, report=True):
+    """A host failure as a cloud sees it: the host stops reporting, and
+    the monitor that notices (Masakari's host monitor, say) forces its
+    compute service down, the call Nova offers such monitors, so that
+    evacuations may begin; a recovery undoes both. With ``report``
+    False, no one tells Nova: a missed heartbeat is not notified, so only
+    a resync shows the host down."""
+    requests.post('%s/simulator/hosts/%s/%s' % (url, host, action),
+                  timeout=10).raise_for_status()
+    if report:
+        service = client.services.list(host=host,
+                                       binary='nova-compute')[0]
+        client.services.force_down(service.id, action == 'fail')
 
 
 def _agree(url, engines, timeout):
@@ -276,7 +303,7 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
             hosts = ['compute-%04d' % i for i in range(6)]
             rng = random.Random(5)
             for _ in range(OPERATIONS):
-                _random_operation(client, rng, hosts)
+                _random_operation(client, url, rng, hosts)
             # Within 2 s of the last notification.
             _agree(url, engines, timeout=2)
             assert all(e.dispatcher.failed == 0 for e in engines)
@@ -284,7 +311,11 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
             requests.put(url + '/simulator/faults', json={
                 'drop_notifications': 1.0}, timeout=10).raise_for_status()
             for _ in range(50):
-                _random_operation(client, rng, hosts)
+                _random_operation(client, url, rng, hosts)
+            # And a host that fails with no one to report it.
+            up = [s.host for s in client.services.list(
+                binary='nova-compute') if s.state == 'up']
+            _fail_or_recover(client, url, up[0], 'fail', report=False)
             time.sleep(1)
             assert model_state(engines[0].model) != cloud_state(url)
             requests.put(url + '/simulator/faults', json={
