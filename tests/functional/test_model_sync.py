@@ -19,6 +19,7 @@ from tests import servers
 from tests.functional import cloud
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
+from tests.functional.fixtures import wait_for
 from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
@@ -155,6 +156,40 @@ def test_full_sync_reads_every_page_of_hypervisors_and_servers(
         assert len(snapshot.nodes) == 30
         assert len(snapshot.instances) == 100
         assert model_state(model) == cloud_state(url)
+
+
+def test_full_sync_counts_what_placement_holds_beyond_the_servers(
+        tmp_path, nova_conf):
+    """A server waiting for its resize to be confirmed runs on its new
+    host, and its old flavor is still allocated on the old one: that
+    hold, which no server in the model accounts for, is counted as used
+    there, so every node's use in the model is Placement's."""
+    with simulator(tmp_path, cloud.SMALL) as url:
+        client = nova(url)
+        large = next(f for f in client.flavors.list()
+                     if f.name == 'm1.large')
+        server = next(s for s in client.servers.list()
+                      if s.status == 'ACTIVE'
+                      and s.flavor['original_name'] != 'm1.large')
+        source = getattr(server, 'OS-EXT-SRV-ATTR:host')
+        old_memory = server.flavor['ram']
+        server.resize(large)
+        wait_for(lambda: client.servers.get(server.id).status
+                 == 'VERIFY_RESIZE', what='VERIFY_RESIZE')
+        nova_conf(url)
+        collectors = collector_manager.CollectorManager(['compute'])
+        collectors.resync('compute')
+        snapshot = collectors.model('compute').snapshot()
+        hosts = requests.get(url + '/simulator/state',
+                             timeout=30).json()['hosts']
+        assert snapshot.instance(server.id).host != source
+        assert snapshot.node(source).memory_mb_held == old_memory
+        for name, host in hosts.items():
+            for resource in ('vcpus', 'memory_mb', 'disk_gb'):
+                assert snapshot.used(name, resource) == \
+                    host['used'][resource], (name, resource)
+        assert sum(node.memory_mb_held
+                   for node in snapshot.nodes.values()) == old_memory
 
 
 class Engine:

@@ -8,6 +8,7 @@ evacuation) finish later on a timer; each step emits the notifications
 Nova emits, through ``events`` (see notifications.py).
 """
 
+import collections
 import dataclasses
 import datetime
 import itertools
@@ -115,6 +116,13 @@ class Server:
     source_host: str | None = None
     load: dict = dataclasses.field(default_factory=dict)
 
+    def __setattr__(self, name, value):
+        old = self.__dict__.get(name)
+        object.__setattr__(self, name, value)
+        by_host = self.__dict__.get('by_host')
+        if by_host is not None and name in HOST_FIELDS and old != value:
+            by_host.moved(self, old)
+
     @property
     def status(self):
         if self.vm_state == 'resized':
@@ -131,6 +139,42 @@ class Server:
                 'shelved': 'SHELVED', 'error': 'ERROR',
                 'building': 'BUILD', 'paused': 'PAUSED',
                 'suspended': 'SUSPENDED'}.get(self.vm_state, 'ACTIVE')
+
+
+# The fields naming a host a server holds resources on.
+HOST_FIELDS = ('host', 'source_host')
+
+
+class ServersByHost:
+    """The servers that may hold resources on each host (as its host, or
+    as a resize's source), kept as they move: a host's usage costs its
+    servers, not the cloud's (Placement is asked for each host's)."""
+
+    def __init__(self):
+        self._uuids = collections.defaultdict(set)
+
+    def add(self, server):
+        object.__setattr__(server, 'by_host', self)
+        for name in HOST_FIELDS:
+            host = getattr(server, name)
+            if host is not None:
+                self._uuids[host].add(server.uuid)
+
+    def remove(self, server):
+        for name in HOST_FIELDS:
+            self._uuids.get(getattr(server, name), set()).discard(
+                server.uuid)
+        object.__setattr__(server, 'by_host', None)
+
+    def moved(self, server, old_host):
+        still = {getattr(server, name) for name in HOST_FIELDS}
+        if old_host is not None and old_host not in still:
+            self._uuids[old_host].discard(server.uuid)
+        for host in still - {None}:
+            self._uuids[host].add(server.uuid)
+
+    def uuids(self, host):
+        return self._uuids.get(host, ())
 
 
 @dataclasses.dataclass
@@ -165,6 +209,7 @@ class Cloud:
         self.hosts = {}
         self.flavors = {}
         self.servers = {}
+        self.by_host = ServersByHost()
         # Creation order, for Nova's default sort (newest first) and paging.
         self.order = []
         self.migrations = {}
@@ -190,6 +235,7 @@ class Cloud:
     def add_server(self, server):
         with self.lock:
             self.servers[server.uuid] = server
+            self.by_host.add(server)
             self.order.append(server.uuid)
 
     # Reading.
@@ -215,14 +261,20 @@ class Cloud:
             raise Refused(404, 'Flavor %s could not be found.' % ident)
         return found
 
+    def _near(self, host):
+        """The servers whose host or resize source is ``host``."""
+        with self.lock:
+            return [self.servers[uuid]
+                    for uuid in sorted(self.by_host.uuids(host))]
+
     def servers_on(self, host):
-        return [s for s in self.servers.values() if s.host == host
+        return [s for s in self._near(host) if s.host == host
                 or (s.source_host == host and s.vm_state == 'resized')]
 
     def used(self, host):
         """What placement counts as allocated on ``host``."""
         totals = dict.fromkeys(RESOURCES, 0)
-        for server in self.servers.values():
+        for server in self._near(host):
             for flavor in self._allocations_on(server, host):
                 for resource, amount in flavor.needs().items():
                     totals[resource] += amount
@@ -359,6 +411,7 @@ class Cloud:
             server.power_state = 0
             self._emit('instance.delete.end', server)
             del self.servers[uuid]
+            self.by_host.remove(server)
 
     def live_migrate(self, uuid, host=None, block_migration='auto'):
         with self.lock:

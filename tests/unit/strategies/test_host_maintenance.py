@@ -119,3 +119,19 @@ def test_capacity_counts_reserved_and_ratios():
                                 memory_mb_reserved=200, memory_ratio=1.5)
     assert node.capacity('vcpus') == 32
     assert node.capacity('memory_mb') == 1200
+
+
+def test_what_placement_holds_beyond_the_servers_is_not_free():
+    # n3 has the most free memory by its servers, but Placement counted
+    # 7 GB more there at the last read (a resize's hold on its source).
+    changes = cluster(NODES, [('a', 'n1', 2, 2048, 'active'),
+                              ('c', 'n2', 2, 4096, 'active')]).changes()
+    changes.put_node(elements.ComputeNode(
+        hostname='n3', uuid='uuid-n3', vcpus=8, memory_mb=8192,
+        disk_gb=1000, memory_mb_held=7168))
+    snapshot = changes.state()
+    assert snapshot.used('n3', 'memory_mb') == 7168
+    assert snapshot.used('n2', 'memory_mb') == 4096
+    found = actions(run(snapshot, maintenance_node='n1'))
+    assert [p['destination_node'] for t, p in found
+            if t == 'migrate'] == ['n2']

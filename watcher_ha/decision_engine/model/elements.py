@@ -35,7 +35,20 @@ class ComputeNode:
     disk_ratio: float = 1.0
     availability_zone: str | None = None
     aggregates: frozenset = frozenset()
+    # What Placement counted as used on the node, at the last full read,
+    # beyond the servers the model places there: a resize's hold on its
+    # source until it is confirmed, allocations of consumers that Nova
+    # does not list as servers on the node (other services, allocations
+    # left behind). Counted as used until the next full read.
+    vcpus_held: int = 0
+    memory_mb_held: int = 0
+    disk_gb_held: int = 0
     stamp: datetime.datetime = EPOCH
+
+    def held(self, resource):
+        """The node's hold on ``resource`` ('vcpus', 'memory_mb',
+        'disk_gb') that none of its servers in the model accounts for."""
+        return getattr(self, resource + '_held')
 
     def capacity(self, resource):
         """Usable amount of ``resource`` ('vcpus', 'memory_mb', 'disk_gb')

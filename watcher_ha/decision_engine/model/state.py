@@ -47,9 +47,12 @@ class ClusterState:
                 for uuid in sorted(self.placement.get(hostname, EMPTY))]
 
     def used(self, hostname, resource):
-        """What the node's instances take of ``resource``."""
+        """What the node's instances take of ``resource``, and what else
+        Placement counted there at the last full read."""
+        node = self.nodes.get(hostname)
         return sum(getattr(instance, resource)
-                   for instance in self.instances_on(hostname))
+                   for instance in self.instances_on(hostname)) + (
+            node.held(resource) if node is not None else 0)
 
     def changes(self):
         return Changes(self)

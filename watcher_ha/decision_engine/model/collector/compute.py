@@ -34,6 +34,9 @@ LOG = log.getLogger(__name__)
 # waits for the per-provider reads it hands to the others, so there must
 # be more than one.
 READERS = 8
+# Placement's resource classes, and the model's names for them.
+RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
+                    'DISK_GB': 'disk_gb'}
 
 
 class ComputeCollector(base.Collector):
@@ -76,7 +79,8 @@ class ComputeCollector(base.Collector):
             services = pool.submit(nova.services.list,
                                    binary='nova-compute')
             aggregates = pool.submit(nova.aggregates.list)
-            inventories = pool.submit(self._inventories, pool=pool)
+            providers = pool.submit(self._providers, pool=pool,
+                                    usages=True)
             changes = model_state.ClusterState().changes()
             for page in _pages(nova, '/servers/detail?all_tenants=1',
                                'servers', reader=pager):
@@ -84,24 +88,26 @@ class ComputeCollector(base.Collector):
                     instance = self._instance(server, stamp)
                     if instance.state not in elements.GONE_STATES:
                         changes.put_instance(instance)
+            servers = changes.state()
+            changes = servers.changes()
             self._put_nodes(changes, stamp, aggregates.result(),
-                            services.result(), inventories.result(),
-                            hypervisors.result())
+                            services.result(), providers.result(),
+                            hypervisors.result(), counted=servers.used)
             return changes.state()
         finally:
             # On a failed read, the reads not yet begun are dropped.
             pager.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _put_nodes(self, changes, stamp, aggregates, services, inventories,
-                   hypervisors):
+    def _put_nodes(self, changes, stamp, aggregates, services, providers,
+                   hypervisors, counted):
         zones = self._zones(aggregates)
         services = {s.host: s for s in services}
         for aggregate in aggregates:
             changes.stamp_aggregate(aggregate.name, stamp)
         for hypervisor in hypervisors:
-            node = self._node(hypervisor, services, inventories, zones,
-                              stamp)
+            node = self._node(hypervisor, services, providers, zones,
+                              stamp, counted=counted)
             if node is not None:
                 changes.put_node(node)
 
@@ -113,9 +119,11 @@ class ComputeCollector(base.Collector):
             return None
         services = {s.host: s for s in nova.services.list(
             host=hostname, binary='nova-compute')}
-        inventories = self._inventories(
-            names={found[0].hypervisor_hostname})
-        return self._node(found[0], services, inventories,
+        # Placement's usages are not read here: the node's servers may not
+        # be in the model yet, so what they do not account for is unknown
+        # until the next full read.
+        providers = self._providers(names={found[0].hypervisor_hostname})
+        return self._node(found[0], services, providers,
                           self._zones(nova.aggregates.list()), stamp)
 
     @staticmethod
@@ -129,30 +137,43 @@ class ComputeCollector(base.Collector):
                 found[host] = (zone or known_zone, names | {aggregate.name})
         return found
 
-    def _inventories(self, names=None, pool=None):
-        """{provider name: (provider uuid, {resource class: inventory})};
-        with ``pool``, the providers' inventories are read in its
-        threads."""
+    def _providers(self, names=None, pool=None, usages=False):
+        """{provider name: (provider uuid, {resource class: inventory},
+        {resource class: amount used})}, the usages only when asked for;
+        with ``pool``, each provider is read in its threads."""
         placement = self.placement()
         providers = [p for p in placement.get('/resource_providers').json()[
             'resource_providers'] if names is None or p['name'] in names]
 
-        def inventory(provider):
-            return placement.get('/resource_providers/%s/inventories'
-                                 % provider['uuid']).json()['inventories']
-        read = map if pool is None else pool.map
-        return {provider['name']: (provider['uuid'], found)
-                for provider, found in zip(
-                    providers, read(inventory, providers), strict=True)}
+        def read(provider):
+            path = '/resource_providers/%s/' % provider['uuid']
+            inventory = placement.get(path + 'inventories').json()[
+                'inventories']
+            used = (placement.get(path + 'usages').json()['usages']
+                    if usages else {})
+            return provider['uuid'], inventory, used
+        each = map if pool is None else pool.map
+        return {provider['name']: found for provider, found in zip(
+            providers, each(read, providers), strict=True)}
 
-    def _node(self, hypervisor, services, inventories, zones, stamp):
+    def _node(self, hypervisor, services, providers, zones, stamp,
+              counted=None):
+        """The node of ``hypervisor``; with ``counted(hostname,
+        resource)``, what its servers in the model take, the node holds
+        what else Placement counts as used there."""
         host = _hypervisor_host(hypervisor)
         service = services.get(host)
         if service is None:
             return None
-        uuid, inventory = inventories.get(hypervisor.hypervisor_hostname,
-                                          (str(hypervisor.id), {}))
+        uuid, inventory, usages = providers.get(
+            hypervisor.hypervisor_hostname, (str(hypervisor.id), {}, {}))
         zone, aggregates = zones.get(host, (None, frozenset()))
+        held = {}
+        if counted is not None:
+            for resource_class, resource in RESOURCE_CLASSES.items():
+                held[resource + '_held'] = max(
+                    0, usages.get(resource_class, 0)
+                    - counted(host, resource))
 
         def amount(resource_class, key, default=0):
             return inventory.get(resource_class, {}).get(key, default)
@@ -172,7 +193,7 @@ class ComputeCollector(base.Collector):
             memory_ratio=amount('MEMORY_MB', 'allocation_ratio', 1.0),
             disk_ratio=amount('DISK_GB', 'allocation_ratio', 1.0),
             availability_zone=zone or getattr(service, 'zone', None),
-            aggregates=frozenset(aggregates), stamp=stamp)
+            aggregates=frozenset(aggregates), stamp=stamp, **held)
 
     @staticmethod
     def _instance(info, stamp):
