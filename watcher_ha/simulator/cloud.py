@@ -416,7 +416,8 @@ class Cloud:
     def live_migrate(self, uuid, host=None, block_migration='auto'):
         with self.lock:
             server = self.server(uuid)
-            self._require(server, 'os-migrateLive')
+            self._require(server, 'os-migrateLive',
+                          states=('active', 'paused'))
             dest = (self._check_destination(host, server.flavor, server.host)
                     if host else self._schedule(server.flavor,
                                                 exclude=(server.host,)))
@@ -519,7 +520,7 @@ class Cloud:
             source = server.source_host
             self._emit('instance.resize_confirm.start', server,
                        publisher=source)
-            server.vm_state = 'active' if server.power_state else 'stopped'
+            server.vm_state = self._resting_state(server)
             server.old_flavor = server.source_host = None
             for migration in self.migrations.values():
                 if (migration.server_uuid == uuid
@@ -528,6 +529,13 @@ class Cloud:
             self._touch(server)
             self._emit('instance.resize_confirm.end', server,
                        publisher=source)
+
+    @staticmethod
+    def _resting_state(server):
+        """Where a confirmed or reverted resize leaves a server: running
+        if it ran before, stopped if it was stopped (power state 4,
+        shutdown)."""
+        return 'active' if server.power_state == 1 else 'stopped'
 
     def revert_resize(self, uuid):
         with self.lock:
@@ -539,7 +547,7 @@ class Cloud:
             self._emit('instance.resize_revert.start', server)
             server.host, server.source_host = server.source_host, None
             server.flavor, server.old_flavor = server.old_flavor, None
-            server.vm_state = 'active'
+            server.vm_state = self._resting_state(server)
             self._touch(server)
             self._emit('instance.resize_revert.end', server)
 
@@ -581,6 +589,21 @@ class Cloud:
                 self._emit('instance.power_off.start', server)
                 server.vm_state, server.power_state = 'stopped', 4
                 self._emit('instance.power_off.end', server)
+            self._touch(server)
+
+    def pause(self, uuid, paused):
+        with self.lock:
+            server = self.server(uuid)
+            if paused:
+                self._require(server, 'pause')
+                self._emit('instance.pause.start', server)
+                server.vm_state, server.power_state = 'paused', 3
+                self._emit('instance.pause.end', server)
+            else:
+                self._require(server, 'unpause', states=('paused',))
+                self._emit('instance.unpause.start', server)
+                server.vm_state, server.power_state = 'active', 1
+                self._emit('instance.unpause.end', server)
             self._touch(server)
 
     def shelve(self, uuid):

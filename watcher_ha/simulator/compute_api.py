@@ -245,6 +245,8 @@ class ComputeAPI(web.Service):
             return 200, None
         elif action in ('os-stop', 'os-start'):
             cloud.power(uuid, on=action == 'os-start')
+        elif action in ('pause', 'unpause'):
+            cloud.pause(uuid, action == 'pause')
         elif action == 'shelve':
             cloud.shelve(uuid)
         elif action == 'unshelve':

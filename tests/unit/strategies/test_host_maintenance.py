@@ -135,3 +135,53 @@ def test_what_placement_holds_beyond_the_servers_is_not_free():
     found = actions(run(snapshot, maintenance_node='n1'))
     assert [p['destination_node'] for t, p in found
             if t == 'migrate'] == ['n2']
+
+
+def test_a_paused_server_moves_live_and_unmovable_ones_are_named():
+    paused = cluster(NODES, [('p', 'n1', 1, 1024, 'paused')])
+    assert actions(run(paused, maintenance_node='n1'))[1][1][
+        'migration_type'] == 'live'
+    snapshot = cluster(NODES, [('a', 'n1', 1, 1024, 'active'),
+                               ('s', 'n1', 1, 1024, 'suspended'),
+                               ('e', 'n1', 1, 1024, 'error'),
+                               ('p', 'n1', 1, 1024, 'paused')])
+    with pytest.raises(base.StrategyError,
+                       match=r'cannot move e \(error\), s \(suspended\) '
+                             r'off n1'):
+        run(snapshot, maintenance_node='n1')
+    # Paused cannot go cold either.
+    with pytest.raises(base.StrategyError, match=r'p \(paused\)'):
+        run(snapshot, maintenance_node='n1', disable_live_migration=True)
+    # Told to leave the servers that do not run, it leaves them.
+    left = actions(run(snapshot, maintenance_node='n1',
+                       disable_cold_migration=True))
+    assert sorted(p['resource_name'] for t, p in left
+                  if t == 'migrate') == ['a', 'p']
+
+
+def test_a_pinned_server_stays_in_its_availability_zone():
+    changes = state.ClusterState().changes()
+    for name, zone, memory in (('n1', 'az1', 8192), ('n2', 'az1', 4096),
+                               ('n3', 'az2', 8192)):
+        changes.put_node(elements.ComputeNode(
+            hostname=name, uuid='uuid-' + name, vcpus=8, memory_mb=memory,
+            disk_gb=1000, availability_zone=zone))
+    for name, pinned in (('free', None), ('pinned', 'az1')):
+        changes.put_instance(elements.Instance(
+            uuid='uuid-' + name, name=name, host='n1', vcpus=1,
+            memory_mb=1024, disk_gb=10, pinned_availability_zone=pinned))
+    found = {p['resource_name']: p['destination_node']
+             for t, p in actions(run(changes.state(),
+                                     maintenance_node='n1'))
+             if t == 'migrate'}
+    # n3 has the most room, but only the unpinned server may cross.
+    assert found == {'free': 'n3', 'pinned': 'n2'}
+    # Without n2, az1 has no room left for it.
+    with pytest.raises(base.StrategyError, match='room for pinned'):
+        run(_without(changes.state(), 'n2'), maintenance_node='n1')
+
+
+def _without(snapshot, hostname):
+    changes = snapshot.changes()
+    changes.remove_node(hostname)
+    return changes.state()

@@ -4,7 +4,10 @@ Live: ``os-migrateLive`` (block migration chosen by Nova), then wait until
 the server runs on the destination with no task, or is back on its
 source (the migration failed: the action fails, the server is where it
 was). Cold: ``migrate``, wait for VERIFY_RESIZE, confirm, wait until it
-is on the destination. Revert moves it back the same way.
+is on the destination; a server that Nova confirmed by itself (its
+``resize_confirm_window``) before a poll saw VERIFY_RESIZE has arrived
+too. Revert moves it back the same way, or reverts the resize of a
+server still waiting for its confirmation.
 """
 
 from novaclient import exceptions as nova_exc
@@ -17,6 +20,8 @@ CONF = cfg.CONF
 
 LIVE = 'live'
 COLD = 'cold'
+# The statuses Nova accepts for each kind of migration.
+MOVABLE = {LIVE: ('ACTIVE', 'PAUSED'), COLD: ('ACTIVE', 'SHUTOFF')}
 
 
 class Migrate(nova_base.NovaAction):
@@ -64,11 +69,12 @@ class Migrate(nova_base.NovaAction):
                 'server %s is on %s, not on %s: the plan is out of date; '
                 'run the audit again' % (self.uuid, nova_base.host_of(server),
                                          self.source))
-        if (self.input_parameters['migration_type'] == LIVE
-                and server.status != 'ACTIVE'):
-            raise base.ActionError('server %s is %s: only an ACTIVE server '
-                                   'can be live-migrated'
-                                   % (self.uuid, server.status))
+        kind = self.input_parameters['migration_type']
+        if server.status not in MOVABLE[kind]:
+            raise base.ActionError(
+                'server %s is %s: Nova %s-migrates only %s servers'
+                % (self.uuid, server.status, kind,
+                   ' or '.join(MOVABLE[kind])))
 
     def execute(self):
         self._move(self.source, self.destination)
@@ -86,10 +92,11 @@ class Migrate(nova_base.NovaAction):
             raise base.ActionError('Nova refused the %s migration of %s: %s'
                                    % (kind, self.uuid, err))
         if kind == COLD:
-            self.wait_for(lambda: self._status_is('VERIFY_RESIZE', source),
-                          CONF.watcher_applier.migration_timeout,
-                          'server %s to be resized' % self.uuid)
-            self.server(self.uuid).confirm_resize()
+            moved = self.wait_for(lambda: self._resized(source),
+                                  CONF.watcher_applier.migration_timeout,
+                                  'server %s to be resized' % self.uuid)
+            if moved.status == 'VERIFY_RESIZE':
+                self._confirm()
         settled = self.wait_for(lambda: self._settled(),
                                 CONF.watcher_applier.migration_timeout,
                                 'the migration of server %s' % self.uuid)
@@ -99,15 +106,32 @@ class Migrate(nova_base.NovaAction):
                 'the %s migration of server %s failed: it is still on %s'
                 % (kind, self.uuid, where))
 
-    def _status_is(self, status, source):
+    def _resized(self, source):
+        """The server once it waits for its resize to be confirmed, or
+        is already confirmed (by Nova) elsewhere; None meanwhile."""
         server = self.server(self.uuid)
         if server.status == 'ERROR':
             raise base.ActionError('server %s went to ERROR' % self.uuid)
-        if (server.status == 'ACTIVE' and nova_base.task_of(server) is None
-                and nova_base.host_of(server) == source):
-            raise base.ActionError('the cold migration of server %s failed:'
-                                   ' it is still on %s' % (self.uuid, source))
-        return server.status == status
+        if server.status == 'VERIFY_RESIZE':
+            return server
+        if (server.status in MOVABLE[COLD]
+                and nova_base.task_of(server) is None):
+            if nova_base.host_of(server) == source:
+                raise base.ActionError(
+                    'the cold migration of server %s failed: it is still '
+                    'on %s' % (self.uuid, source))
+            return server
+        return None
+
+    def _confirm(self):
+        try:
+            self.server(self.uuid).confirm_resize()
+        except nova_exc.Conflict as err:
+            # Nova may have confirmed it meanwhile (resize_confirm_window).
+            if self.server(self.uuid).status == 'VERIFY_RESIZE':
+                raise base.ActionError('Nova refused to confirm the cold '
+                                       'migration of %s: %s'
+                                       % (self.uuid, err))
 
     def _settled(self):
         """The server once no task runs on it (None meanwhile)."""
@@ -121,7 +145,15 @@ class Migrate(nova_base.NovaAction):
 
     def revert(self):
         server = self.server(self.uuid)
-        if nova_base.host_of(server) not in (None, self.source):
+        if server.status == 'VERIFY_RESIZE':
+            # Stopped halfway: the resize is undone, not migrated again
+            # (Nova refuses to migrate a server in VERIFY_RESIZE).
+            server.revert_resize()
+            self.wait_for(lambda: self._settled(),
+                          CONF.watcher_applier.migration_timeout,
+                          'the resize of server %s to be reverted'
+                          % self.uuid)
+        elif nova_base.host_of(server) not in (None, self.source):
             self._move(nova_base.host_of(server), self.source)
 
     def recover(self, started_at):

@@ -2,20 +2,26 @@
 
 The node's compute service is disabled (so that no new server lands on
 it), then each of its servers moves to another enabled, up node with room
-for it: live-migrated if it runs, cold-migrated if it is stopped (or when
-live migration is disabled by the audit's parameters). A ``backup_node``,
-when given, is tried first for every server.
+for it, in its pinned availability zone if it has one: live-migrated if
+it runs or is paused, cold-migrated if it is stopped (or when live
+migration is disabled by the audit's parameters). A ``backup_node``, when
+given, is tried first for every server.
 
 Room is what a node can hold (totals less reserved, times allocation
 ratios) less what its servers take and what this plan already sends there.
-If a server fits nowhere, the strategy fails and says which.
+If a server fits nowhere, or is in a state Nova moves in neither way
+(suspended, rescued, in error, shelved, waiting for a resize to be
+confirmed), the strategy fails and says which: a plan that left them
+behind would end SUCCEEDED with the node not drained.
 """
 
 from watcher_ha.decision_engine.strategy import base
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 DISABLED_REASON = 'watcher_maintaining'
-RUNNING = 'active'
+# The vm_states Nova accepts for each kind of migration.
+MOVABLE = {'live': frozenset(('active', 'paused')),
+           'cold': frozenset(('active', 'stopped'))}
 
 
 class HostMaintenance(base.Strategy):
@@ -68,10 +74,14 @@ class HostMaintenance(base.Strategy):
                 'state': 'disabled',
                 'disabled_reason': DISABLED_REASON})
         room = _Room(cluster, exclude=source.hostname)
-        unplaced = []
+        unplaced, stuck = [], []
         for instance in cluster.instances_on(source.hostname):
             migration = self._migration_type(instance, parameters)
             if migration is None:
+                continue
+            if instance.state not in MOVABLE[migration]:
+                stuck.append('%s (%s)' % (instance.name or instance.uuid,
+                                          instance.state))
                 continue
             destination = room.take(instance, prefer=backup)
             if destination is None:
@@ -83,17 +93,29 @@ class HostMaintenance(base.Strategy):
                 'migration_type': migration,
                 'source_node': source.hostname,
                 'destination_node': destination})
+        if stuck:
+            raise base.StrategyError(
+                'Nova cannot move %s off %s in their state: it live-'
+                'migrates active or paused servers and cold-migrates '
+                'active or stopped ones; resume, unrescue, start, stop or '
+                'confirm them first, or set disable_cold_migration to leave '
+                'the servers that do not run where they are'
+                % (', '.join(sorted(stuck)), source.hostname))
         if unplaced:
             raise base.StrategyError(
-                'no enabled, up compute node has room for %s (from %s); '
+                'no enabled, up compute node (in the server\'s pinned '
+                'availability zone, if any) has room for %s (from %s); '
                 'free capacity or give a backup_node that can hold them'
                 % (', '.join(sorted(unplaced)), source.hostname))
         return solution
 
     @staticmethod
     def _migration_type(instance, parameters):
-        if instance.state == RUNNING and not parameters[
-                'disable_live_migration']:
+        """'live' for a server that runs (or is paused) unless live
+        migration is disabled; None for the others when cold migration
+        is; else 'cold'."""
+        if (instance.state in MOVABLE['live']
+                and not parameters['disable_live_migration']):
             return 'live'
         if parameters['disable_cold_migration']:
             return None
@@ -106,16 +128,21 @@ class _Room:
 
     def __init__(self, cluster, exclude):
         self.free = {}
+        self.zone = {}
         for hostname, node in cluster.nodes.items():
             if (hostname == exclude or node.status != 'enabled'
                     or node.state != 'up'):
                 continue
+            self.zone[hostname] = node.availability_zone
             self.free[hostname] = {
                 resource: node.capacity(resource)
                 - cluster.used(hostname, resource)
                 for resource in RESOURCES}
 
     def _fits(self, hostname, instance):
+        pinned = instance.pinned_availability_zone
+        if pinned is not None and self.zone[hostname] != pinned:
+            return False
         return all(self.free[hostname][resource] >= getattr(instance,
                                                             resource)
                    for resource in RESOURCES)

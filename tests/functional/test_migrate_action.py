@@ -1,0 +1,132 @@
+"""The migrate action against the simulator's Compute API (novaclient,
+auth_type none): a stopped server migrates cold, a paused one live; a
+server Nova confirms by itself before a poll sees VERIFY_RESIZE has
+still arrived; reverting a server left waiting for its confirmation
+reverts the resize; a state Nova would refuse is named before anything
+is asked of Nova."""
+
+import threading
+
+import pytest
+
+from tests.functional.cloud import nova
+from tests.functional.cloud import simulator
+from tests.functional.fixtures import wait_for
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import migrate
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.common import clients
+from watcher_ha.conf import CONF
+from watcher_ha.simulator import scenario
+
+
+@pytest.fixture
+def cloud(tmp_path):
+    """The simulator's URL and an admin novaclient, with [nova] of this
+    process pointed at it."""
+    clients.register_opts(CONF)
+    spec = scenario.generate(hosts=3, servers=6, seed=2)
+    # A cold migration of the largest flavor takes about a second.
+    spec['bandwidth_mb_per_s'] = 20000
+    with simulator(tmp_path, spec) as url:
+        CONF.set_override('auth_type', 'none', group='nova')
+        CONF.set_override('endpoint_override', url + '/compute/v2.1',
+                          group='nova')
+        CONF.set_override('poll_interval', 0.1, group='watcher_applier')
+        CONF.set_override('migration_timeout', 30, group='watcher_applier')
+        try:
+            yield url, nova(url)
+        finally:
+            for option, group in (('auth_type', 'nova'),
+                                  ('endpoint_override', 'nova'),
+                                  ('poll_interval', 'watcher_applier'),
+                                  ('migration_timeout', 'watcher_applier')):
+                CONF.clear_override(option, group=group)
+
+
+def some_server(client):
+    return sorted(client.servers.list(), key=lambda s: s.id)[0]
+
+
+def action(server, kind, destination=None):
+    return migrate.Migrate({
+        'resource_id': server.id, 'resource_name': server.name,
+        'migration_type': kind, 'source_node': nova_base.host_of(server),
+        'destination_node': destination})
+
+
+def settled(client, uuid):
+    server = client.servers.get(uuid)
+    return server if nova_base.task_of(server) is None else None
+
+
+def test_a_stopped_server_moves_cold_and_a_paused_one_live(cloud):
+    _url, client = cloud
+    server = some_server(client)
+    source = nova_base.host_of(server)
+    server.stop()
+    cold = action(server, 'cold')
+    cold.pre_condition()
+    cold.execute()
+    moved = client.servers.get(server.id)
+    assert nova_base.host_of(moved) != source
+    assert moved.status == 'SHUTOFF'
+
+    moved.start()
+    client.servers.pause(moved)
+    live = action(client.servers.get(server.id), 'live')
+    live.pre_condition()
+    live.execute()
+    assert nova_base.host_of(client.servers.get(server.id)) not in (
+        nova_base.host_of(moved), None)
+
+
+def test_a_state_nova_refuses_is_named_first(cloud):
+    _url, client = cloud
+    server = some_server(client)
+    client.servers.pause(server)
+    with pytest.raises(base.ActionError,
+                       match='is PAUSED: Nova cold-migrates only ACTIVE or '
+                             'SHUTOFF servers'):
+        action(client.servers.get(server.id), 'cold').pre_condition()
+
+
+def test_a_resize_nova_confirmed_by_itself_has_arrived(cloud):
+    """Nova's resize_confirm_window, played by a thread that confirms
+    the moment the server waits for it, well before the action's next
+    poll."""
+    _url, client = cloud
+    CONF.set_override('poll_interval', 3, group='watcher_applier')
+    server = some_server(client)
+    source = nova_base.host_of(server)
+    stop = threading.Event()
+
+    def confirm_at_once():
+        while not stop.is_set():
+            found = client.servers.get(server.id)
+            if found.status == 'VERIFY_RESIZE':
+                found.confirm_resize()
+                return
+            stop.wait(0.02)
+    confirmer = threading.Thread(target=confirm_at_once)
+    confirmer.start()
+    try:
+        action(server, 'cold').execute()
+    finally:
+        stop.set()
+        confirmer.join()
+    moved = client.servers.get(server.id)
+    assert nova_base.host_of(moved) != source
+    assert moved.status == 'ACTIVE'
+
+
+def test_reverting_a_server_left_in_verify_resize_reverts_the_resize(cloud):
+    _url, client = cloud
+    server = some_server(client)
+    source = nova_base.host_of(server)
+    server.migrate()
+    wait_for(lambda: client.servers.get(server.id).status
+             == 'VERIFY_RESIZE', 30, 'VERIFY_RESIZE')
+    action(server, 'cold').revert()
+    back = wait_for(lambda: settled(client, server.id), 30, 'settled')
+    assert (nova_base.host_of(back), back.status) == (source, 'ACTIVE')
