@@ -266,6 +266,65 @@ def test_delete_before_create_leaves_no_ghost():
     assert model.snapshot().instance(uuid) is None
 
 
+def _deleted(uuid):
+    data = LIVE['instance.create.end']['payload']['nova_object.data']
+    return {'event_type': 'instance.delete.end', 'publisher_id': '',
+            'payload': {'nova_object.data': dict(data, uuid=uuid,
+                                                  state='deleted')}}
+
+
+def test_a_delete_wins_whatever_the_clocks_say():
+    """Each Nova service stamps with its own clock: a delete stamped
+    just before the last update it follows still deletes, and no update
+    stamped after it brings the server back."""
+    model = model_with('fake-compute-3')
+    updated = LIVE['instance.update']
+    uuid = updated['payload']['nova_object.data']['uuid']
+    model.apply(event(updated, T0 + datetime.timedelta(seconds=5)))
+    model.apply(event(_deleted(uuid), T0 + datetime.timedelta(
+        seconds=4, microseconds=995000)))
+    assert model.snapshot().instance(uuid) is None
+    model.apply(event(updated, T0 + datetime.timedelta(seconds=6)))
+    assert model.snapshot().instance(uuid) is None
+
+
+def test_a_restore_brings_back_a_soft_deleted_server():
+    samples = dict(DOCUMENTED)
+    soft, restored = (samples['instance-soft_delete-end'],
+                      samples['instance-restore-end'])
+    uuid = soft['payload']['nova_object.data']['uuid']
+    model = model_with(*all_hosts(soft), *all_hosts(restored))
+    model.apply(event(soft, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().instance(uuid) is None
+    model.apply(event(restored, T0 + datetime.timedelta(seconds=2)))
+    assert model.snapshot().instance(uuid) is not None
+
+
+def test_a_resync_keeps_recent_tombstones_and_forgets_old_ones():
+    """A server deleted before a resync read Nova is not in the fresh
+    state; a late update about it must not bring it back. Tombstones
+    older than the previous read are dropped, so they do not pile up."""
+    model = model_with('fake-compute-3')
+    updated = LIVE['instance.update']
+    uuid = updated['payload']['nova_object.data']['uuid']
+    model.apply(event(_deleted(uuid), T0 + datetime.timedelta(seconds=5)))
+    model.apply(event(_deleted('old-one'), T0 - datetime.timedelta(
+        hours=2)))
+
+    def resync(read_at):
+        model.begin_resync(read_at)
+        fresh = model_state.ClusterState().changes()
+        fresh.put_node(node('fake-compute-3'))
+        model.finish_resync(fresh.state())
+    resync(T0 + datetime.timedelta(seconds=10))
+    model.apply(event(updated, T0 + datetime.timedelta(seconds=1)))
+    assert model.snapshot().instance(uuid) is None
+    assert set(model.snapshot().tombstones) == {uuid, 'old-one'}
+    # The next resync keeps only the removals since the previous read.
+    resync(T0 + datetime.timedelta(hours=1))
+    assert set(model.snapshot().tombstones) == set()
+
+
 def test_service_update_disables_and_forces_down():
     notification = LIVE['service.update']
     data = notification['payload']['nova_object.data']

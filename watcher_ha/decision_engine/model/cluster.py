@@ -8,15 +8,19 @@ A resync builds a fresh state off to the side while notifications keep
 being applied to the live one and are also recorded; when the fresh state
 is ready, the recorded notifications are replayed onto it (the stamps drop
 what the fresh read already shows) and it is swapped in, so no update that
-arrived during the resync is lost.
+arrived during the resync is lost. The fresh state also keeps the
+tombstones of the servers removed since the previous read began, so that
+an event about them that comes late cannot bring them back.
 """
 
 import dataclasses
+import datetime
 import threading
 import time
 
 from oslo_log import log
 
+from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import nova_events
 from watcher_ha.decision_engine.model import state as model_state
 
@@ -34,6 +38,10 @@ class ClusterModel:
         self._lock = threading.Lock()
         self._state = model_state.ClusterState()
         self._recording = None
+        # When the read of the resync under way began, and of the last
+        # one swapped in (stamps: naive UTC).
+        self._reading_since = None
+        self._read_since = elements.EPOCH
         self._ready = threading.Event()
         self.last_resync = None          # time.time() of the last swap
         self.last_notification = None    # time.time() of the last event
@@ -105,10 +113,13 @@ class ClusterModel:
             edit(changes)
             self._state = changes.state()
 
-    def begin_resync(self):
-        """Start recording notifications for the resync under way."""
+    def begin_resync(self, stamp=None):
+        """Start recording notifications for the resync under way, whose
+        read begins at ``stamp`` (default: now)."""
         with self._lock:
             self._recording = []
+            self._reading_since = stamp or datetime.datetime.now(
+                datetime.timezone.utc).replace(tzinfo=None)
 
     def finish_resync(self, fresh):
         """Swap in ``fresh`` (a ClusterState read from Nova), with every
@@ -117,6 +128,9 @@ class ClusterModel:
             recorded, self._recording = self._recording or [], None
             changes = dataclasses.replace(
                 fresh, generation=self._state.generation).changes()
+            changes.carry_tombstones(self._state.tombstones,
+                                     since=self._read_since)
+            self._read_since = self._reading_since or self._read_since
             for event in recorded:
                 nova_events.apply(changes, event)
             # A swap is a change even if the replay changed nothing.

@@ -4,8 +4,11 @@ Every instance notification carries the whole instance (an InstancePayload
 or one of its kinds), so a handler rebuilds the element from the payload
 instead of patching one field; an event older than what the model holds
 (``stamp``: the envelope's timestamp) changes nothing, so duplicates and
-out-of-order deliveries are harmless, and a deleted server leaves a
-tombstone that a late ``instance.update`` cannot bring back.
+out-of-order deliveries are harmless. A deleted server leaves a
+tombstone that no later event brings back: a delete wins whatever the
+stamps say, since each Nova service stamps with its own clock and a uuid
+is never reused. A soft-deleted one comes back only with a newer event
+(a restore).
 
 Where a server runs is the one field some events get wrong, as captured
 from a real Nova: during a live migration every event but
@@ -165,13 +168,18 @@ def _instance(changes, event):
         return set()
     current = changes.instance(uuid)
     buried = changes.tombstone(uuid)
-    if buried is not None and event.stamp <= buried:
+    if buried is not None and (buried[1] or event.stamp <= buried[0]):
+        return set()
+    if (event.event_type == 'instance.delete.end'
+            or data.get('state') == 'deleted'):
+        # Deleted for good: whatever the stamps say (each Nova service
+        # stamps with its own clock), nothing before or after it counts.
+        changes.remove_instance(uuid, event.stamp, final=True)
         return set()
     rule = PLACEMENT[event.event_type]
     if not _newer(event, current):
         return _late_placement(changes, event, rule, current)
-    if (event.event_type == 'instance.delete.end'
-            or data.get('state') in elements.GONE_STATES):
+    if data.get('state') in elements.GONE_STATES:
         changes.remove_instance(uuid, event.stamp)
         return set()
     if rule == KEEP and current is not None:

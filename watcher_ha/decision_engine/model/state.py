@@ -25,8 +25,10 @@ class ClusterState:
     instances: immutables.Map = EMPTY
     # hostname -> Map of the uuids of the instances placed there
     placement: immutables.Map = EMPTY
-    # uuid -> stamp of its deletion: a late update must not bring a
-    # deleted server back.
+    # uuid -> (stamp of its removal, final): a late update must not bring
+    # a removed server back. Final: deleted for good (Nova never reuses a
+    # uuid), whatever the stamps; else soft-deleted, and only a newer
+    # event (a restore) brings it back.
     tombstones: immutables.Map = EMPTY
     # aggregate name -> stamp of what last said who its members are: an
     # older aggregate event arriving later must not undo a newer one.
@@ -120,13 +122,22 @@ class Changes:
             self._tombstones[instance.uuid] = _GONE
         self.count += 1
 
-    def remove_instance(self, uuid, stamp):
+    def remove_instance(self, uuid, stamp, final=False):
         old = self.instance(uuid)
         if old is not None:
             self._unplace(uuid, old.host)
             self._instances[uuid] = _GONE
-        self._tombstones[uuid] = stamp
+        self._tombstones[uuid] = (stamp, final)
         self.count += 1
+
+    def carry_tombstones(self, tombstones, since):
+        """Keep, from an older state's ``tombstones``, those of removals
+        at or after ``since`` of servers this state does not hold: a late
+        event about them must not bring them back after a resync either."""
+        for uuid, buried in tombstones.items():
+            if buried[0] >= since and self.instance(uuid) is None:
+                self._tombstones[uuid] = buried
+                self.count += 1
 
     def stamp_aggregate(self, name, stamp):
         self._aggregates[name] = stamp

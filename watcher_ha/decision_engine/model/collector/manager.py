@@ -104,7 +104,7 @@ class CollectorManager:
         collector = self.collectors[name]
         model = collector.model
         stamp = _utcnow()
-        model.begin_resync()
+        model.begin_resync(stamp)
         try:
             fresh = collector.build(stamp)
         except Exception:
