@@ -50,22 +50,33 @@ def nova_conf(tmp_path):
         CONF.clear_override('endpoint_override', group=group)
 
 
+NODE_FIELDS = ('status', 'state', 'disabled_reason', 'availability_zone',
+               'vcpus', 'memory_mb', 'disk_gb')
+SERVER_RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+
+
 def cloud_state(url):
-    """{hostname: (status, state, disabled_reason)}, {uuid: (host, state,
-    vcpus)} as the simulator has them."""
+    """{hostname: (status, state, disabled reason, zone, capacity...,
+    aggregates)}, {uuid: (host, vm_state, flavor resources...)} as the
+    simulator has them."""
     state = requests.get(url + '/simulator/state', timeout=30).json()
-    nodes = {name: (h['status'], h['state'], h['disabled_reason'])
+    nodes = {name: tuple(h[f] for f in NODE_FIELDS)
+             + (frozenset(h['aggregates']),)
              for name, h in state['hosts'].items()}
     servers_ = {uuid: (s['host'], s['vm_state'])
+                + tuple(s['needs'][r] for r in SERVER_RESOURCES)
                 for uuid, s in state['servers'].items()}
     return nodes, servers_
 
 
 def model_state(model):
+    """The same, as ``model`` has them."""
     snapshot = model.snapshot()
-    nodes = {name: (n.status, n.state, n.disabled_reason)
+    nodes = {name: tuple(getattr(n, f) for f in NODE_FIELDS)
+             + (n.aggregates,)
              for name, n in snapshot.nodes.items()}
     servers_ = {uuid: (i.host, i.state)
+                + tuple(getattr(i, r) for r in SERVER_RESOURCES)
                 for uuid, i in snapshot.instances.items()}
     return nodes, servers_
 
@@ -306,15 +317,20 @@ def _agree(url, engines, timeout):
             return
         if time.monotonic() > deadline:
             for f in found:
+                if f == expected:
+                    continue
                 missing = set(expected[1]) ^ set(f[1])
                 wrong = {u: (expected[1].get(u), f[1].get(u))
                          for u in set(expected[1]) & set(f[1])
                          if expected[1][u] != f[1][u]}
+                nodes = {h: (expected[0].get(h), f[0].get(h))
+                         for h in set(expected[0]) | set(f[0])
+                         if expected[0].get(h) != f[0].get(h)}
                 raise AssertionError('model differs: servers missing or '
                                      'extra %s, different %s, nodes %s'
                                      % (sorted(missing)[:5],
                                         dict(list(wrong.items())[:5]),
-                                        f[0] == expected[0]))
+                                        nodes))
         time.sleep(0.2)
 
 

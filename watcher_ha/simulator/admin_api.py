@@ -34,6 +34,7 @@ class AdminAPI(web.Service):
             'servers': {s.uuid: {
                 'name': s.name, 'host': s.host, 'vm_state': s.vm_state,
                 'task_state': s.task_state, 'flavor': s.flavor.name,
+                'needs': s.flavor.needs(),
                 'locked': s.locked, 'metadata': dict(s.metadata)}
                 for s in cloud.servers.values()},
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
