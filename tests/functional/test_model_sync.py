@@ -7,10 +7,13 @@ process, the other with two listener processes); with notifications
 dropped by fault injection, and a host failure no one reports, the next
 resync repairs the models."""
 
+import dataclasses
+import datetime
 import random
 import threading
 import time
 
+from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session
 import pytest
 import requests
@@ -224,6 +227,29 @@ class Engine:
         self.dispatcher.stop()
 
 
+def test_a_hung_nova_fails_the_sync_instead_of_holding_it(tmp_path,
+                                                          nova_conf):
+    """Every request has a timeout ([nova] timeout, 60 s by default):
+    here 1 s, against a Nova that answers after 5."""
+    with simulator(tmp_path, cloud.SMALL) as url:
+        nova_conf(url)
+        for group in ('nova', 'placement'):
+            CONF.set_override('timeout', 1, group=group)
+        requests.put(url + '/simulator/faults', json={'api_delay': 5},
+                     timeout=10).raise_for_status()
+        collectors = collector_manager.CollectorManager(['compute'])
+        started = time.monotonic()
+        try:
+            # keystoneauth names any timeout so.
+            with pytest.raises(ks_exc.ConnectTimeout):
+                collectors.get('compute').build(datetime.datetime.now())
+        finally:
+            for group in ('nova', 'placement'):
+                CONF.clear_override('timeout', group=group)
+        assert time.monotonic() - started < 5
+    assert CONF.nova.timeout == CONF.placement.timeout == 60
+
+
 def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
     with simulator(tmp_path, cloud.SMALL) as url:
         nova_conf(url)
@@ -245,6 +271,16 @@ def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
         assert snapshot.aggregates['rack-0'] == node.stamp
         some = next(iter(snapshot.instances.values()))
         assert some.vcpus > 0 and some.memory_mb > 0
+        # One node read alone (a node a notification named) is the same,
+        # but for what Placement holds beyond its servers, which only a
+        # full read tells.
+        alone = collectors.get('compute').fetch_node('compute-0000',
+                                                     node.stamp)
+        assert alone == dataclasses.replace(node, vcpus_held=0,
+                                            memory_mb_held=0,
+                                            disk_gb_held=0)
+        assert collectors.get('compute').fetch_node('nowhere',
+                                                    node.stamp) is None
 
 
 def _random_operation(client, url, rng, hosts):

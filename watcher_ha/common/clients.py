@@ -14,9 +14,14 @@ CONF = cfg.CONF
 
 NOVA_GROUP = 'nova'
 PLACEMENT_GROUP = 'placement'
-# pinned_availability_zone appears at 2.96.
+# pinned_availability_zone appears at 2.96: Nova 2024.1 (Caracal) or
+# later.
 NOVA_API_VERSION = '2.96'
 PLACEMENT_API_VERSION = '1.6'
+# Seconds a request may take (keystoneauth's ``timeout``, None by
+# default): a Nova that hangs must not hold a resync or the notification
+# worker for ever. A page of 1,000 servers with details takes seconds.
+REQUEST_TIMEOUT = 60
 
 _SERVICE_TYPES = {NOVA_GROUP: 'compute', PLACEMENT_GROUP: 'placement'}
 _registered = set()
@@ -32,6 +37,7 @@ def register_opts(conf=CONF):
             ks_loading.register_auth_conf_options(conf, group)
             ks_loading.register_adapter_conf_options(conf, group)
             conf.set_default('service_type', service_type, group=group)
+            conf.set_default('timeout', REQUEST_TIMEOUT, group=group)
         _registered.add(id(conf))
 
 
@@ -40,6 +46,10 @@ def list_opts():
     opts = (ks_loading.get_session_conf_options()
             + ks_loading.get_auth_common_conf_options()
             + ks_loading.get_adapter_conf_options())
+    for opt in opts:
+        # Fresh copies from keystoneauth: the sample shows our default.
+        if opt.dest == 'timeout':
+            opt.default = REQUEST_TIMEOUT
     return [(group, opts) for group in _SERVICE_TYPES]
 
 

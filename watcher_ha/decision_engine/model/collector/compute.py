@@ -15,6 +15,7 @@ watcher_ha.common.clients).
 from concurrent import futures
 from urllib import parse
 
+from novaclient import exceptions as nova_exc
 from novaclient.v2 import hypervisors as hypervisors_mod
 from oslo_config import cfg
 from oslo_log import log
@@ -113,8 +114,12 @@ class ComputeCollector(base.Collector):
 
     def fetch_node(self, hostname, stamp):
         nova = self.nova()
-        found = [h for h in nova.hypervisors.search(hostname, detailed=True)
-                 if _hypervisor_host(h) == hostname]
+        try:
+            matching = nova.hypervisors.search(hostname, detailed=True)
+        except nova_exc.NotFound:
+            # Nova's answer when no hypervisor matches.
+            return None
+        found = [h for h in matching if _hypervisor_host(h) == hostname]
         if not found:
             return None
         services = {s.host: s for s in nova.services.list(
@@ -142,8 +147,14 @@ class ComputeCollector(base.Collector):
         {resource class: amount used})}, the usages only when asked for;
         with ``pool``, each provider is read in its threads."""
         placement = self.placement()
-        providers = [p for p in placement.get('/resource_providers').json()[
-            'resource_providers'] if names is None or p['name'] in names]
+        if names is None:
+            providers = placement.get('/resource_providers').json()[
+                'resource_providers']
+        else:
+            providers = [p for name in sorted(names)
+                         for p in placement.get(
+                             '/resource_providers', params={'name': name}
+                         ).json()['resource_providers']]
 
         def read(provider):
             path = '/resource_providers/%s/' % provider['uuid']

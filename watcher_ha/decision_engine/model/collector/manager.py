@@ -26,6 +26,9 @@ class CollectorManager:
 
     # Seconds between two tries of a model's first full sync.
     FIRST_SYNC_BACKOFF = (2, 60)
+    # Seconds before each new read of a node announced by its service but
+    # not yet in Nova's hypervisors or Placement.
+    REFETCH_DELAYS = (5, 15, 30, 60, 120)
 
     def __init__(self, names=None, conf=CONF):
         self.conf = conf
@@ -65,10 +68,13 @@ class CollectorManager:
         return wrapped
 
     def _fetching(self, name, handle):
-        """``handle``, then the nodes it reports missing fetched."""
+        """``handle``, then the nodes it reports missing fetched; not
+        before the first full sync, which reads them all anyway."""
+        model = self.collectors[name].model
+
         def handle_and_fetch(events):
             missing = handle(events)
-            if missing:
+            if missing and model.ready:
                 self.fetch_missing(name, missing)
         return handle_and_fetch
 
@@ -114,9 +120,12 @@ class CollectorManager:
             raise
         model.finish_resync(fresh)
 
-    def fetch_missing(self, name, hostnames):
+    def fetch_missing(self, name, hostnames, attempt=0):
         """Nodes a notification named that the model lacks: from the
-        source."""
+        source. A node the model only knows from its service's creation
+        (Nova announces the service before its hypervisor and resource
+        provider exist) is asked for again, later, until the source has
+        it or the tries run out (the next resync then reads it)."""
         collector = self.collectors[name]
         stamp = _utcnow()
         for hostname in hostnames:
@@ -129,6 +138,26 @@ class CollectorManager:
             if node is not None:
                 collector.model.update(
                     lambda changes, node=node: _add_if_missing(changes, node))
+            elif _placeholder(collector.model, hostname):
+                self._fetch_later(name, hostname, attempt)
+
+    def _fetch_later(self, name, hostname, attempt):
+        if attempt >= len(self.REFETCH_DELAYS) or self.stopped.is_set():
+            LOG.warning('Node %s is still unknown to Nova or Placement; '
+                        'the next resync will read it', hostname)
+            return
+        timer = threading.Timer(self.REFETCH_DELAYS[attempt],
+                                self.fetch_missing,
+                                (name, {hostname}, attempt + 1))
+        timer.daemon = True
+        timer.start()
+
+
+def _placeholder(model, hostname):
+    """Whether the model knows ``hostname`` only from its service's
+    notifications (no uuid: never read from the source)."""
+    node = model.snapshot().node(hostname)
+    return node is not None and node.uuid is None
 
 
 def _add_if_missing(changes, node):
