@@ -75,10 +75,18 @@ class Host:
     report_count: int = 0
     created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
     updated_at: datetime.datetime | None = None
+    # When a failed host's service last reported.
+    silent_since: datetime.datetime | None = None
 
     @property
     def state(self):
         return 'up' if self.reporting and not self.forced_down else 'down'
+
+    @property
+    def last_seen_up(self):
+        """The service's last report: a reporting service reports all
+        the time (Nova's report_interval is 10 s)."""
+        return utcnow() if self.reporting else self.silent_since
 
     def capacity(self, resource):
         total, reserved, ratio = {
@@ -658,6 +666,8 @@ class Cloud:
         """The host dies (its service stops reporting) or comes back."""
         with self.lock:
             host = self.host(host_name)
+            if failed and host.reporting:
+                host.silent_since = utcnow()
             host.reporting = not failed
             host.updated_at = utcnow()
             return host

@@ -131,7 +131,7 @@ def service_payload(host):
         'binary': 'nova-compute', 'disabled': host.status == 'disabled',
         'disabled_reason': host.disabled_reason,
         'forced_down': host.forced_down, 'host': host.name,
-        'last_seen_up': _time(host.updated_at or host.created_at),
+        'last_seen_up': _time(host.last_seen_up),
         'report_count': host.report_count, 'topic': 'compute',
         'uuid': host.service_id, 'version': 74})
 

@@ -342,6 +342,22 @@ def test_service_update_disables_and_forces_down():
     assert model.snapshot().node(data['host']).status == 'enabled'
 
 
+def test_a_service_silent_for_long_stays_down_when_disabled():
+    """A host that died without being forced down, seen down by a
+    resync: disabling its service (an update naming its last report, long
+    ago) leaves it down; a service that reported just before is up."""
+    notification = LIVE['service.update']
+    data = notification['payload']['nova_object.data']
+    sent = nova_events.parse_time(notification['metadata']['timestamp'])
+    model = model_with(data['host'])
+    model.apply(event(notification, sent))
+    assert model.snapshot().node(data['host']).state == 'up'
+    late = sent + datetime.timedelta(
+        seconds=nova_events.SERVICE_DOWN_TIME + 5)
+    model.apply(event(notification, late))
+    assert model.snapshot().node(data['host']).state == 'down'
+
+
 @pytest.mark.parametrize('where,notification', [
     (w, n) for w, n in reference_events()
     if n['event_type'] in nova_events.SERVICE_EVENTS])

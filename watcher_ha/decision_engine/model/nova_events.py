@@ -99,6 +99,9 @@ AGGREGATE_EVENTS = ('aggregate.add_host.end', 'aggregate.remove_host.end',
                     'aggregate.update_metadata.end', 'aggregate.delete.end')
 
 COMPUTE_BINARY = 'nova-compute'
+# Seconds without a report after which Nova counts a service down (its
+# [DEFAULT] service_down_time).
+SERVICE_DOWN_TIME = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -256,7 +259,8 @@ def _service(changes, event):
     base = current or elements.ComputeNode(hostname=hostname)
     changes.put_node(dataclasses.replace(
         base,
-        state='down' if data.get('forced_down') else 'up',
+        state='down' if (data.get('forced_down')
+                         or _silent(event, data)) else 'up',
         status='disabled' if data.get('disabled') else 'enabled',
         disabled_reason=data.get('disabled_reason'),
         availability_zone=(data.get('availability_zone')
@@ -264,6 +268,16 @@ def _service(changes, event):
         stamp=event.stamp))
     # A new compute: its capacity comes from Nova.
     return set() if current is not None else {hostname}
+
+
+def _silent(event, data):
+    """Whether the service had stopped reporting when ``event`` was
+    sent, as Nova judges it: its last report (``last_seen_up``) older
+    than SERVICE_DOWN_TIME. A dead host whose service an operator
+    disables or enables must stay down."""
+    seen = parse_time(data.get('last_seen_up'))
+    return (seen != elements.EPOCH
+            and (event.stamp - seen).total_seconds() > SERVICE_DOWN_TIME)
 
 
 def _aggregate(changes, event):
