@@ -3,7 +3,7 @@ auth_type none): a stopped server migrates cold, a paused one live; a
 server Nova confirms by itself before a poll sees VERIFY_RESIZE has
 still arrived; reverting a server left waiting for its confirmation
 reverts the resize; a state Nova would refuse is named before anything
-is asked of Nova."""
+is asked of Nova; a live migration out of time is aborted in Nova."""
 
 import threading
 
@@ -21,13 +21,15 @@ from watcher_ha.simulator import scenario
 
 
 @pytest.fixture
-def cloud(tmp_path):
+def cloud(tmp_path, request):
     """The simulator's URL and an admin novaclient, with [nova] of this
-    process pointed at it."""
+    process pointed at it; a test's indirect parameter sets the
+    migrations' speed (MB/s)."""
     clients.register_opts(CONF)
     spec = scenario.generate(hosts=3, servers=6, seed=2)
-    # A cold migration of the largest flavor takes about a second.
-    spec['bandwidth_mb_per_s'] = 20000
+    # By default a cold migration of the largest flavor takes about a
+    # second.
+    spec['bandwidth_mb_per_s'] = getattr(request, 'param', 20000)
     with simulator(tmp_path, spec) as url:
         CONF.set_override('auth_type', 'none', group='nova')
         CONF.set_override('endpoint_override', url + '/compute/v2.1',
@@ -130,3 +132,22 @@ def test_reverting_a_server_left_in_verify_resize_reverts_the_resize(cloud):
     action(server, 'cold').revert()
     back = wait_for(lambda: settled(client, server.id), 30, 'settled')
     assert (nova_base.host_of(back), back.status) == (source, 'ACTIVE')
+
+
+# 1 MB/s: a live migration takes many minutes.
+@pytest.mark.parametrize('cloud', [1], indirect=True)
+def test_a_live_migration_out_of_time_is_aborted_in_nova(cloud):
+    _url, client = cloud
+    CONF.set_override('migration_timeout', 1, group='watcher_applier')
+    server = some_server(client)
+    source = nova_base.host_of(server)
+    with pytest.raises(base.ActionError,
+                       match='did not happen within 1 s; aborted it in '
+                             'Nova .*stays on %s' % source):
+        action(server, 'live').execute()
+    back = wait_for(lambda: settled(client, server.id), 10, 'settled')
+    assert (nova_base.host_of(back), back.status) == (source, 'ACTIVE')
+    assert client.server_migrations.list(server) == []
+    [migration] = [m for m in client.migrations.list(
+        instance_uuid=server.id) if m.migration_type == 'live-migration']
+    assert migration.status == 'cancelled'

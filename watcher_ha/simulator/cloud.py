@@ -149,6 +149,8 @@ class Server:
                 'suspended': 'SUSPENDED'}.get(self.vm_state, 'ACTIVE')
 
 
+# The statuses of a migration under way.
+IN_PROGRESS = ('queued', 'preparing', 'running')
 # The fields naming a host a server holds resources on.
 HOST_FIELDS = ('host', 'source_host')
 
@@ -448,18 +450,13 @@ class Cloud:
             return migration
 
     def _finish_live_migration(self, server, migration, fail):
-        if self.servers.get(server.uuid) is not server:
+        if (self.servers.get(server.uuid) is not server
+                or migration.status != 'running'):
+            # Gone, or aborted meanwhile.
             return
         if fail:
             migration.status = 'error'
-            self._emit('instance.live_migration_rollback.start', server)
-            server.task_state = None
-            self._touch(server)
-            self._emit('instance.live_migration_rollback.end', server)
-            self._emit('instance.live_migration_rollback_dest.start', server,
-                       publisher=migration.dest)
-            self._emit('instance.live_migration_rollback_dest.end', server,
-                       publisher=migration.dest)
+            self._roll_back_live_migration(server, migration)
             return
         migration.memory_processed_bytes = migration.memory_total_bytes
         self._emit('instance.live_migration_post.start', server)
@@ -476,6 +473,45 @@ class Cloud:
         server.task_state = 'migrating'
         self._emit('instance.live_migration_post.end', server)
         server.host, server.task_state = moved_host, None
+
+    def _roll_back_live_migration(self, server, migration):
+        self._emit('instance.live_migration_rollback.start', server)
+        server.task_state = None
+        self._touch(server)
+        migration.updated_at = utcnow()
+        self._emit('instance.live_migration_rollback.end', server)
+        self._emit('instance.live_migration_rollback_dest.start', server,
+                   publisher=migration.dest)
+        self._emit('instance.live_migration_rollback_dest.end', server,
+                   publisher=migration.dest)
+
+    def live_migrations_of(self, uuid):
+        """The live migrations of a server still under way."""
+        with self.lock:
+            self.server(uuid)
+            return [m for m in self.migrations.values()
+                    if m.server_uuid == uuid and m.kind == 'live-migration'
+                    and m.status in IN_PROGRESS]
+
+    def abort_live_migration(self, uuid, migration_id):
+        """Stop a live migration under way; the server stays (or is
+        back) on its source."""
+        with self.lock:
+            server = self.server(uuid)
+            migration = self.migrations.get(migration_id)
+            if (migration is None or migration.server_uuid != uuid
+                    or migration.kind != 'live-migration'):
+                raise Refused(404, 'Migration %s not found for instance %s'
+                              % (migration_id, uuid))
+            if migration.status not in IN_PROGRESS:
+                raise Refused(400, 'Migration %s state of instance %s is %s.'
+                                   ' Cannot abort live migration while the '
+                                   'migration is in this state.'
+                              % (migration_id, uuid, migration.status))
+            self._emit('instance.live_migration_abort.start', server)
+            migration.status = 'cancelled'
+            self._emit('instance.live_migration_abort.end', server)
+            self._roll_back_live_migration(server, migration)
 
     def cold_migrate(self, uuid, host=None, flavor=None):
         """``migrate`` (same flavor) or ``resize`` (new flavor)."""

@@ -33,6 +33,9 @@ class ComputeAPI(web.Service):
         ('GET', '/servers', 'list_servers'),
         ('GET', '/servers/detail', 'list_servers_detail'),
         ('GET', '/servers/{uuid}', 'show_server'),
+        ('GET', '/servers/{uuid}/migrations', 'list_server_migrations'),
+        ('DELETE', '/servers/{uuid}/migrations/{ident}',
+         'abort_server_migration'),
         ('POST', '/servers', 'create_server'),
         ('DELETE', '/servers/{uuid}', 'delete_server'),
         ('POST', '/servers/{uuid}/action', 'server_action'),
@@ -256,6 +259,37 @@ class ComputeAPI(web.Service):
                               args.get('locked_reason'))
         else:
             raise web.Reply(400, 'There is no such action: %s' % action)
+        return 202, None
+
+    def list_server_migrations(self, req, version, uuid):
+        """A server's live migrations under way (2.23)."""
+        if version < (2, 23):
+            raise web.Reply(404, 'The resource could not be found.')
+        return 200, {'migrations': [{
+            'id': m.id, 'uuid': m.uuid, 'server_uuid': m.server_uuid,
+            'source_compute': m.source, 'source_node': m.source,
+            'dest_compute': m.dest, 'dest_node': m.dest, 'dest_host': None,
+            'status': m.status,
+            'memory_total_bytes': m.memory_total_bytes,
+            'memory_processed_bytes': m.memory_processed_bytes,
+            'memory_remaining_bytes': (m.memory_total_bytes
+                                       - m.memory_processed_bytes),
+            'disk_total_bytes': 0, 'disk_processed_bytes': 0,
+            'disk_remaining_bytes': 0,
+            'created_at': _time(m.created_at),
+            'updated_at': _time(m.updated_at)}
+            for m in self.cloud.live_migrations_of(uuid)]}
+
+    def abort_server_migration(self, req, version, uuid, ident):
+        """Abort a live migration under way (2.24)."""
+        if version < (2, 24):
+            raise web.Reply(404, 'The resource could not be found.')
+        try:
+            migration_id = int(ident)
+        except ValueError:
+            raise web.Reply(400, 'Invalid migration id %s: it must be an '
+                                 'integer' % ident)
+        self.cloud.abort_live_migration(uuid, migration_id)
         return 202, None
 
     def list_migrations(self, req, version):

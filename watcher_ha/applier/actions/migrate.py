@@ -3,8 +3,10 @@
 Live: ``os-migrateLive`` (block migration chosen by Nova), then wait until
 the server runs on the destination with no task, or is back on its
 source (the migration failed: the action fails, the server is where it
-was). Cold: ``migrate``, wait for VERIFY_RESIZE, confirm, wait until it
-is on the destination; a server that Nova confirmed by itself (its
+was). A live migration still running when the wait runs out of time is
+aborted in Nova, so that it does not land after the action has failed.
+Cold: ``migrate``, wait for VERIFY_RESIZE, confirm, wait until it is on
+the destination; a server that Nova confirmed by itself (its
 ``resize_confirm_window``) before a poll saw VERIFY_RESIZE has arrived
 too. Revert moves it back the same way, or reverts the resize of a
 server still waiting for its confirmation.
@@ -97,14 +99,40 @@ class Migrate(nova_base.NovaAction):
                                   'server %s to be resized' % self.uuid)
             if moved.status == 'VERIFY_RESIZE':
                 self._confirm()
-        settled = self.wait_for(lambda: self._settled(),
-                                CONF.watcher_applier.migration_timeout,
-                                'the migration of server %s' % self.uuid)
+        try:
+            settled = self.wait_for(lambda: self._settled(),
+                                    CONF.watcher_applier.migration_timeout,
+                                    'the migration of server %s' % self.uuid)
+        except base.ActionError as err:
+            if kind == LIVE and not self.aborted:
+                # Out of time. Left running, it could still end on the
+                # destination after the plan has failed. (Aborted, the
+                # applier is stopping: the applier that takes the plan
+                # over finds where the migration ended.)
+                raise base.ActionError('%s; %s' % (err,
+                                                     self._abort_live(source)))
+            raise
         where = nova_base.host_of(settled)
         if where == source or (destination and where != destination):
             raise base.ActionError(
                 'the %s migration of server %s failed: it is still on %s'
                 % (kind, self.uuid, where))
+
+    def _abort_live(self, source):
+        """Abort the server's live migrations under way in Nova; what
+        came of it, to add to the action's failure."""
+        try:
+            server = self.server(self.uuid)
+            running = self.nova.server_migrations.list(server)
+            for migration in running:
+                self.nova.server_migrations.live_migration_abort(
+                    server, migration.id)
+        except (nova_exc.ClientException, base.ActionError) as err:
+            return 'aborting it in Nova failed: %s' % err
+        if not running:
+            return 'no live migration of it is under way in Nova'
+        return ('aborted it in Nova (migration %s): the server stays on '
+                '%s' % (', '.join(str(m.id) for m in running), source))
 
     def _resized(self, source):
         """The server once it waits for its resize to be confirmed, or
