@@ -1,12 +1,17 @@
 """Engine-side audit storage and scheduling."""
 
 import datetime
+import logging
+import types
 
 import pytest
 
 from tests import factories
 from watcher_ha.common import context
 from watcher_ha.db import audit_runs
+from watcher_ha.decision_engine import auditor
+from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.model import state as model_state
 from watcher_ha.decision_engine.planner import weight
 from watcher_ha.decision_engine import scheduling
 
@@ -107,3 +112,17 @@ def test_plans_record_their_round_and_engine_internally(api, db):
         [], None, [], finish_audit=True)
     stored = _plan_row(db, plan)
     assert (stored.audit_round, stored.planned_by) == (None, 'engine-2')
+
+
+def test_an_audit_logs_which_model_it_plans_on(caplog):
+    model = cluster.ClusterModel('compute')
+    model.begin_resync()
+    model.finish_resync(model_state.ClusterState())
+    engine = auditor.Auditor('engine-a', None, None,
+                             models=lambda name: model)
+    strategy = types.SimpleNamespace(data_models=('compute',))
+    with caplog.at_level(logging.INFO):
+        found = engine._snapshots('audit-1', strategy)
+    assert found == {'compute': model.snapshot()}
+    assert ('Audit audit-1 plans on the compute model at generation %d '
+            '(resynced ' % model.generation) in caplog.text

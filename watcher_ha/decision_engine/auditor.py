@@ -115,7 +115,7 @@ class Auditor:
             # checked (and completed) only now that one is chosen.
             checked = parameters.check(strategy.parameters_spec,
                                        row['parameters'])
-            snapshots = self._snapshots(strategy)
+            snapshots = self._snapshots(uuid, strategy)
             notifier.audit('strategy.start', uuid)
             solution = strategy.execute(row, checked, models=snapshots)
             notifier.audit('strategy.end', uuid)
@@ -161,9 +161,10 @@ class Auditor:
         if row['auto_trigger'] and planned:
             self._start_plan(plan_uuid)
 
-    def _snapshots(self, strategy):
+    def _snapshots(self, uuid, strategy):
         """{name: snapshot} of the models the strategy reads, waiting up
-        to model_ready_timeout for any not built yet."""
+        to model_ready_timeout for any not built yet; what each one is
+        (generation, ages) goes to the log."""
         found = {}
         for name in strategy.data_models:
             if self.models is None:
@@ -175,6 +176,12 @@ class Auditor:
                     CONF.watcher_decision_engine.model_ready_timeout)
             except (exception.NotFound, cluster.ModelNotReady) as err:
                 raise AuditFailed(str(err))
+            info = model.info()
+            LOG.info('Audit %s plans on the %s model at generation %d '
+                     '(resynced %s s ago, last notification %s s ago)',
+                     uuid, name, found[name].generation,
+                     info['seconds_since_resync'],
+                     info['seconds_since_notification'])
         return found
 
     def _failed(self, row, stage, err, finish, next_run_time=None):
