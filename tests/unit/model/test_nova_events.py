@@ -12,6 +12,7 @@ from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import nova_events
 from watcher_ha.decision_engine.model import state as model_state
+from watcher_ha.decision_engine.model.collector import manager
 
 T0 = datetime.datetime(2026, 11, 22, 6, 0, 0)
 LIVE = nova_samples.live()
@@ -41,7 +42,7 @@ IGNORED = {
     'aggregate.create.start', 'aggregate.create.end',
     'aggregate.delete.start', 'aggregate.add_host.start',
     'aggregate.remove_host.start', 'aggregate.update_metadata.start',
-    'aggregate.update_prop.start', 'aggregate.update_prop.end',
+    'aggregate.update_prop.start',
     'aggregate.cache_images.start', 'aggregate.cache_images.progress',
     'aggregate.cache_images.end',
 }
@@ -419,7 +420,71 @@ def test_an_older_aggregate_event_does_not_undo_a_newer_one():
                       T0 + datetime.timedelta(seconds=1)))
     state = model.snapshot()
     assert name in state.node('host-b').aggregates
-    assert state.aggregates[name] == T0 + datetime.timedelta(seconds=2)
+    assert state.aggregates[name].stamp == T0 + datetime.timedelta(seconds=2)
+
+
+def _aggregate_event(event_type, name, hosts, zone=None, uuid='agg-uuid'):
+    metadata = {'availability_zone': zone} if zone else {}
+    return {'event_type': event_type, 'publisher_id': 'nova-api:ctl',
+            'payload': {'nova_object.data': {
+                'name': name, 'uuid': uuid, 'hosts': hosts, 'id': 1,
+                'metadata': metadata}}}
+
+
+def test_a_node_leaving_its_zones_aggregate_gets_its_zone_from_nova():
+    """Its zone is now Nova's default_availability_zone, which only Nova
+    knows: the node is named for fetching, and the fetch sets it."""
+    model = cluster.ClusterModel()
+
+    def read_from_nova(changes):
+        for hostname in ('host-a', 'host-b'):
+            changes.put_node(dataclasses.replace(node(hostname),
+                                                 uuid='u-' + hostname))
+    model.update(read_from_nova)
+    later = iter(T0 + datetime.timedelta(seconds=i) for i in range(1, 9))
+    model.apply(event(_aggregate_event(
+        'aggregate.update_metadata.end', 'rack', ['host-a', 'host-b'],
+        zone='az1'), next(later)))
+    model.apply(event(_aggregate_event(
+        'aggregate.add_host.end', 'gpu', ['host-b'], uuid='gpu-uuid'),
+        next(later)))
+    assert model.snapshot().node('host-b').availability_zone == 'az1'
+    # Out of the zoned aggregate (still in gpu, which sets no zone).
+    missing = model.apply(event(_aggregate_event(
+        'aggregate.remove_host.end', 'rack', ['host-a'], zone='az1'),
+        next(later)))
+    assert missing == {'host-b'}
+    assert model.snapshot().node('host-b').availability_zone is None
+    assert model.snapshot().node('host-b').aggregates == {'gpu'}
+    fetched = dataclasses.replace(node('host-b'), uuid='u-b',
+                                  availability_zone='nova')
+    model.update(lambda changes: manager._add_if_missing(changes, fetched))
+    assert model.snapshot().node('host-b').availability_zone == 'nova'
+    assert model.snapshot().node('host-b').aggregates == {'gpu'}
+    # The aggregate drops its zone: its members' zones are Nova's again.
+    missing = model.apply(event(_aggregate_event(
+        'aggregate.update_metadata.end', 'rack', ['host-a']), next(later)))
+    assert missing == {'host-a'}
+    # A zone set through the aggregate's properties (update_prop).
+    missing = model.apply(event(_aggregate_event(
+        'aggregate.update_prop.end', 'rack', ['host-a'], zone='az2'),
+        next(later)))
+    assert missing == set()
+    assert model.snapshot().node('host-a').availability_zone == 'az2'
+
+
+def test_a_renamed_aggregate_is_renamed_on_its_members():
+    model = model_with('host-a')
+    model.apply(event(_aggregate_event(
+        'aggregate.add_host.end', 'old-name', ['host-a'], zone='az1'),
+        T0 + datetime.timedelta(seconds=1)))
+    model.apply(event(_aggregate_event(
+        'aggregate.update_prop.end', 'new-name', ['host-a'], zone='az1'),
+        T0 + datetime.timedelta(seconds=2)))
+    state = model.snapshot()
+    assert state.node('host-a').aggregates == {'new-name'}
+    assert state.node('host-a').availability_zone == 'az1'
+    assert set(state.aggregates) == {'new-name'}
 
 
 def test_snapshot_is_untouched_by_later_updates():

@@ -103,3 +103,13 @@ class Instance:
 def frozen_mapping(mapping):
     """A mapping as a hashable, immutable, ordered tuple of pairs."""
     return tuple(sorted((mapping or {}).items()))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Aggregate:
+    """A host aggregate as last told: its availability zone (None: it
+    sets none) and uuid; its members are the nodes naming it."""
+    name: str
+    uuid: str | None = None
+    availability_zone: str | None = None
+    stamp: datetime.datetime = EPOCH

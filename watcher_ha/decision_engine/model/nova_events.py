@@ -96,7 +96,8 @@ PLACEMENT = {event: rule for rule, events in _INSTANCE_EVENTS.items()
 
 SERVICE_EVENTS = ('service.create', 'service.update', 'service.delete')
 AGGREGATE_EVENTS = ('aggregate.add_host.end', 'aggregate.remove_host.end',
-                    'aggregate.update_metadata.end', 'aggregate.delete.end')
+                    'aggregate.update_metadata.end',
+                    'aggregate.update_prop.end', 'aggregate.delete.end')
 
 COMPUTE_BINARY = 'nova-compute'
 # Seconds without a report after which Nova counts a service down (its
@@ -281,23 +282,57 @@ def _silent(event, data):
 
 
 def _aggregate(changes, event):
+    """An aggregate's members and zone, as the event tells them; returns
+    the hosts to read from Nova: members the model lacks, and nodes
+    whose zone came from an aggregate they left (or that dropped its
+    zone), whose zone is now Nova's default, which only Nova knows."""
     data = event.data
     name = data.get('name')
-    known = changes.aggregate_stamp(name)
-    if known is not None and event.stamp < known:
+    known = changes.aggregate(name)
+    if known is not None and event.stamp < known.stamp:
         return set()
-    changes.stamp_aggregate(name, event.stamp)
-    members = set(data.get('hosts') or ())
-    zone = (data.get('metadata') or {}).get('availability_zone')
+    renamed_from = (changes.aggregate_named_by(data['uuid'])
+                    if data.get('uuid') else None)
+    if renamed_from == name:
+        renamed_from = None
     deleted = event.event_type == 'aggregate.delete.end'
+    zone = None if deleted else (data.get('metadata') or {}).get(
+        'availability_zone')
+    changes.put_aggregate(elements.Aggregate(
+        name=name, uuid=data.get('uuid'), availability_zone=zone,
+        stamp=event.stamp))
+    if renamed_from is not None:
+        known = changes.aggregate(renamed_from)
+        changes.remove_aggregate(renamed_from)
+    members = set(data.get('hosts') or ())
+    unknown = set()
     for hostname, node in changes.all_nodes().items():
+        was_inside = bool({name, renamed_from} & node.aggregates)
         inside = hostname in members and not deleted
-        aggregates = (node.aggregates | {name} if inside
-                      else node.aggregates - {name})
-        node_zone = zone if (inside and zone) else node.availability_zone
+        aggregates = ((node.aggregates - {renamed_from}) | {name} if inside
+                      else node.aggregates - {name, renamed_from})
+        node_zone = _zone_among(
+            changes, aggregates, node.availability_zone,
+            left=known.availability_zone if was_inside and known else None)
+        if node_zone is None and node.availability_zone is not None:
+            unknown.add(hostname)
         if (aggregates, node_zone) != (node.aggregates,
                                        node.availability_zone):
             changes.put_node(dataclasses.replace(
                 node, aggregates=frozenset(aggregates),
                 availability_zone=node_zone))
-    return {host for host in members if not changes.has_node(host)}
+    return unknown | {host for host in members if not changes.has_node(host)}
+
+
+def _zone_among(changes, aggregates, zone, left):
+    """A node's zone, given its aggregates: a zone one of them sets;
+    else, if its ``zone`` is the one an aggregate it was in set
+    (``left``), unknown (None); else ``zone``, which Nova gave it."""
+    zones = sorted(found.availability_zone for found in (
+        changes.aggregate(a) for a in aggregates)
+        if found is not None and found.availability_zone)
+    if zones:
+        return zones[0]
+    if left is not None and zone == left:
+        return None
+    return zone

@@ -30,8 +30,9 @@ class ClusterState:
     # uuid), whatever the stamps; else soft-deleted, and only a newer
     # event (a restore) brings it back.
     tombstones: immutables.Map = EMPTY
-    # aggregate name -> stamp of what last said who its members are: an
-    # older aggregate event arriving later must not undo a newer one.
+    # aggregate name -> Aggregate, stamped with what last said who its
+    # members are: an older aggregate event arriving later must not undo
+    # a newer one.
     aggregates: immutables.Map = EMPTY
     generation: int = 0
 
@@ -84,8 +85,17 @@ class Changes:
     def tombstone(self, uuid):
         return _read(self._tombstones, self._base.tombstones, uuid)
 
-    def aggregate_stamp(self, name):
+    def aggregate(self, name):
         return _read(self._aggregates, self._base.aggregates, name)
+
+    def aggregate_named_by(self, uuid):
+        """The name the model knows the aggregate ``uuid`` by, if any."""
+        found = dict(self._base.aggregates.items())
+        found.update(self._aggregates)
+        for name, aggregate in found.items():
+            if aggregate is not _GONE and aggregate.uuid == uuid:
+                return name
+        return None
 
     def has_node(self, hostname):
         return self.node(hostname) is not None
@@ -139,9 +149,14 @@ class Changes:
                 self._tombstones[uuid] = buried
                 self.count += 1
 
-    def stamp_aggregate(self, name, stamp):
-        self._aggregates[name] = stamp
+    def put_aggregate(self, aggregate):
+        self._aggregates[aggregate.name] = aggregate
         self.count += 1
+
+    def remove_aggregate(self, name):
+        if self.aggregate(name) is not None:
+            self._aggregates[name] = _GONE
+            self.count += 1
 
     def _placed(self, host):
         if host in self._placement:

@@ -105,7 +105,10 @@ class ComputeCollector(base.Collector):
         zones = self._zones(aggregates)
         services = {s.host: s for s in services}
         for aggregate in aggregates:
-            changes.stamp_aggregate(aggregate.name, stamp)
+            changes.put_aggregate(elements.Aggregate(
+                name=aggregate.name, uuid=getattr(aggregate, 'uuid', None),
+                availability_zone=aggregate.availability_zone,
+                stamp=stamp))
         for hypervisor in hypervisors:
             node = self._node(hypervisor, services, providers, zones,
                               stamp, counted=counted)

@@ -163,7 +163,8 @@ def _placeholder(model, hostname):
 def _add_if_missing(changes, node):
     """Add a node read from the source, unless the model has it already;
     a placeholder made by a service notification (no uuid yet) gets the
-    source's capacity but keeps the notification's status."""
+    source's capacity but keeps the notification's status; a node whose
+    zone an aggregate event left unknown gets the source's zone."""
     known = changes.node(node.hostname)
     if known is None:
         changes.put_node(node)
@@ -172,3 +173,7 @@ def _add_if_missing(changes, node):
         changes.put_node(dataclasses.replace(
             node, state=known.state, status=known.status,
             disabled_reason=known.disabled_reason, stamp=known.stamp))
+    elif known.availability_zone is None:
+        # Its zone was Nova's to tell (it left its zone's aggregate).
+        changes.put_node(dataclasses.replace(
+            known, availability_zone=node.availability_zone))
