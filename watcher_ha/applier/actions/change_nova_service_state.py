@@ -43,7 +43,9 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         return found[0]
 
     def pre_condition(self):
-        self._service()
+        service = self._service()
+        # What a revert puts back: the service as it was, reason and all.
+        self._before = (service.status, service.disabled_reason)
 
     def execute(self):
         self._set(self.input_parameters['state'],
@@ -70,8 +72,19 @@ class ChangeNovaServiceState(nova_base.NovaAction):
                                       self.input_parameters['state']))
 
     def revert(self):
-        self._set(ENABLED if self.input_parameters['state'] == DISABLED
-                  else DISABLED, 'reverted by watcher_ha')
+        """Put the service back as it was before the action (a service an
+        operator had disabled stays disabled, with the operator's
+        reason); without that record (the plan was taken over from
+        another applier), the opposite state."""
+        before = getattr(self, '_before', None)
+        if before is None:
+            self._set(ENABLED if self.input_parameters['state'] == DISABLED
+                      else DISABLED, 'reverted by watcher_ha')
+            return
+        status, reason = before
+        service = self._service()
+        if (service.status, service.disabled_reason) != before:
+            self._set(status, reason)
 
     def recover(self, started_at):
         # Setting a state twice is harmless; done if it shows.

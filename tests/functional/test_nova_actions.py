@@ -1,5 +1,7 @@
-"""The migrate action against the simulator's Compute API (novaclient,
-auth_type none): a stopped server migrates cold, a paused one live; a
+"""The Nova actions against the simulator's Compute API (novaclient,
+auth_type none). change_nova_service_state: a revert puts the service
+back as it was, the operator's reason included. migrate: a stopped
+server migrates cold, a paused one live; a
 server Nova confirms by itself before a poll sees VERIFY_RESIZE has
 still arrived; reverting a server left waiting for its confirmation
 reverts the resize; a state Nova would refuse is named before anything
@@ -13,6 +15,7 @@ from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import change_nova_service_state
 from watcher_ha.applier.actions import migrate
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common import clients
@@ -151,3 +154,31 @@ def test_a_live_migration_out_of_time_is_aborted_in_nova(cloud):
     [migration] = [m for m in client.migrations.list(
         instance_uuid=server.id) if m.migration_type == 'live-migration']
     assert migration.status == 'cancelled'
+
+
+def test_a_revert_puts_the_service_back_as_it_was(cloud):
+    _url, client = cloud
+    [service] = client.services.list(host='compute-0001',
+                                     binary='nova-compute')
+    client.services.disable_log_reason(service.id, 'disk replacement')
+
+    def run(state, reason=None):
+        change = change_nova_service_state.ChangeNovaServiceState({
+            'resource_name': 'compute-0001', 'state': state,
+            'disabled_reason': reason})
+        change.pre_condition()
+        change.execute()
+        return change
+
+    def now():
+        [found] = client.services.list(host='compute-0001',
+                                       binary='nova-compute')
+        return found.status, found.disabled_reason
+    # Disabling a service an operator had disabled, then reverting,
+    # leaves it as the operator left it (the revert used to enable it).
+    run('disabled', 'watcher_maintaining').revert()
+    assert now() == ('disabled', 'disk replacement')
+    enabling = run('enabled')
+    assert now() == ('enabled', None)
+    enabling.revert()
+    assert now() == ('disabled', 'disk replacement')
