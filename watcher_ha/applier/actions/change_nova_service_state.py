@@ -26,6 +26,12 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         'additionalProperties': True,
     }
 
+    def __init__(self, input_parameters, context=None):
+        super().__init__(input_parameters, context)
+        # (status, disabled reason) before the action: what a revert puts
+        # back. None until pre_condition reads it.
+        self._before = None
+
     @classmethod
     def resources(cls, input_parameters):
         return {(base.COMPUTE_NODE, input_parameters['resource_name'])}
@@ -44,7 +50,6 @@ class ChangeNovaServiceState(nova_base.NovaAction):
 
     def pre_condition(self):
         service = self._service()
-        # What a revert puts back: the service as it was, reason and all.
         self._before = (service.status, service.disabled_reason)
 
     def execute(self):
@@ -76,7 +81,7 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         operator had disabled stays disabled, with the operator's
         reason); without that record (the plan was taken over from
         another applier), the opposite state."""
-        before = getattr(self, '_before', None)
+        before = self._before
         if before is None:
             self._set(ENABLED if self.input_parameters['state'] == DISABLED
                       else DISABLED, 'reverted by watcher_ha')

@@ -14,7 +14,6 @@ an event about them that comes late cannot bring them back.
 """
 
 import dataclasses
-import datetime
 import threading
 import time
 
@@ -118,8 +117,7 @@ class ClusterModel:
         read begins at ``stamp`` (default: now)."""
         with self._lock:
             self._recording = []
-            self._reading_since = stamp or datetime.datetime.now(
-                datetime.timezone.utc).replace(tzinfo=None)
+            self._reading_since = stamp or elements.utcnow()
 
     def finish_resync(self, fresh):
         """Swap in ``fresh`` (a ClusterState read from Nova), with every

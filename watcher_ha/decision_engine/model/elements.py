@@ -15,6 +15,11 @@ GONE_STATES = frozenset(('deleted', 'soft-delete', 'soft_deleted'))
 EPOCH = datetime.datetime(1970, 1, 1)
 
 
+def utcnow():
+    """Now, as stamps are kept: naive UTC."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class ComputeNode:
     hostname: str

@@ -172,7 +172,7 @@ def _instance(changes, event):
         return set()
     current = changes.instance(uuid)
     buried = changes.tombstone(uuid)
-    if buried is not None and (buried[1] or event.stamp <= buried[0]):
+    if buried is not None and (buried.final or event.stamp <= buried.stamp):
         return set()
     if (event.event_type == 'instance.delete.end'
             or data.get('state') == 'deleted'):

@@ -9,12 +9,22 @@ cannot reach it.
 """
 
 import dataclasses
+import datetime
+import typing
 
 import immutables
 
 EMPTY = immutables.Map()
 # Marks a key removed in a Changes overlay.
 _GONE = object()
+
+
+class Tombstone(typing.NamedTuple):
+    """A removed server: when, and whether for good (deleted: Nova never
+    reuses a uuid, so nothing brings it back, whatever the stamps; else
+    soft-deleted, and only a newer event, a restore, brings it back)."""
+    stamp: datetime.datetime
+    final: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,10 +35,8 @@ class ClusterState:
     instances: immutables.Map = EMPTY
     # hostname -> Map of the uuids of the instances placed there
     placement: immutables.Map = EMPTY
-    # uuid -> (stamp of its removal, final): a late update must not bring
-    # a removed server back. Final: deleted for good (Nova never reuses a
-    # uuid), whatever the stamps; else soft-deleted, and only a newer
-    # event (a restore) brings it back.
+    # uuid -> Tombstone: a late update must not bring a removed server
+    # back.
     tombstones: immutables.Map = EMPTY
     # aggregate name -> Aggregate, stamped with what last said who its
     # members are: an older aggregate event arriving later must not undo
@@ -90,10 +98,9 @@ class Changes:
 
     def aggregate_named_by(self, uuid):
         """The name the model knows the aggregate ``uuid`` by, if any."""
-        found = dict(self._base.aggregates.items())
-        found.update(self._aggregates)
-        for name, aggregate in found.items():
-            if aggregate is not _GONE and aggregate.uuid == uuid:
+        for name, aggregate in _current(self._aggregates,
+                                        self._base.aggregates).items():
+            if aggregate.uuid == uuid:
                 return name
         return None
 
@@ -102,13 +109,7 @@ class Changes:
 
     def all_nodes(self):
         """Every node, as of the updates made so far."""
-        found = dict(self._base.nodes.items())
-        for hostname, node in self._nodes.items():
-            if node is _GONE:
-                found.pop(hostname, None)
-            else:
-                found[hostname] = node
-        return found
+        return _current(self._nodes, self._base.nodes)
 
     # Writes.
 
@@ -137,7 +138,7 @@ class Changes:
         if old is not None:
             self._unplace(uuid, old.host)
             self._instances[uuid] = _GONE
-        self._tombstones[uuid] = (stamp, final)
+        self._tombstones[uuid] = Tombstone(stamp, final)
         self.count += 1
 
     def carry_tombstones(self, tombstones, since):
@@ -145,7 +146,7 @@ class Changes:
         at or after ``since`` of servers this state does not hold: a late
         event about them must not bring them back after a resync either."""
         for uuid, buried in tombstones.items():
-            if buried[0] >= since and self.instance(uuid) is None:
+            if buried.stamp >= since and self.instance(uuid) is None:
                 self._tombstones[uuid] = buried
                 self.count += 1
 
@@ -189,6 +190,17 @@ class Changes:
             tombstones=_merge(self._base.tombstones, self._tombstones),
             aggregates=_merge(self._base.aggregates, self._aggregates),
             generation=self._base.generation + 1)
+
+
+def _current(overlay, base):
+    """{key: value} of ``base`` with the ``overlay`` applied."""
+    found = dict(base.items())
+    for key, value in overlay.items():
+        if value is _GONE:
+            found.pop(key, None)
+        else:
+            found[key] = value
+    return found
 
 
 def _read(overlay, base, key):

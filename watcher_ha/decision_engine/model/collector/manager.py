@@ -3,7 +3,6 @@ for the life of the process, each with its model, its notification
 handlers and its periodic resync."""
 
 import dataclasses
-import datetime
 import threading
 
 import tenacity
@@ -13,13 +12,10 @@ from stevedore import driver
 
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.model import elements
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
-
-
-def _utcnow():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
 class CollectorManager:
@@ -109,7 +105,7 @@ class CollectorManager:
     def _resync_once(self, name):
         collector = self.collectors[name]
         model = collector.model
-        stamp = _utcnow()
+        stamp = elements.utcnow()
         model.begin_resync(stamp)
         try:
             fresh = collector.build(stamp)
@@ -127,7 +123,7 @@ class CollectorManager:
         provider exist) is asked for again, later, until the source has
         it or the tries run out (the next resync then reads it)."""
         collector = self.collectors[name]
-        stamp = _utcnow()
+        stamp = elements.utcnow()
         for hostname in hostnames:
             try:
                 node = collector.fetch_node(hostname, stamp)
