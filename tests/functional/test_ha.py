@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from tests import factories
 from tests import servers
 from tests.functional import daemons
+from tests.functional import private_servers
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
@@ -38,6 +39,7 @@ from tests.functional.ha_checks import owners
 from tests.functional.ha_checks import snapshot
 from tests.functional.ha_checks import spread_audits
 from tests.functional.ha_checks import strategy_started
+from watcher_ha.applier.actions import nova_base
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
 from watcher_ha.simulator import scenario
@@ -67,8 +69,8 @@ def ha_cluster(tmp_path, database, rabbit, monkeypatch):
     notes = Notifications(rabbit)
 
     def start(**extra):
-        extra.setdefault('coordination', {}).update(
-            backend_url=servers.redis_coordination_url())
+        extra.setdefault('coordination', {}).setdefault(
+            'backend_url', servers.redis_coordination_url())
         context = daemons.cluster(tmp_path, url, rabbit, **extra)
         running = context.__enter__()
         # After the catalog was loaded: the slow strategy comes after the
@@ -409,3 +411,172 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
         assert [(m.migration_type, m.status, m.dest_compute)
                 for m in migrations] == [
                     ('live-migration', 'completed', 'compute-0001')]
+
+
+def _cloud_auth(sim_url):
+    auth = {'auth_type': 'password', 'auth_url': sim_url + '/identity/v3',
+            'username': 'admin', 'password': 'admin',
+            'project_name': 'admin', 'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}
+    return {'nova': dict(auth), 'placement': dict(auth)}
+
+
+def _slow_gets(sim_url, server, seconds):
+    """The simulator's next GET of ``server`` waits ``seconds`` first."""
+    resp = requests.put(sim_url + '/simulator/faults', timeout=10, json={
+        'api_failures': [{'method': 'GET', 'path': '/servers/%s$' % server,
+                          'delay': seconds, 'count': 1}]})
+    assert resp.status_code in (200, 204), resp.text
+
+
+def _migrate(server, destination):
+    return ('migrate', {'resource_id': server, 'migration_type': 'live',
+                        'source_node': 'compute-0000',
+                        'destination_node': destination})
+
+
+def _start(cluster, plan):
+    resp = requests.post('%s/v1/action_plans/%s/start' % (
+        cluster.url, plan['uuid']), timeout=10)
+    assert resp.status_code == 200, resp.text
+
+
+# How long the frozen applier's GET of its server takes: it is frozen in
+# it, and gets the answer only after its plan was adopted.
+FROZEN_GET = 20
+
+
+@MARIADB_ONLY
+@pytest.mark.parametrize('recovery', ['resume', 'cancel'])
+def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
+                                                          tmp_path,
+                                                          recovery):
+    """An applier SIGSTOPped inside a migrate action, in the GET before
+    its call to Nova (the simulator holds the answer back), is presumed
+    gone and its plan adopted. SIGCONTed while the server is still on its
+    source and idle, it goes on to the live migration: its fence refuses
+    it. Each server is migrated exactly once (the simulator's
+    os-migrations), and no CANCELLED action has an effect in the cloud."""
+    made = scenario.generate(hosts=3, servers=2, seed=7)
+    for server in made['servers']:
+        server.update(flavor='m1.small', host='compute-0000',
+                      state='active')
+    with simulator(tmp_path / 'sim', made) as sim_url:
+        cluster = ha_cluster(
+            watcher_applier={'recovery': recovery, 'poll_interval': 0.2,
+                             'migration_timeout': 60},
+            **_cloud_auth(sim_url))
+        cluster.start_daemons(appliers=APPLIERS[:2])
+        client = nova(sim_url)
+        first, second = sorted(s.id for s in client.servers.list())
+        plan, actions = factories.action_plan(
+            cluster.engine, factories.audit(cluster.engine),
+            kinds=[_migrate(first, 'compute-0001'),
+                   _migrate(second, 'compute-0001')])
+        _slow_gets(sim_url, first, FROZEN_GET)
+        _start(cluster, plan)
+        runner = wait_for(lambda: (_starts(cluster, actions[0])
+                                   or [None])[0], 20, 'the first migrate')
+        # In the GET of pre_condition(), before the live migration.
+        time.sleep(1)
+        cluster.kill(runner, signal.SIGSTOP)
+        frozen_clock = time.monotonic()
+        if recovery == 'resume':
+            # The adopter's own look at the server (recover()) answers
+            # after the frozen applier's GET does.
+            _slow_gets(sim_url, first, FROZEN_GET + 3)
+        survivor = wait_for(
+            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            .difference([runner, None]), TAKEOVER_LIMIT + 2,
+            'the plan adopted').pop()
+        if recovery == 'cancel':
+            wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+                     == 'CANCELLED', 10, 'the plan cancelled')
+        # The server is still on its source, and idle.
+        assert nova_base.host_of(client.servers.get(first)) == \
+            'compute-0000'
+        cluster.kill(runner, signal.SIGCONT)
+        assert time.monotonic() - frozen_clock < FROZEN_GET
+        log = cluster.tmp_path / (runner + '.log')
+        stopped = 'Action plan %s stops on %s' % (plan['uuid'], runner)
+        wait_for(lambda: stopped in log.read_text(), FROZEN_GET + 10,
+                 'the resumed applier stopped by its fence')
+        assert 'was taken over' in log.read_text()
+        if recovery == 'cancel':
+            # Its claims are gone with it: a new plan on the same server
+            # starts, and is the only one that moves it.
+            again, _ = factories.action_plan(
+                cluster.engine, factories.audit(cluster.engine),
+                kinds=[_migrate(first, 'compute-0002')])
+            _start(cluster, again)
+            wait_for(lambda: _plan_row(cluster.engine, again['id'])[0].state
+                     == 'SUCCEEDED', 30, 'the new plan done')
+            expected = {first: ['compute-0002'], second: []}
+            assert _plan_row(cluster.engine, plan['id'])[1] == {
+                a['uuid']: 'CANCELLED' for a in actions}
+        else:
+            wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+                     == 'SUCCEEDED', 60, 'the plan done')
+            expected = {first: ['compute-0001'], second: ['compute-0001']}
+            assert _plan_row(cluster.engine, plan['id'])[0].hostname == \
+                survivor
+        time.sleep(1)
+        for server, destinations in expected.items():
+            migrations = client.migrations.list(instance_uuid=server)
+            assert [(m.status, m.dest_compute) for m in migrations] == [
+                ('completed', host) for host in destinations], server
+            where = nova_base.host_of(client.servers.get(server))
+            assert where == (destinations or ['compute-0000'])[-1]
+
+
+@MARIADB_ONLY
+def test_a_redis_restarted_empty_takes_nothing_over(ha_cluster, tmp_path):
+    """The coordination backend restarts and forgets every member while
+    two appliers run plans and two engines compute one-shot audits. Each
+    daemon finds its group gone, joins again, and presumes nobody dead for
+    member_timeout: every plan ends SUCCEEDED on the applier that ran it,
+    no audit is computed twice, nothing is cancelled."""
+    redis = private_servers.Redis(tmp_path)
+    redis.start()
+    try:
+        cluster = ha_cluster(coordination={'backend_url': redis.url})
+        cluster.start_daemons(engines=ENGINES[:2], appliers=APPLIERS[:2])
+        plans = [_plan_with_sleeps(cluster, durations=(6, 6))
+                 for _ in range(4)]
+        audits = [create_audit(cluster.url, audit_type='ONESHOT',
+                               strategy=slow_strategy.NAME,
+                               parameters={'seconds': 14})
+                  for _ in range(4)]
+        wait_for(lambda: all(_starts(cluster, actions[0])
+                             for _, actions in plans)
+                 and all(strategy_started(cluster.notes, audit)
+                         for audit in audits), 20, 'all of it running')
+        runners = {plan['uuid']: _starts(cluster, actions[0])[0]
+                   for plan, actions in plans}
+        assert set(runners.values()) == set(APPLIERS[:2]), runners
+        redis.stop()
+        redis.start()
+        restarted = time.monotonic()
+        wait_for(lambda: all(_plan_row(cluster.engine, plan['id'])[0].state
+                             == 'SUCCEEDED' for plan, _ in plans)
+                 and all(audit_row(cluster.engine, audit).state
+                         == AuditState.SUCCEEDED for audit in audits),
+                 40, 'every plan and audit done')
+        for plan, actions in plans:
+            row, states = _plan_row(cluster.engine, plan['id'])
+            assert row.hostname == runners[plan['uuid']]
+            assert set(states.values()) == {'SUCCEEDED'}
+            assert [_starts(cluster, a) for a in actions] == [
+                [row.hostname]] * len(actions)
+        for audit in audits:
+            assert len([event for event, _, _ in events(cluster.notes, audit)
+                        if event == 'audit.strategy.start']) == 1, audit
+        # Everyone is back in its group.
+        wait_for(lambda: requests.get(cluster.url + '/v1/services',
+                                      timeout=10).json()['services']
+                 and all(s['status'] == 'ACTIVE' for s in requests.get(
+                     cluster.url + '/v1/services', timeout=10).json()[
+                         'services']), 20, 'every service ACTIVE')
+        assert time.monotonic() - restarted < 60
+    finally:
+        redis.stop()

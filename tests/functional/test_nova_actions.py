@@ -182,3 +182,44 @@ def test_a_revert_puts_the_service_back_as_it_was(cloud):
     assert now() == ('enabled', None)
     enabling.revert()
     assert now() == ('disabled', 'disk replacement')
+
+
+def test_a_cold_migration_interrupted_in_verify_resize_is_confirmed(cloud):
+    """Its applier was lost after Nova moved the server and before the
+    confirmation. Nova never confirms by itself (resize_confirm_window is
+    0 by default): recover() confirms it, and the action is done."""
+    _url, client = cloud
+    server = some_server(client)
+    interrupted = action(server, 'cold')
+    server.migrate()
+    waiting = wait_for(lambda: client.servers.get(server.id).status
+                       == 'VERIFY_RESIZE' and client.servers.get(server.id),
+                       30, 'VERIFY_RESIZE')
+    destination = nova_base.host_of(waiting)
+    interrupted.input_parameters['destination_node'] = destination
+    assert interrupted.recover(None) == base.DONE
+    moved = client.servers.get(server.id)
+    assert (nova_base.host_of(moved), moved.status) == (destination,
+                                                        'ACTIVE')
+
+
+def test_the_fence_comes_before_every_call_that_changes_the_cloud(cloud):
+    """The action's calls that change something pass its fence first; a
+    fence that refuses stops the call before it reaches Nova."""
+    from watcher_ha.applier import fencing
+    _url, client = cloud
+    server = some_server(client)
+    source = nova_base.host_of(server)
+    passes = []
+
+    def refuse():
+        passes.append('fence')
+        raise fencing.Fenced('taken over')
+    moving = action(server, 'live')
+    moving.fence = refuse
+    moving.pre_condition()
+    with pytest.raises(fencing.Fenced):
+        moving.execute()
+    assert passes == ['fence']
+    assert client.migrations.list(instance_uuid=server.id) == []
+    assert nova_base.host_of(client.servers.get(server.id)) == source

@@ -226,7 +226,7 @@ class CountingSleep:
     def __getattr__(self, name):
         return getattr(self.real, name)
 
-    def __call__(self, parameters, context=None):
+    def __call__(self, parameters, context=None, fence=None):
         counter = self
 
         class Counted(self.real):
@@ -235,7 +235,7 @@ class CountingSleep:
                     key = parameters['resource_id']
                     counter.runs[key] = counter.runs.get(key, 0) + 1
                 return super().execute()
-        return Counted(parameters, context)
+        return Counted(parameters, context, fence)
 
 
 def test_duplicate_launches_run_no_action_twice(api, db, daemons):

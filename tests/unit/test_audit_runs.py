@@ -126,3 +126,140 @@ def test_an_audit_logs_which_model_it_plans_on(caplog):
     assert found == {'compute': model.snapshot()}
     assert ('Audit audit-1 plans on the compute model at generation %d '
             '(resynced ' % model.generation) in caplog.text
+
+
+def _runner(host='engine-1'):
+    from watcher_ha.decision_engine import auditor
+    from watcher_ha.decision_engine import catalog
+    return auditor.Auditor(host, catalog.Catalog(),
+                           weight.WeightPlanner({'nop': 1, 'sleep': 1}, {}))
+
+
+def test_a_one_shot_audit_suspended_then_resumed_runs_again(api, db):
+    """Suspended while its engine computed it (the engine's result was
+    then refused), then resumed: it is owned by nobody, and the first
+    engine to take it computes it again, instead of staying ONGOING for
+    ever under an engine that dropped it."""
+    audit = factories.audit(db, state='ONGOING', hostname='engine-1')
+    for state in ('SUSPENDED', 'ONGOING'):
+        resp = api.patch('/v1/audits/' + audit['uuid'], body=[
+            {'op': 'replace', 'path': '/state', 'value': state}])
+        assert resp.status == 200, resp
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    assert (row['state'], row['hostname']) == ('ONGOING', None)
+    _runner('engine-2').run(audit['uuid'])
+    shown = api.get('/v1/audits/' + audit['uuid']).json
+    assert (shown['state'], shown['hostname']) == ('SUCCEEDED', 'engine-2')
+    assert len(api.get('/v1/action_plans?audit_uuid=' + audit['uuid'])
+               .json['action_plans']) == 1
+
+
+@pytest.mark.parametrize('interval', ['0 0 31 2 *', '999999999999'])
+def test_a_continuous_audit_that_cannot_be_scheduled_fails_once(
+        api, db, interval):
+    """Stored before the API checked intervals: its round fails the audit
+    with a message, instead of raising every second for ever."""
+    audit = factories.audit(db, state='ONGOING', hostname='engine-1',
+                            audit_type='CONTINUOUS', interval=interval)
+    _runner().run_round(audit['uuid'])
+    shown = api.get('/v1/audits/' + audit['uuid'], version='1.5').json
+    assert shown['state'] == 'FAILED'
+    assert 'cannot be scheduled' in shown['status_message']
+    assert repr(interval) in shown['status_message']
+
+
+def test_an_auto_trigger_that_cannot_start_says_why(api, db):
+    """auto_trigger's start refused (another started plan holds the same
+    resources): the plan stays RECOMMENDED and its status message says
+    why, where it used to be swallowed."""
+    from watcher_ha.db import action_plans
+    holder, _ = factories.action_plan(db, factories.audit(db), kinds=[
+        ('migrate', {'resource_id': 'x', 'migration_type': 'live',
+                     'source_node': 'n2'})])
+    action_plans.transition(context.admin_context(),
+                            action_plans.get_plan(context.admin_context(),
+                                                  holder['uuid']),
+                            'PENDING')
+    plan, _ = factories.action_plan(db, factories.audit(db), kinds=[
+        ('migrate', {'resource_id': 'x', 'migration_type': 'live',
+                     'source_node': 'n1'})])
+    _runner()._start_plan(plan['uuid'])
+    shown = api.get('/v1/action_plans/' + plan['uuid'], version='1.5').json
+    assert shown['state'] == 'RECOMMENDED'
+    assert shown['status_message'].startswith(
+        'auto_trigger could not start it: ')
+    assert holder['uuid'] in shown['status_message']
+
+
+def test_plans_later_rounds_replaced_are_archived_after_the_retention(
+        api, db):
+    """A continuous audit adds a plan per round; those that never ran are
+    archived once older than the retention, so that purge removes them.
+    A started one stays."""
+    import sqlalchemy as sa
+    from watcher_ha.db import action_plans
+    from watcher_ha.db import models
+    audit = factories.audit(db, state='ONGOING', hostname='engine-1',
+                            audit_type='CONTINUOUS', interval='60')
+    planned = [weight.PlannedAction(
+        '1111111%d-1111-4111-8111-111111111111' % i, 'nop',
+        {'message': 'x'}, []) for i in range(3)]
+    uuids = []
+    for index in range(3):
+        row = audit_runs.get(context.admin_context(), audit['uuid'])
+        uuid, _ = audit_runs.store_plan(
+            context.admin_context(), row, 'engine-1', audit['strategy_id'],
+            planned[index:index + 1], None, [], finish_audit=False,
+            next_run_time=T0 + datetime.timedelta(minutes=index))
+        uuids.append(uuid)
+    # An empty round, and the second round's plan started by an operator
+    # before the third replaced it: it stays.
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    empty, _ = audit_runs.store_plan(
+        context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
+        None, [], finish_audit=False, next_run_time=T0 + T0.resolution)
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).where(
+            models.ActionPlan.uuid == uuids[1]).values(state='FAILED'))
+        conn.execute(sa.update(models.Action).where(
+            models.Action.uuid == planned[1].uuid).values(state='FAILED'))
+    assert action_plans.archive_superseded(context.admin_context(),
+                                           3600) == []
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).values(
+            updated_at=models.utcnow() - datetime.timedelta(hours=2)))
+    archived = action_plans.archive_superseded(context.admin_context(),
+                                               3600)
+    assert sorted(archived) == sorted([uuids[0], uuids[2], empty])
+    listed = {p['uuid'] for p in api.get(
+        '/v1/action_plans?audit_uuid=' + audit['uuid']).json[
+            'action_plans']}
+    assert listed == {uuids[1]}
+    from watcher_ha.db import purge
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).where(
+            models.ActionPlan.deleted_at.is_not(None)).values(
+                deleted_at=models.utcnow() - datetime.timedelta(days=2)))
+        conn.execute(sa.update(models.Action).where(
+            models.Action.deleted_at.is_not(None)).values(
+                deleted_at=models.utcnow() - datetime.timedelta(days=2)))
+    assert purge.purge(context.admin_context(), 1)['action_plans'] == 3
+
+
+def test_services_silent_past_the_retention_are_forgotten(db):
+    from watcher_ha.db import services
+    old = models_utcnow() - datetime.timedelta(days=8)
+    factories.service(db, host='retired', last_seen_up=old)
+    factories.service(db, host='in-group', last_seen_up=old)
+    factories.service(db, host='alive')
+    gone = services.forget_silent(
+        context.admin_context(), 7 * 24 * 3600,
+        {'watcher-ha-decision-engine': {'in-group'}})
+    assert [row['host'] for row in gone] == ['retired']
+    assert sorted(row['host'] for row in services.all_services(
+        context.admin_context())) == ['alive', 'in-group']
+
+
+def models_utcnow():
+    from watcher_ha.db import models
+    return models.utcnow()

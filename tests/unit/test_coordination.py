@@ -9,16 +9,20 @@ from watcher_ha.common import coordination
 from watcher_ha.conf import CONF
 
 
+# A member's record lasts a quarter of member_timeout (10 s): its death
+# shows within 2.5 s, and its absence must then be seen for 10 s.
 @pytest.mark.parametrize('url,expected', [
-    (None, 'file://{state}/coordination?timeout=10'),
-    ('redis://127.0.0.1:6379', 'redis://127.0.0.1:6379?membership_timeout=10'),
+    # Whole seconds only.
+    (None, 'file://{state}/coordination?timeout=3'),
+    ('redis://127.0.0.1:6379', 'redis://127.0.0.1:6379?'
+                               'membership_timeout=2.5'),
     ('redis://h:6379?namespace=x', 'redis://h:6379?namespace=x&'
-                                   'membership_timeout=10'),
+                                   'membership_timeout=2.5'),
     ('redis://h:6379?membership_timeout=3', 'redis://h:6379?'
                                             'membership_timeout=3'),
-    ('zookeeper://h:2181', 'zookeeper://h:2181?timeout=10'),
+    ('zookeeper://h:2181', 'zookeeper://h:2181?timeout=2.5'),
 ])
-def test_backend_url_carries_the_member_timeout(conf, url, expected):
+def test_backend_url_carries_the_record_lifetime(conf, url, expected):
     CONF.set_override('backend_url', url, group='coordination')
     try:
         assert coordination.backend_url() == expected.format(
@@ -115,3 +119,136 @@ def test_services_show_group_status_and_owned_audits(api, db):
         assert 'continuous_audits' not in older
     finally:
         engine.stop()
+
+
+class _Clock:
+    """coordination's monotonic clock, moved by hand."""
+
+    def __init__(self, monkeypatch):
+        self.now = 1000.0
+        monkeypatch.setattr(coordination.time, 'monotonic', lambda: self.now)
+
+    def advance(self, seconds):
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    return _Clock(monkeypatch)
+
+
+@pytest.fixture
+def pair(conf, clock):
+    """Two members of one group, started at the clock's time."""
+    first = coordination.Group('watcher-ha-applier', 'one')
+    second = coordination.Group('watcher-ha-applier', 'two')
+    first.start()
+    second.start()
+    yield first, second
+    first.stop()
+    second.stop()
+
+
+def test_membership_is_unknown_for_member_timeout_after_a_join(pair, clock):
+    """Right after joining, nobody may be presumed gone: the others may
+    be joining again too (the backend restarted)."""
+    first, _ = pair
+    view = first.look()
+    assert view.live == {'one', 'two'}
+    assert not view.known and not view.gone('three')
+    clock.advance(CONF.coordination.member_timeout - 0.1)
+    assert not first.look().known
+    clock.advance(0.1)
+    assert first.look().known
+
+
+def test_a_peer_is_gone_only_once_absent_from_reads_member_timeout_apart(
+        pair, clock):
+    first, second = pair
+    timeout = CONF.coordination.member_timeout
+    clock.advance(timeout)
+    second.stop()
+    view = first.look()
+    # Absent from one read: not yet.
+    assert view.known and view.live == {'one'}
+    assert not view.gone('two')
+    clock.advance(timeout - 1)
+    assert not first.look().gone('two')
+    clock.advance(1)
+    assert first.look().gone('two')
+    # A never-seen owner is timed from the first read that asks.
+    assert not first.look().gone('ghost')
+
+
+def test_a_peer_seen_again_starts_its_absence_over(pair, clock):
+    first, second = pair
+    timeout = CONF.coordination.member_timeout
+    clock.advance(timeout)
+    second.stop()
+    assert not first.look().gone('two')
+    clock.advance(timeout - 1)
+    # It joins again (a lost heartbeat record, a flushed backend)...
+    second.start()
+    assert first.look().live == {'one', 'two'}
+    second.stop()
+    clock.advance(1)
+    # ...so its absence is timed afresh.
+    assert not first.look().gone('two')
+    clock.advance(timeout)
+    assert first.look().gone('two')
+
+
+def test_a_failed_read_makes_the_membership_unknown(pair, clock,
+                                                    monkeypatch):
+    first, second = pair
+    timeout = CONF.coordination.member_timeout
+    clock.advance(timeout)
+    second.stop()
+    assert not first.look().gone('two')
+    clock.advance(timeout)
+
+    def unreachable(group):
+        raise coordination.coordination.ToozConnectionError('down')
+    with monkeypatch.context() as patched:
+        patched.setattr(first._coordinator, 'get_members', unreachable)
+        assert first.look() is None
+    # Back: what was seen before the failure counts for nothing.
+    assert not first.look().known
+    clock.advance(timeout)
+    view = first.look()
+    assert view.known and not view.gone('two')
+    clock.advance(timeout)
+    assert first.look().gone('two')
+
+
+def test_a_lapsed_member_calls_back_then_joins_again(pair, clock):
+    """Dropped from its group (its record lost, or paused past its
+    lifetime), a member is told before it joins again, then beats before
+    anyone can read it, and knows nothing for member_timeout."""
+    first, _ = pair
+    clock.advance(CONF.coordination.member_timeout)
+    assert first.look().known
+    first._coordinator.leave_group(first.group).get()
+    told = []
+    view = first.look(before_rejoin=lambda: told.append(
+        coordination.read_members('watcher-ha-applier')))
+    # Called while still out of the group.
+    assert told == [{'two'}]
+    assert view.live == {'one', 'two'} and not view.known
+    assert coordination.read_members('watcher-ha-applier') == {'one', 'two'}
+
+
+def test_absences_seen_while_unknown_count(pair, clock):
+    """A peer that dies just after this member joined is gone
+    member_timeout after the first read that missed it, not
+    member_timeout after the unknown window ends."""
+    first, second = pair
+    timeout = CONF.coordination.member_timeout
+    first.look()
+    clock.advance(2)
+    second.stop()
+    assert not first.look().known
+    clock.advance(timeout - 2)
+    assert not first.look().gone('two')
+    clock.advance(2)
+    assert first.look().gone('two')

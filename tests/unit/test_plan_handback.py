@@ -3,6 +3,8 @@ with their interrupted actions left ONGOING, for the next applier to check
 against the cloud before anything runs again; CANCELLING plans end
 CANCELLED with what was left of them."""
 
+import threading
+
 import sqlalchemy as sa
 
 from tests import factories
@@ -45,9 +47,10 @@ def test_release_hands_back_ongoing_and_ends_cancelling(db, admin_context):
     other = _plan(db, 'ONGOING', host='applier-2')
     handed, ended = plan_runs.release(admin_context, 'applier-1')
     assert handed == [running['uuid']]
-    [(uuid, (before, cancelled_actions))] = ended
-    assert (uuid, before) == (cancelling['uuid'], 'CANCELLING')
-    assert sorted(state for _, state in cancelled_actions) == [
+    [(uuid, end)] = ended
+    assert (uuid, end.before, end.state) == (cancelling['uuid'],
+                                             'CANCELLING', 'CANCELLED')
+    assert sorted(state for _, state in end.cancelled) == [
         'ONGOING', 'PENDING']
     assert _states(db, running) == (
         'PENDING', None, ['SUCCEEDED', 'ONGOING', 'PENDING'])
@@ -82,9 +85,9 @@ def _taken(db, admin_context, verdict):
                 input_parameters={'verdict': verdict}))
     plan_runs.release(admin_context, 'applier-1')
     taken = plan_runs.claim(admin_context, plan['uuid'], 'applier-2')
-    runs_on = recovery.settle_interrupted(
+    runs_on = recovery.Recovery(
         admin_context, taken, 'applier-2', {'checked': _Checked},
-        'the applier running it stopped')
+        recovery.HANDED_BACK, 'applier-1', threading.Event()).settle()
     return plan, runs_on
 
 

@@ -1,17 +1,19 @@
-"""The applier: RPC endpoints, action plans in a thread pool, sweeps."""
+"""The applier: RPC endpoints, and action plans as owned work.
+
+Which plan runs where, and what happens to plans when appliers come, go,
+stall or stop, is the ownership engine's (common/ownership.py); this module
+says how to take, run, resume and hand back one plan.
+"""
 
 import threading
-import time
 
-from futurist import ThreadPoolExecutor
 from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.applier import recovery
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import coordination
-from watcher_ha.common import daemon
+from watcher_ha.common import ownership
 from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.db import catalog as catalog_db
@@ -34,91 +36,35 @@ class Endpoints:
         self._manager.submit(action_plan_uuid)
 
 
-class ApplierManager:
+class ActionPlans:
+    """Action plans as owned work (ownership.Domain)."""
 
-    def __init__(self, host=None):
-        self.host = host or CONF.host
+    kind = 'action plan'
+
+    def __init__(self, host, owner_stopping):
+        self.host = host
         self.actions = {}
-        self._pool = None
+        self._stopping = owner_stopping
+        # {plan uuid: its PlanRun while its actions run here}
         self._runs = {}
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self.group = None
-        self._ring = coordination.Ring()
 
-    def start(self, group=None):
-        """``group``: this applier's membership of the appliers' group
-        (None: a lone applier)."""
-        self.group = group
-        context = watcher_context.admin_context()
-        catalog_db.sync(context)
-        self.actions = plugins.load_classes(plugins.ACTIONS)
-        self._pool = ThreadPoolExecutor(CONF.watcher_applier.max_plans)
-        # Plans stamped with this host were run by an earlier life of this
-        # applier, killed before it could hand them back.
-        for uuid, owner in plan_runs.running(context):
-            if owner == self.host:
-                self._submit(uuid, self._recover, uuid, self.host)
+    def unclaimed(self, context):
+        return plan_runs.unclaimed(context,
+                                   CONF.watcher_applier.pending_grace)
 
-    def endpoints(self):
-        return [Endpoints(self)]
+    def held(self, context):
+        return [ownership.Held(uuid, owner)
+                for uuid, owner in plan_runs.running(context)]
 
-    def periodic(self):
-        return [daemon.Periodic('sweep_action_plans', self.sweep,
-                                lambda: CONF.watcher_applier.sweep_interval),
-                daemon.Periodic('adopt_action_plans', self.adopt,
-                                lambda: CONF.coordination.membership_refresh)]
+    def adopt(self, context, held, gone):
+        return plan_runs.adopt(context, held.uuid, gone, self.host)
 
-    def submit(self, plan_uuid):
-        self._submit(plan_uuid, self._run, plan_uuid)
+    def hand_over(self, context, held, to):
+        # A plan stays with its applier while that one lives.
+        return False
 
-    def _submit(self, plan_uuid, func, *args):
-        """Run ``func(*args)`` in the pool unless the plan is in hand."""
-        with self._lock:
-            if self._stopping.is_set() or plan_uuid in self._runs:
-                return
-            self._runs[plan_uuid] = None
-        self._pool.submit(self._execute, plan_uuid, func, *args)
-
-    def adopt(self):
-        """Take the running plans of appliers gone from the group: each
-        goes to the live applier the hash ring names, which wins a
-        compare-and-swap on the lost owner and resolves it."""
-        if self.group is None or self._stopping.is_set():
-            return
-        members = self.group.members()
-        if not members:
-            # Backend unreadable: nobody may be presumed dead.
-            return
-        context = watcher_context.admin_context()
-        for uuid, owner in plan_runs.running(context):
-            if (owner in members
-                    or self._ring.owner(members, uuid) != self.host):
-                continue
-            if plan_runs.adopt(context, uuid, owner, self.host):
-                LOG.warning('Action plan %s adopted from gone applier %s',
-                            uuid, owner)
-                self._submit(uuid, self._recover, uuid, owner)
-
-    def sweep(self):
-        """Take the started plans whose launch never arrived."""
-        for uuid in plan_runs.unclaimed(watcher_context.admin_context(),
-                                        CONF.watcher_applier.pending_grace):
-            self.submit(uuid)
-
-    def _execute(self, uuid, func, *args):
-        try:
-            func(*args)
-        except Exception:  # noqa: BLE001
-            LOG.exception('Action plan %s failed to run', uuid)
-        finally:
-            with self._lock:
-                self._runs.pop(uuid, None)
-
-    def _run(self, uuid):
-        if self._stopping.is_set():
-            # Queued before the stop: leave the plan to the others.
-            return
+    def take(self, uuid):
         context = watcher_context.admin_context()
         plan = plan_runs.claim(context, uuid, self.host)
         if plan is None:
@@ -129,23 +75,23 @@ class ApplierManager:
         notifier.action_plan('execution.start', uuid)
         # A plan handed back by an applier that stopped may hold actions
         # it interrupted: check them before running anything again.
-        if recovery.settle_interrupted(
-                context, plan, self.host, self.actions,
-                'the applier running it stopped'):
+        if self._recovery(context, plan, recovery.HANDED_BACK,
+                          self.host).settle():
             self._carry_out(context, plan)
 
-    def _recover(self, uuid, lost_host):
-        """Resolve a plan whose applier (``lost_host``) died running it."""
-        if self._stopping.is_set():
-            return
+    def resume(self, uuid, why, previous):
         context = watcher_context.admin_context()
         plan = plan_runs.get(context, uuid)
-        if plan['hostname'] != self.host:
+        if (plan['hostname'] != self.host
+                or plan['state'] not in plan_runs.RUNNING):
             return
-        if recovery.resolve(context, plan, self.host, self.actions,
-                            lost_host):
-            LOG.info('Action plan %s resumes on %s', uuid, self.host)
+        if self._recovery(context, plan, why, previous).settle():
+            LOG.info('Action plan %s goes on, on %s', uuid, self.host)
             self._carry_out(context, plan_runs.get(context, uuid))
+
+    def _recovery(self, context, plan, why, previous):
+        return recovery.Recovery(context, plan, self.host, self.actions,
+                                 why, previous, self._stopping)
 
     def _carry_out(self, context, plan):
         """Run the plan's remaining actions and record how it ended."""
@@ -156,9 +102,12 @@ class ApplierManager:
             self._runs[uuid] = run
         try:
             state, message = run.execute()
-        except workflow.ShuttingDown:
-            # stop() hands the plan back.
+        except workflow.Interrupted as err:
+            LOG.info('Action plan %s stops on %s: %s', uuid, self.host, err)
             return
+        finally:
+            with self._lock:
+                self._runs.pop(uuid, None)
         self._record_end(context, plan, state, message)
 
     def _record_end(self, context, plan, state, message):
@@ -169,50 +118,83 @@ class ApplierManager:
             # The cancel an operator asked for is carried out from here:
             # the running actions ended, the others will not run.
             notifier.action_plan('cancel.start', uuid)
-        finished = plan_runs.finish(context, plan, self.host, state,
-                                    message)
-        if finished is None:
+        ended = plan_runs.finish(context, plan, self.host, state, message)
+        if ended is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
-        self._announce_end(uuid, state, message, finished)
+        if ended.state != state and ended.state == ActionPlanState.CANCELLED:
+            notifier.action_plan('cancel.start', uuid)
+        announce_end(uuid, ended)
 
-    def _announce_end(self, uuid, state, message, finished):
-        before, cancelled = finished
-        LOG.info('Action plan %s %s%s', uuid, state,
-                 ': %s' % message if message else '')
-        notifier.action_plan('update', uuid, old_state=before)
-        notifier.actions_followed(cancelled)
-        if state == ActionPlanState.FAILED:
-            notifier.action_plan('execution.error', uuid,
-                                 error=RuntimeError(message))
-        elif state == ActionPlanState.CANCELLED:
-            notifier.action_plan('cancel.end', uuid)
-        else:
-            notifier.action_plan('execution.end', uuid)
-
-    def stop(self, timeout):
-        """Take no more work; interrupt the running actions, then hand the
-        plans this applier holds back to the others."""
-        deadline = time.monotonic() + timeout
-        self._stopping.set()
+    def interrupt(self, uuids):
         with self._lock:
-            runs = [run for run in self._runs.values() if run is not None]
+            runs = [run for uuid, run in self._runs.items() if uuid in uuids]
+        lost = (None if self._stopping.is_set()
+                else 'the plan was taken over while %s was out of its group'
+                % self.host)
         for run in runs:
-            run.abort()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-        while self._runs and time.monotonic() < deadline - 1:
-            time.sleep(0.1)
-        released, cancelled = plan_runs.release(
-            watcher_context.admin_context(), self.host)
+            run.abort(lost)
+
+    def release(self, context):
+        released, cancelled = plan_runs.release(context, self.host)
         if released:
             LOG.info('Handed action plan(s) %s back to the other appliers',
                      ', '.join(released))
         for uuid in released:
             notifier.action_plan('update', uuid,
                                  old_state=ActionPlanState.ONGOING)
-        for uuid, finished in cancelled:
+        for uuid, ended in cancelled:
             notifier.action_plan('cancel.start', uuid)
-            self._announce_end(uuid, ActionPlanState.CANCELLED,
-                               'cancelled as %s stopped' % self.host,
-                               finished)
+            announce_end(uuid, ended, 'cancelled as %s stopped' % self.host)
+
+
+def announce_end(uuid, ended, message=None):
+    message = message or ended.message
+    LOG.info('Action plan %s %s%s', uuid, ended.state,
+             ': %s' % message if message else '')
+    notifier.action_plan('update', uuid, old_state=ended.before)
+    notifier.actions_followed(ended.cancelled)
+    if ended.state == ActionPlanState.FAILED:
+        notifier.action_plan('execution.error', uuid,
+                             error=RuntimeError(message))
+    elif ended.state == ActionPlanState.CANCELLED:
+        notifier.action_plan('cancel.end', uuid)
+    else:
+        notifier.action_plan('execution.end', uuid)
+
+
+class ApplierManager:
+
+    def __init__(self, host=None):
+        self.host = host or CONF.host
+        stopping = threading.Event()
+        self.plans = ActionPlans(self.host, stopping)
+        self.owner = ownership.Owner(self.plans, self.host,
+                                     CONF.watcher_applier.max_plans,
+                                     stopping)
+
+    @property
+    def actions(self):
+        return self.plans.actions
+
+    def start(self, group=None):
+        """``group``: this applier's membership of the appliers' group
+        (None: a lone applier)."""
+        catalog_db.sync(watcher_context.admin_context())
+        self.plans.actions = plugins.load_classes(plugins.ACTIONS)
+        self.owner.start(group)
+
+    def endpoints(self):
+        return [Endpoints(self)]
+
+    def periodic(self):
+        return self.owner.periodic(
+            'action_plans', lambda: CONF.watcher_applier.sweep_interval)
+
+    def submit(self, plan_uuid):
+        self.owner.submit(plan_uuid, self.plans.take, plan_uuid)
+
+    def stop(self, timeout):
+        """Take no more work; interrupt the running actions, then hand the
+        plans this applier holds back to the others."""
+        self.owner.stop(timeout)

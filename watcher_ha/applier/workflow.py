@@ -4,8 +4,17 @@ Each action is a task; ``parents`` become graph edges, so independent
 actions run in parallel. Before each action the plan's state is read
 again: a plan being cancelled (CANCELLING) stops between actions. Every
 action moves PENDING -> ONGOING by compare-and-swap before it runs, so an
-action is never executed twice, even if the plan is launched twice.
+action is never executed twice, even if the plan is launched twice; and
+its plugin's calls to the cloud pass a fence (applier/fencing.py), so an
+applier that lost the plan meanwhile makes none.
+
+A run can also stop without ending the plan (``Interrupted``): the
+applier stops and hands the plan back, the plan was taken over, or its
+bookkeeping hit a database error. The action in hand then stays ONGOING,
+and whoever runs the plan next asks its ``recover()`` what became of it.
 """
+
+import contextlib
 
 import futurist
 from oslo_config import cfg
@@ -16,9 +25,11 @@ from taskflow.patterns import graph_flow
 from taskflow import task
 
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.applier import fencing
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
+from watcher_ha.db import engine as db_engine
 from watcher_ha.db import plan_runs
 from watcher_ha.notifications import notifier
 
@@ -30,8 +41,9 @@ class PlanCancelled(Exception):
     """The plan is being cancelled: no further action starts."""
 
 
-class ShuttingDown(Exception):
-    """The applier stops: the plan is handed over, not finished."""
+class Interrupted(Exception):
+    """The run stops here and leaves the plan as it is: the applier stops,
+    the plan was taken over, or its state could not be recorded."""
 
 
 class ActionFailed(Exception):
@@ -46,15 +58,14 @@ class ActionTask(task.Task):
         super().__init__(name=action['uuid'])
         self.run = run
         self.action = action
-        self.plugin = None
 
     def execute(self):
         run, action = self.run, self.action
-        if run.stopping.is_set():
-            raise ShuttingDown()
+        run.check_halted()
         if run.plan_state() == ActionPlanState.CANCELLING:
             raise PlanCancelled()
-        if not run.move(action, ActionState.PENDING, ActionState.ONGOING):
+        token = run.move(action, ActionState.PENDING, ActionState.ONGOING)
+        if token is None:
             # Skipped by a user, or done by an earlier run of the plan.
             return
         LOG.info('Executing action %s (%s) of plan %s', action['uuid'],
@@ -63,43 +74,47 @@ class ActionTask(task.Task):
                         old_state=ActionState.PENDING)
         notifier.action('execution.start', action['uuid'])
         try:
-            self.plugin = run.plugin(action)
+            plugin = run.plugin(action, run.fence(action,
+                                                  ActionState.ONGOING,
+                                                  token))
         except Exception as err:  # noqa: BLE001
-            run.move(action, ActionState.ONGOING, ActionState.FAILED,
-                     str(err))
-            notifier.action('execution.error', action['uuid'], error=err)
-            raise ActionFailed(action, err)
-        run.started(self.plugin)
+            self._failed(err)
+        run.started(plugin)
         try:
-            self.plugin.pre_condition()
-            self.plugin.execute()
-            self.plugin.post_condition()
+            plugin.pre_condition()
+            plugin.execute()
+            plugin.post_condition()
+        except fencing.Fenced as err:
+            raise Interrupted(str(err))
         except Exception as err:  # noqa: BLE001
-            if run.stopping.is_set() and self.plugin.aborted:
+            halted = run.halted()
+            if halted and plugin.aborted:
                 # Interrupted, not failed. It stays ONGOING: its effect may
                 # have begun in the cloud (a migration Nova goes on with),
                 # so the applier the plan goes to asks the action's
                 # recover() before anything runs again.
-                raise ShuttingDown()
-            reason = str(err) or type(err).__name__
+                raise Interrupted(halted)
             if not isinstance(err, action_base.ActionError):
                 LOG.exception('Action %s raised', action['uuid'])
-            run.move(action, ActionState.ONGOING, ActionState.FAILED, reason)
-            notifier.action('execution.error', action['uuid'], error=err)
-            raise ActionFailed(action, reason)
+            self._failed(err)
         finally:
-            run.finished(self.plugin)
+            run.finished(plugin)
         run.move(action, ActionState.ONGOING, ActionState.SUCCEEDED)
+        run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
 
+    def _failed(self, err):
+        reason = str(err) or type(err).__name__
+        self.run.move(self.action, ActionState.ONGOING, ActionState.FAILED,
+                      reason)
+        notifier.action('execution.error', self.action['uuid'], error=err)
+        raise ActionFailed(self.action, reason)
+
     def revert(self, *args, **kwargs):
-        if (self.plugin is not None
-                and CONF.watcher_applier.rollback_when_actionplan_failed):
-            try:
-                self.plugin.revert()
-            except Exception:  # noqa: BLE001
-                LOG.exception('Reverting action %s failed',
-                              self.action['uuid'])
+        # Rollbacks are the plan's business, not taskflow's: only actions
+        # the database records as SUCCEEDED, and only when one failed
+        # (PlanRun._roll_back).
+        pass
 
 
 class PlanRun:
@@ -112,8 +127,12 @@ class PlanRun:
         self.stopping = stopping
         self.context = watcher_context.admin_context()
         self._running = set()
+        # Why this run was stopped on its own (the plan was taken over).
+        self._lost = None
+        # (action uuid, its plugin) in the order they succeeded here.
+        self._succeeded = []
 
-    def plugin(self, action):
+    def plugin(self, action, fence):
         """The action's plugin, built from validated parameters."""
         cls = self.catalog.get(action['action_type'])
         if cls is None:
@@ -121,27 +140,66 @@ class PlanRun:
                 'action type %s is not installed on %s'
                 % (action['action_type'], self.host))
         cls.validate(action['input_parameters'])
-        return cls(action['input_parameters'], self.context)
+        return cls(action['input_parameters'], self.context, fence)
+
+    def fence(self, action, state, token):
+        return fencing.Fence(self.context, self.plan, self.host, action,
+                             state, token, self.halted)
+
+    def halted(self):
+        """Why this run must stop now, or None."""
+        if self.stopping.is_set():
+            return 'the applier %s is stopping' % self.host
+        return self._lost
+
+    def check_halted(self):
+        halted = self.halted()
+        if halted:
+            raise Interrupted(halted)
+
+    @contextlib.contextmanager
+    def _recording(self):
+        """A write of the run's progress: if the database fails it, or the
+        plan is not ours any more, the run stops there (and the self-check
+        of whoever owns the plan takes it up again)."""
+        try:
+            yield
+        except plan_runs.LostPlan as err:
+            raise Interrupted(str(err))
+        except db_engine.DB_ERRORS as err:
+            raise Interrupted('recording the progress of plan %s failed: %s'
+                              % (self.plan['uuid'], err))
 
     def plan_state(self):
-        return plan_runs.plan_state(self.context, self.plan)
+        with self._recording():
+            return plan_runs.plan_state(self.context, self.plan)
 
     def move(self, action, source, target, status_message=None):
-        return plan_runs.move_action(self.context, self.plan, self.host,
-                                     action, source, target, status_message)
+        """The action's move (see plan_runs.move_action): its new version,
+        or None if it was not in ``source``."""
+        with self._recording():
+            return plan_runs.move_action(self.context, self.plan, self.host,
+                                         action, source, target,
+                                         status_message)
 
     def started(self, plugin):
         self._running.add(plugin)
         # stop() sets ``stopping`` and then aborts what it finds running:
         # a plugin added after that look is aborted here, or it would run
         # to its end while its applier shuts down.
-        if self.stopping.is_set():
+        if self.halted():
             plugin.abort()
 
     def finished(self, plugin):
         self._running.discard(plugin)
 
-    def abort(self):
+    def succeeded(self, action, plugin):
+        self._succeeded.append((action['uuid'], plugin))
+
+    def abort(self, lost=None):
+        """Stop the running actions; ``lost``: the plan was taken over."""
+        if lost:
+            self._lost = lost
         for plugin in list(self._running):
             plugin.abort()
 
@@ -161,8 +219,9 @@ class PlanRun:
 
     def execute(self):
         """Run the plan's remaining actions; returns the plan's outcome:
-        (state, message), or raises ShuttingDown."""
-        actions = plan_runs.actions_of(self.context, self.plan)
+        (state, message), or raises Interrupted."""
+        with self._recording():
+            actions = plan_runs.actions_of(self.context, self.plan)
         flow = self.flow(actions)
         if not len(flow):
             return self._outcome(None)
@@ -175,15 +234,18 @@ class PlanRun:
             except taskflow_exc.WrappedFailure as failures:
                 return self._outcome(_first_cause(
                     [f.exception for f in failures]))
-            except (PlanCancelled, ShuttingDown, ActionFailed) as err:
+            except (PlanCancelled, Interrupted, ActionFailed) as err:
                 return self._outcome(err)
         return self._outcome(None)
 
     def _outcome(self, error):
-        if isinstance(error, ShuttingDown):
+        if isinstance(error, Interrupted):
             raise error
         if isinstance(error, ActionFailed):
-            return ActionPlanState.FAILED, str(error)
+            message = str(error)
+            if CONF.watcher_applier.rollback_when_actionplan_failed:
+                message += self._roll_back()
+            return ActionPlanState.FAILED, message
         if (isinstance(error, PlanCancelled)
                 or self.plan_state() == ActionPlanState.CANCELLING):
             return ActionPlanState.CANCELLED, None
@@ -191,11 +253,56 @@ class PlanRun:
             return ActionPlanState.FAILED, str(error)
         return ActionPlanState.SUCCEEDED, None
 
+    def _roll_back(self):
+        """Revert the plan's actions that SUCCEEDED (as the database says:
+        this run's and an earlier one's), latest first, each through its
+        fence; record what became of each. Returns what to add to the
+        plan's status message."""
+        with self._recording():
+            done = [a for a in plan_runs.actions_of(self.context, self.plan)
+                    if a['state'] == ActionState.SUCCEEDED]
+        here = dict(self._succeeded)
+        by_uuid = {a['uuid']: a for a in done}
+        # Those of an earlier run first (in creation order), then this
+        # run's in the order they succeeded; reverted the other way round.
+        order = ([a for a in done if a['uuid'] not in here]
+                 + [by_uuid[uuid] for uuid, _ in self._succeeded
+                    if uuid in by_uuid])
+        reverted, failed = [], []
+        for action in reversed(order):
+            fence = self.fence(action, ActionState.SUCCEEDED,
+                               action['version'])
+            plugin = here.get(action['uuid'])
+            try:
+                if plugin is None:
+                    plugin = self.plugin(action, fence)
+                plugin.fence = fence
+                plugin.revert()
+            except fencing.Fenced as err:
+                raise Interrupted(str(err))
+            except Exception as err:  # noqa: BLE001
+                LOG.warning('Reverting action %s failed: %s',
+                            action['uuid'], err)
+                failed.append(action['uuid'])
+                note = 'reverting it after the plan failed failed: %s' % err
+            else:
+                reverted.append(action['uuid'])
+                note = 'reverted after the plan failed'
+            with self._recording():
+                plan_runs.note_action(self.context, self.plan, self.host,
+                                      action, ActionState.SUCCEEDED, note)
+        summary = ''
+        if reverted:
+            summary += '; rolled back: %s' % ', '.join(reverted)
+        if failed:
+            summary += '; could not roll back: %s' % ', '.join(failed)
+        return summary or '; nothing to roll back'
+
 
 def _first_cause(errors):
-    """Of several parallel failures: shutting down wins, then a failed
+    """Of several parallel failures: an interruption wins, then a failed
     action, then a cancel."""
-    for kind in (ShuttingDown, ActionFailed, PlanCancelled):
+    for kind in (Interrupted, ActionFailed, PlanCancelled):
         for error in errors:
             if isinstance(error, kind):
                 return error

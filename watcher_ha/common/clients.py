@@ -68,12 +68,36 @@ def _session(conf, group):
     return ks_loading.load_session_from_conf_options(conf, group, auth=auth)
 
 
-def nova(conf=CONF):
-    """A novaclient at NOVA_API_VERSION."""
+# Requests that change nothing.
+READ_ONLY = frozenset(('GET', 'HEAD', 'OPTIONS'))
+
+
+def check_writes(session, before_write):
+    """Make ``session`` (a keystoneauth session) call ``before_write()``
+    before every request that may change something; what it raises stops
+    the request. The applier's fence goes here, so that no action plugin
+    can call the cloud past it. The session stays a Session: clients
+    built on it see no difference."""
+    send = session.request
+
+    def request(url, method, **kwargs):
+        if method.upper() not in READ_ONLY:
+            before_write()
+        return send(url, method, **kwargs)
+    session.request = request
+    return session
+
+
+def nova(conf=CONF, before_write=None):
+    """A novaclient at NOVA_API_VERSION; ``before_write()`` (if given) is
+    called before every request that may change something."""
     register_opts(conf)
     options = conf[NOVA_GROUP]
+    session = _session(conf, NOVA_GROUP)
+    if before_write is not None:
+        check_writes(session, before_write)
     return nova_client.Client(
-        NOVA_API_VERSION, session=_session(conf, NOVA_GROUP),
+        NOVA_API_VERSION, session=session,
         endpoint_override=options.endpoint_override,
         region_name=options.region_name,
         endpoint_type=(options.valid_interfaces or ['public'])[0])

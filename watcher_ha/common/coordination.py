@@ -4,10 +4,21 @@ from clocks compared in the database.
 
 Work is spread over the live members with a consistent hash ring, so that
 when a member comes or goes only its share of the work moves.
+
+Nobody is presumed dead on thin evidence. A member's heartbeat record
+lives a quarter of ``[coordination] member_timeout`` (so that a death shows
+quickly), but a peer counts as gone only once it was absent from reads
+``member_timeout`` apart (a live peer whose record was lost, say to a
+flushed Redis, joins again within ``membership_refresh``). Right after this
+process (re)joined, found its group missing or failed a read, the
+membership is *unknown* for ``member_timeout``: nobody is gone meanwhile,
+since the others may be joining again too.
 """
 
+import math
 import os
 import threading
+import time
 import urllib.parse
 
 from oslo_config import cfg
@@ -21,13 +32,27 @@ LOG = log.getLogger(__name__)
 # The daemons whose liveness the groups tell (one group per binary).
 GROUPED_BINARIES = ('watcher-ha-decision-engine', 'watcher-ha-applier')
 
-# The option each tooz driver reads for how long a silent member stays.
+# The option each tooz driver reads for how long a silent member's record
+# stays; the others read ``timeout``.
 _TIMEOUT_OPTION = {'redis': 'membership_timeout',
                    'rediss': 'membership_timeout'}
+# Drivers whose timeout is a whole number of seconds.
+_WHOLE_SECONDS = ('file', 'etcd3', 'etcd3+http', 'etcd3+https')
+
+# A member's heartbeat record lasts this share of member_timeout; the rest
+# of member_timeout is how long its absence must be seen.
+RECORD_SHARE = 0.25
+
+
+def record_lifetime(conf=CONF, scheme='redis'):
+    """Seconds a member's heartbeat record outlives its last beat (tooz
+    beats every half of it)."""
+    seconds = max(1.0, conf.coordination.member_timeout * RECORD_SHARE)
+    return math.ceil(seconds) if scheme in _WHOLE_SECONDS else seconds
 
 
 def backend_url(conf=CONF):
-    """The tooz URL, with the member timeout unless the URL sets one."""
+    """The tooz URL, with the record lifetime unless the URL sets one."""
     url = conf.coordination.backend_url or 'file://%s' % os.path.join(
         conf.state_path, 'coordination')
     parts = urllib.parse.urlsplit(url)
@@ -35,14 +60,42 @@ def backend_url(conf=CONF):
     query = urllib.parse.parse_qs(parts.query)
     if option in query:
         return url
-    extra = urllib.parse.urlencode({option: conf.coordination.member_timeout})
+    extra = urllib.parse.urlencode(
+        {option: record_lifetime(conf, parts.scheme)})
     return urllib.parse.urlunsplit(parts._replace(
         query='%s&%s' % (parts.query, extra) if parts.query else extra))
 
 
+class Membership:
+    """One read of a group, as far as it can be trusted.
+
+    ``live``: the members present in the read (this process included).
+    ``known``: False within member_timeout of a (re)join, a missing group
+    or a failed read: then nobody may be presumed gone.
+    """
+
+    def __init__(self, live, known, read_at, absent_since, timeout):
+        self.live = live
+        self.known = known
+        self._read_at = read_at
+        self._absent_since = absent_since
+        self._timeout = timeout
+
+    def gone(self, member):
+        """``member`` (a host; None: nobody) may be presumed dead: it was
+        absent from reads at least member_timeout apart, and from every
+        read between."""
+        if member is None:
+            return self.known
+        if not self.known or member in self.live:
+            return False
+        since = self._absent_since.setdefault(member, self._read_at)
+        return self._read_at - since >= self._timeout
+
+
 class Group:
-    """This process as ``member`` of ``group``, and the group's live
-    members as last read."""
+    """This process as ``member`` of ``group``, and what it can tell of
+    the others."""
 
     def __init__(self, group, member, conf=CONF):
         self.group = group.encode()
@@ -50,7 +103,17 @@ class Group:
         self._conf = conf
         self._coordinator = None
         self._lock = threading.Lock()
-        self._members = None
+        self._live = None
+        # {member: monotonic time of the first read it was absent from,
+        # among the reads since it was last seen}: for the members seen
+        # once, and the owners of work asked about.
+        self._absent_since = {}
+        self._seen = set()
+        self._unknown_until = 0.0
+
+    @property
+    def _timeout(self):
+        return self._conf.coordination.member_timeout
 
     def start(self):
         self._coordinator = coordination.get_coordinator(
@@ -59,11 +122,16 @@ class Group:
         try:
             self._join()
         except coordination.ToozError as err:
-            # The backend may come later; members() joins again.
+            # The backend may come later; look() joins again.
+            self._unknown()
             LOG.warning('Could not join group %s yet: %s',
                         self.group.decode(), err)
 
     def _join(self):
+        # Beat first: tooz's Redis driver drops, on any member's read, a
+        # member whose heartbeat record is missing, and the heart may not
+        # beat again for a while.
+        self._coordinator.heartbeat()
         try:
             self._coordinator.create_group(self.group).get()
         except coordination.GroupAlreadyExist:
@@ -75,40 +143,70 @@ class Group:
             # same name (killed, it could not leave), or a join that
             # raced.
             pass
+        # The others may be joining again too (the backend restarted):
+        # give them the time to show up before anyone is presumed gone.
+        self._unknown()
         LOG.info('%s joined group %s', self.member, self.group.decode())
 
-    def members(self):
-        """The live members' names, or None when the backend cannot be
-        read (then nobody may be presumed dead)."""
+    def _unknown(self):
+        self._unknown_until = time.monotonic() + self._timeout
+        self._absent_since.clear()
+
+    def look(self, before_rejoin=None):
+        """Read the group: a Membership, or None when the backend cannot
+        be read. If this process finds its own membership lapsed (the
+        backend lost it, or this process was paused past its record's
+        lifetime), ``before_rejoin()`` runs before it joins again: the
+        others may have taken its work over meanwhile."""
         with self._lock:
+            read_at = time.monotonic()
             try:
                 live = self._read()
                 if self.member not in live:
-                    # Our membership lapsed (the backend restarted, or this
-                    # process was paused past the timeout): join again.
+                    LOG.warning('%s is not in group %s any more; joining '
+                                'again', self.member, self.group.decode())
+                    if before_rejoin is not None:
+                        before_rejoin()
                     self._join()
                     live = self._read() | {self.member}
             except coordination.ToozError as err:
                 LOG.warning('Members of %s unknown: %s', self.group.decode(),
                             err)
-                self._members = None
+                self._unknown()
+                self._live = None
                 return None
-            if live != self._members:
+            for member in live:
+                self._absent_since.pop(member, None)
+            # Absences are timed from the first read that misses a member,
+            # during the unknown window too (a live member shows up again
+            # within membership_refresh, and its clock starts over).
+            self._seen |= live
+            for member in self._seen - live:
+                self._absent_since.setdefault(member, read_at)
+            if live != self._live:
                 LOG.info('Group %s: %s', self.group.decode(),
                          ', '.join(sorted(live)))
-            self._members = live
-            return live
+            self._live = live
+            return Membership(live, read_at >= self._unknown_until, read_at,
+                              self._absent_since, self._timeout)
+
+    def members(self):
+        """The live members' names, or None when the backend cannot be
+        read."""
+        view = self.look()
+        return None if view is None else view.live
 
     def _read(self):
         try:
             ids = self._coordinator.get_members(self.group).get()
         except coordination.GroupNotCreated:
+            # Gone with the backend's data: we are not in it either.
             return frozenset()
         return frozenset(m.decode() for m in ids)
 
     @property
     def last_members(self):
-        return self._members
+        return self._live
 
     def stop(self):
         if self._coordinator is None:

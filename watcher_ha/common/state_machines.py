@@ -92,10 +92,12 @@ ACTION_PLAN = StateMachine(
                     P.PENDING: ONLY_SERVICE},
         P.CANCELLING: {P.CANCELLED: ONLY_SERVICE,
                        P.FAILED: ONLY_SERVICE},
-        P.SUCCEEDED: {P.DELETED: ONLY_USER},
+        # A service archives the plans of continuous audits that later
+        # rounds replaced, once they are older than the retention.
+        P.SUCCEEDED: {P.DELETED: BOTH},
         P.FAILED: {P.DELETED: ONLY_USER},
-        P.CANCELLED: {P.DELETED: ONLY_USER},
-        P.SUPERSEDED: {P.DELETED: ONLY_USER},
+        P.CANCELLED: {P.DELETED: BOTH},
+        P.SUPERSEDED: {P.DELETED: BOTH},
     })
 
 ACTION = StateMachine(

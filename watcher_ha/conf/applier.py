@@ -34,6 +34,15 @@ OPTS = [
         help='What an applier does with an action plan whose applier died '
              'while running it (its own, found at start-up, or a peer\'s, '
              'seen gone from the appliers\' group).'),
+    cfg.FloatOpt(
+        'takeover_grace', default=10.0, min=0, mutable=True,
+        help='Seconds an applier that adopts a plan waits, counted from '
+             'the last call to the cloud the plan\'s previous applier made '
+             'before it was presumed gone, before it looks at what that '
+             'call did (a call already sent when the plan was taken over '
+             'must land first). Usually no wait at all: the previous '
+             'applier was silent for [coordination] member_timeout '
+             'already.'),
     cfg.IntOpt(
         'migration_timeout', default=900, min=1, mutable=True,
         help='Seconds a migrate action waits for Nova to finish a '
@@ -45,7 +54,11 @@ OPTS = [
     cfg.BoolOpt(
         'rollback_when_actionplan_failed', default=False,
         help='When an action fails, revert the actions of the plan that '
-             'succeeded before it.'),
+             'succeeded (as the database records them), latest first. '
+             'Never the failed action itself, and never when the plan is '
+             'cancelled or its applier stops; what was reverted is '
+             'recorded in the actions\' and the plan\'s status messages. '
+             'Deprecated in Watcher.'),
 ]
 
 

@@ -17,6 +17,14 @@ OPTS = [
         'pending_grace', default=5, min=0, mutable=True,
         help='Seconds a new PENDING audit is left to the engine its '
              'message reaches before the sweep of any engine takes it.'),
+    cfg.IntOpt(
+        'superseded_plan_retention', default=24 * 3600, min=0,
+        mutable=True,
+        help='Seconds the action plans of a continuous audit that a later '
+             'round replaced (CANCELLED without ever starting, or empty) '
+             'are kept before they are archived (DELETED), so that '
+             'watcher-ha-db-manage purge removes them in time; 0 keeps '
+             'them. Plans that were started are never archived by this.'),
     cfg.FloatOpt(
         'continuous_audit_check_interval', default=1.0, min=0.1,
         mutable=True,

@@ -31,6 +31,12 @@ OPTS = [
         help='Seconds between two heartbeats of a daemon in the services '
              'registry.'),
     cfg.IntOpt(
+        'service_retention', default=7 * 24 * 3600, min=0, mutable=True,
+        help='Seconds after which a daemon that stopped reporting (a '
+             'retired controller) is removed from GET /v1/services; 0 '
+             'keeps it for ever. A daemon that reports again registers '
+             'anew.'),
+    cfg.IntOpt(
         'service_down_time', default=30, min=1,
         help='Seconds without a heartbeat after which GET /v1/services '
              'shows a service as FAILED.'),

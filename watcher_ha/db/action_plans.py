@@ -1,5 +1,7 @@
 """Action plans and their actions: SQL for reading and state changes."""
 
+import datetime
+
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
@@ -90,14 +92,10 @@ def _move_actions(session, plan_id, target):
     returns the moved ones as (uuid, state before)."""
     sources = state_machines.ACTION.sources_of(target,
                                                state_machines.SERVICE)
-    where = (Action.action_plan_id == plan_id, Action.state.in_(sources))
     moved = session.execute(sa.select(Action.uuid, Action.state).where(
-        *where)).all()
-    values = {'state': target, 'version': Action.version + 1,
-              'updated_at': models.utcnow()}
-    if target == ActionState.DELETED:
-        values['deleted_at'] = models.utcnow()
-    session.execute(sa.update(Action).where(*where).values(**values))
+        Action.action_plan_id == plan_id, Action.state.in_(sources))).all()
+    transitions.write(session, Action, [Action.action_plan_id == plan_id],
+                      target=target)
     return [(uuid, state) for uuid, state in moved]
 
 
@@ -169,6 +167,16 @@ def _transition(context, row, target, actor, wanted):
     return moved
 
 
+@engine.retry_on_deadlock
+def note_plan(context, row, state, status_message):
+    """Set the plan's status message if it is still in ``state``; True if
+    written."""
+    with engine.writer.using(context) as session:
+        return bool(transitions.write(
+            session, ActionPlan, [ActionPlan.id == row['id']],
+            states=(state,), values={'status_message': status_message}))
+
+
 # A user may only skip actions of a plan that has not started.
 SKIPPABLE_PLAN_STATES = (ActionPlanState.RECOMMENDED, ActionPlanState.PENDING)
 
@@ -191,3 +199,39 @@ def update_action(context, row, values, new_state=None):
                 session, state_machines.ACTION, Action, row, new_state,
                 state_machines.USER, values, also_where=(plan_not_started,))
     return get_action(context, row['uuid'])
+
+
+# Actions that leave a plan with nothing to show: it never ran any.
+_NEVER_RAN = (ActionState.CANCELLED, ActionState.SKIPPED, ActionState.DELETED)
+
+
+@engine.retry_on_deadlock
+def archive_superseded(context, retention, limit=500):
+    """Archive (DELETED, so that purge removes them) the plans of
+    continuous audits' rounds that ended without running an action (a
+    later round cancelled them, or they were empty) and did not change for
+    ``retention`` seconds. Returns the UUIDs archived."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=retention)
+    ran = sa.exists().where(Action.action_plan_id == ActionPlan.id,
+                            Action.state.not_in(_NEVER_RAN))
+    archived = []
+    with engine.writer.using(context) as session:
+        stale = session.execute(
+            sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.version)
+            .where(ActionPlan.audit_round.is_not(None),
+                   ActionPlan.deleted_at.is_(None),
+                   ActionPlan.state.in_((ActionPlanState.CANCELLED,
+                                         ActionPlanState.SUCCEEDED,
+                                         ActionPlanState.SUPERSEDED)),
+                   sa.func.coalesce(ActionPlan.updated_at,
+                                    ActionPlan.created_at) < cutoff,
+                   ~ran)
+            .order_by(ActionPlan.id).limit(limit)).all()
+        for plan in stale:
+            if transitions.write(session, ActionPlan,
+                                 [ActionPlan.id == plan.id],
+                                 target=ActionPlanState.DELETED,
+                                 version=plan.version):
+                _move_actions(session, plan.id, ActionState.DELETED)
+                archived.append(plan.uuid)
+    return archived

@@ -63,20 +63,14 @@ def _triggered(row):
             or row['next_run_time'] is not None)
 
 
-def _owned(row, host):
-    return (Audit.id == row['id'], Audit.hostname == host,
-            Audit.state == AuditState.ONGOING)
-
-
 @engine.retry_on_deadlock
 def finish(context, row, host, state, status_message=None):
     """ONGOING -> ``state`` if ``host`` still owns the audit."""
     with engine.writer.using(context) as session:
-        moved = session.execute(sa.update(Audit).where(
-            *_owned(row, host)).values(
-                state=state, status_message=status_message,
-                version=Audit.version + 1,
-                updated_at=models.utcnow())).rowcount
+        moved = transitions.write(
+            session, Audit, [Audit.id == row['id']], target=state,
+            states=(AuditState.ONGOING,), owner=host,
+            values={'status_message': status_message})
     if not moved:
         raise LostOwnership(audit=row['uuid'], host=host)
 
@@ -85,14 +79,12 @@ def finish(context, row, host, state, status_message=None):
 def release(context, host, uuids=None):
     """Hand ONGOING audits of ``host`` back (PENDING, no owner) so that any
     engine takes them; ``uuids`` limits it to those. Returns how many."""
-    where = [Audit.hostname == host, Audit.state == AuditState.ONGOING]
-    if uuids is not None:
-        where.append(Audit.uuid.in_(list(uuids)))
+    where = [] if uuids is None else [Audit.uuid.in_(list(uuids))]
     with engine.writer.using(context) as session:
-        return session.execute(sa.update(Audit).where(*where).values(
-            state=AuditState.PENDING, hostname=None,
-            version=Audit.version + 1,
-            updated_at=models.utcnow())).rowcount
+        return transitions.write(
+            session, Audit, where, target=AuditState.PENDING,
+            states=(AuditState.ONGOING,), owner=host,
+            values={'hostname': None})
 
 
 def unclaimed(context, grace_seconds, limit=50):
@@ -144,10 +136,10 @@ def advance_round(context, row, host, next_run_time):
     the audit's start_time is ahead): True if ``host`` still owned the
     audit and nobody closed the round already."""
     with engine.writer.using(context) as session:
-        return bool(session.execute(sa.update(Audit).where(
-            *_owned(row, host), _round_is(row)).values(
-                next_run_time=next_run_time,
-                version=Audit.version + 1)).rowcount)
+        return bool(transitions.write(
+            session, Audit, [Audit.id == row['id'], _round_is(row)],
+            states=(AuditState.ONGOING,), owner=host,
+            values={'next_run_time': next_run_time}))
 
 
 def ongoing(context):
@@ -164,34 +156,41 @@ def change_owner(context, uuid, previous, new):
     """Move an ONGOING audit from ``previous`` (a host, or None) to
     ``new``, if ``previous`` still has it: True for the one winner."""
     with engine.writer.using(context) as session:
-        return bool(session.execute(sa.update(Audit).where(
-            Audit.uuid == uuid, Audit.state == AuditState.ONGOING,
-            Audit.hostname.is_(None) if previous is None
-            else Audit.hostname == previous).values(
-                hostname=new, version=Audit.version + 1,
-                updated_at=models.utcnow())).rowcount)
+        return bool(transitions.write(
+            session, Audit, [Audit.uuid == uuid],
+            states=(AuditState.ONGOING,), owner=previous,
+            values={'hostname': new}))
 
 
-def _cancel_recommended(session, audit_id):
-    """A new round's plan replaces the plans nobody started."""
-    stale = [r.id for r in session.execute(
-        sa.select(models.ActionPlan.id).where(
-            models.ActionPlan.audit_id == audit_id,
-            models.ActionPlan.state == ActionPlanState.RECOMMENDED))]
-    if not stale:
-        return []
-    now = models.utcnow()
-    session.execute(sa.update(models.ActionPlan).where(
-        models.ActionPlan.id.in_(stale),
-        models.ActionPlan.state == ActionPlanState.RECOMMENDED).values(
-            state=ActionPlanState.CANCELLED,
-            version=models.ActionPlan.version + 1, updated_at=now))
-    session.execute(sa.update(models.Action).where(
-        models.Action.action_plan_id.in_(stale),
-        models.Action.state == ActionState.PENDING).values(
-            state=ActionState.CANCELLED,
-            version=models.Action.version + 1, updated_at=now))
-    return stale
+# Why a plan of a continuous audit ended without running.
+SUPERSEDED_BY_ROUND = ('superseded by action plan %s of a later round of '
+                       'its continuous audit')
+
+
+def _cancel_recommended(session, audit_id, plan_uuid):
+    """A new round's plan replaces the plans nobody started: each one
+    nobody started meanwhile (compare-and-swap on the version read), with
+    its actions. Returns the UUIDs of the plans cancelled."""
+    ActionPlan = models.ActionPlan
+    stale = session.execute(
+        sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.version).where(
+            ActionPlan.audit_id == audit_id,
+            ActionPlan.state == ActionPlanState.RECOMMENDED)).all()
+    cancelled = []
+    for plan in stale:
+        # An operator may have started it since the SELECT: then it is
+        # not RECOMMENDED any more, and neither it nor its actions move.
+        if transitions.write(
+                session, ActionPlan, [ActionPlan.id == plan.id],
+                target=ActionPlanState.CANCELLED,
+                states=(ActionPlanState.RECOMMENDED,), version=plan.version,
+                values={'status_message': SUPERSEDED_BY_ROUND % plan_uuid}):
+            transitions.write(
+                session, models.Action,
+                [models.Action.action_plan_id == plan.id],
+                target=ActionState.CANCELLED, states=(ActionState.PENDING,))
+            cancelled.append(plan.uuid)
+    return cancelled
 
 
 @engine.retry_on_deadlock
@@ -210,20 +209,22 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     plan_uuid = uuidutils.generate_uuid()
     now = models.utcnow()
     with engine.writer.using(context) as session:
-        values = {'version': Audit.version + 1, 'updated_at': now}
-        where = list(_owned(row, host))
-        if not finish_audit:
-            where.append(_round_is(row))
-            values['next_run_time'] = next_run_time
         if finish_audit:
             # An EVENT audit's trigger is consumed by this run.
-            values.update(state=AuditState.SUCCEEDED, status_message=None,
-                          next_run_time=None)
-        if not session.execute(sa.update(Audit).where(
-                *where).values(**values)).rowcount:
+            closed = transitions.write(
+                session, Audit, [Audit.id == row['id']],
+                target=AuditState.SUCCEEDED, states=(AuditState.ONGOING,),
+                owner=host,
+                values={'status_message': None, 'next_run_time': None})
+        else:
+            closed = transitions.write(
+                session, Audit, [Audit.id == row['id'], _round_is(row)],
+                states=(AuditState.ONGOING,), owner=host,
+                values={'next_run_time': next_run_time})
+        if not closed:
             raise LostOwnership(audit=row['uuid'], host=host)
-        cancelled = [] if finish_audit else _cancel_recommended(
-            session, row['id'])
+        stale_uuids = [] if finish_audit else _cancel_recommended(
+            session, row['id'], plan_uuid)
         try:
             plan_id = session.execute(sa.insert(models.ActionPlan).values(
                 uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
@@ -249,9 +250,4 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
                 dict(uuid=uuidutils.generate_uuid(), action_plan_id=plan_id,
                      created_at=now, **indicator)
                 for indicator in indicators])
-        stale_uuids = []
-        if cancelled:
-            stale_uuids = list(session.execute(
-                sa.select(models.ActionPlan.uuid).where(
-                    models.ActionPlan.id.in_(cancelled))).scalars())
     return plan_uuid, stale_uuids

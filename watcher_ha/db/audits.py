@@ -58,6 +58,12 @@ def update(context, row, values, new_state=None,
             else:
                 if new_state == AuditState.DELETED:
                     values = dict(values, deleted_at=models.utcnow())
+                if new_state == AuditState.ONGOING:
+                    # Resumed: whatever engine ran it before may have
+                    # dropped it meanwhile (a one-shot audit's result is
+                    # refused while it is SUSPENDED). Owned by nobody, it
+                    # is taken by the first engine to look.
+                    values = dict(values, hostname=None)
                 transitions.compare_and_swap(
                     session, state_machines.AUDIT, Audit, row, new_state,
                     actor, values)

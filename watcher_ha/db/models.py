@@ -183,6 +183,11 @@ class Action(ArchivableMixin, Base):
     state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     parents: orm.Mapped[list[Any]]
     status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Internal. When the applier running the action last passed its fence
+    # (its ownership checked just before a call to the cloud): an applier
+    # that adopts the plan waits until a call let through then has
+    # landed before it looks at the cloud (applier/fencing.py).
+    fenced_at: orm.Mapped[datetime.datetime | None]
 
 
 class EfficacyIndicator(TimestampMixin, Base):

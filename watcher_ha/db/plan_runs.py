@@ -1,17 +1,17 @@
 """The appliers' side of action plans: claiming a plan, moving its actions
-through their states, finishing or handing the plan over.
+through their states, fencing the calls to the cloud, finishing or handing
+the plan over.
 
 As with audits, the claim stamps ``hostname`` with a compare-and-swap and
 every later write checks the stamp: a duplicate launch, or an applier that
 lost the plan, cannot run an action twice.
 """
 
+import dataclasses
 import datetime
 
 import sqlalchemy as sa
 
-from watcher_ha.common import exception
-from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans
@@ -19,10 +19,10 @@ from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import query
+from watcher_ha.db import transitions
 
 ActionPlan = models.ActionPlan
 Action = models.Action
-SERVICE = state_machines.SERVICE
 
 # Plans an applier holds.
 RUNNING = (ActionPlanState.ONGOING, ActionPlanState.CANCELLING)
@@ -31,9 +31,12 @@ UNFINISHED = (ActionState.PENDING, ActionState.ONGOING,
               ActionState.CANCELLING)
 
 
-class LostPlan(exception.Conflict):
-    msg_fmt = ('Action plan %(plan)s is no longer run by this applier '
-               '(%(host)s).')
+class LostPlan(Exception):
+    """The plan is no longer run by this applier: nothing was written."""
+
+    def __init__(self, plan, host):
+        super().__init__('Action plan %s is no longer run by this applier '
+                         '(%s).' % (plan, host))
 
 
 def get(context, uuid):
@@ -41,22 +44,11 @@ def get(context, uuid):
                          archived_too=True)
 
 
-def _plan_owned(plan, host, states=(ActionPlanState.ONGOING,
-                                    ActionPlanState.CANCELLING)):
-    return (ActionPlan.id == plan['id'], ActionPlan.hostname == host,
-            ActionPlan.state.in_(states))
-
-
-def _lock(session, *where):
-    """Lock the plan rows matching ``where`` for this transaction; how many.
-
-    An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
-    locks the rows on MariaDB and PostgreSQL alike, and on SQLite it takes
-    the write lock at once (waiting for it) instead of upgrading a read
-    snapshot later, which fails at once when another writer came between.
-    """
-    return session.execute(sa.update(ActionPlan).where(*where).values(
-        version=ActionPlan.version)).rowcount
+def _lock_owned(session, plan, host, states=RUNNING):
+    """Lock the plan row if ``host`` runs it (in ``states``): 1, else 0."""
+    return transitions.lock(session, ActionPlan,
+                            [ActionPlan.id == plan['id']], states=states,
+                            owner=host)
 
 
 @engine.retry_on_deadlock
@@ -64,12 +56,10 @@ def claim(context, uuid, host):
     """PENDING -> ONGOING stamped with ``host``: the plan row, or None if
     another applier (or a user's cancel) got there first."""
     with engine.writer.using(context) as session:
-        claimed = session.execute(sa.update(ActionPlan).where(
-            ActionPlan.uuid == uuid,
-            ActionPlan.state == ActionPlanState.PENDING).values(
-                state=ActionPlanState.ONGOING, hostname=host,
-                version=ActionPlan.version + 1,
-                updated_at=models.utcnow())).rowcount
+        claimed = transitions.write(
+            session, ActionPlan, [ActionPlan.uuid == uuid],
+            target=ActionPlanState.ONGOING,
+            states=(ActionPlanState.PENDING,), values={'hostname': host})
     return get(context, uuid) if claimed else None
 
 
@@ -88,21 +78,84 @@ def plan_state(context, plan):
             ActionPlan.id == plan['id'])).scalar()
 
 
+def action_version(context, action):
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(Action.version).where(
+            Action.id == action['id'])).scalar()
+
+
 @engine.retry_on_deadlock
 def move_action(context, plan, host, action, source, target,
                 status_message=None):
     """Move one action from ``source`` to ``target`` while ``host`` runs
-    its plan. Returns False if the action was not in ``source`` (skipped by
-    a user, done by an earlier run); raises LostPlan if the plan is gone."""
-    assert state_machines.ACTION.is_allowed(source, target, SERVICE)
+    its plan. Returns the action's new version, or None if it was not in
+    ``source`` (skipped by a user, done by an earlier run); raises
+    LostPlan if the plan is gone."""
     with engine.writer.using(context) as session:
-        if not _lock(session, *_plan_owned(plan, host)):
-            raise LostPlan(plan=plan['uuid'], host=host)
-        return bool(session.execute(sa.update(Action).where(
-            Action.id == action['id'], Action.state == source).values(
-                state=target, status_message=status_message,
-                version=Action.version + 1,
-                updated_at=models.utcnow())).rowcount)
+        if not _lock_owned(session, plan, host):
+            raise LostPlan(plan['uuid'], host)
+        if not transitions.write(
+                session, Action, [Action.id == action['id']],
+                target=target, states=(source,),
+                values={'status_message': status_message}):
+            return None
+        return session.execute(sa.select(Action.version).where(
+            Action.id == action['id'])).scalar()
+
+
+@engine.retry_on_deadlock
+def note_action(context, plan, host, action, state, status_message):
+    """Set the status message of an action in ``state`` while ``host``
+    runs its plan (what a rollback did to it); True if written."""
+    with engine.writer.using(context) as session:
+        if not _lock_owned(session, plan, host):
+            return False
+        return bool(transitions.write(
+            session, Action, [Action.id == action['id']], states=(state,),
+            values={'status_message': status_message}))
+
+
+@engine.retry_on_deadlock
+def pass_fence(context, plan, host, action, state, token):
+    """The fence before a call to the cloud: True if ``host`` still runs
+    the plan and the action is still in ``state`` at version ``token``
+    (nobody took it over since, even to give it back); the pass is
+    stamped on the action (``fenced_at``)."""
+    owned = sa.exists().where(ActionPlan.id == plan['id'],
+                              ActionPlan.hostname == host,
+                              ActionPlan.state.in_(RUNNING))
+    with engine.writer.using(context) as session:
+        return bool(transitions.write(
+            session, Action, [Action.id == action['id'], owned],
+            states=(state,), version=token,
+            values={'fenced_at': models.utcnow()}, bump=False,
+            stamp=False))
+
+
+def last_fence_pass(context, plan):
+    """When a call to the cloud was last let through for one of the
+    plan's unfinished actions (naive UTC), or None."""
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(sa.func.max(Action.fenced_at)).where(
+            Action.action_plan_id == plan['id'],
+            Action.state.in_(UNFINISHED))).scalar()
+
+
+@dataclasses.dataclass(frozen=True)
+class Ended:
+    """How a plan ended: the state it was in, the state it ended in (not
+    always the one asked for), the message, and the actions cancelled with
+    it as (uuid, state before)."""
+    before: str
+    state: str
+    message: str | None
+    cancelled: list
+
+
+# A plan whose cancel came in while its last actions were finishing ends
+# CANCELLED, as the operator asked, even if nothing was left to cancel.
+CANCELLED_AT_THE_END = ('cancelled as its last actions were finishing; '
+                        'every action had ended already')
 
 
 @engine.retry_on_deadlock
@@ -110,30 +163,30 @@ def finish(context, plan, host, target, status_message=None,
            unfinished=(ActionState.PENDING,)):
     """Move the plan from ONGOING or CANCELLING to ``target``; its actions
     in ``unfinished`` states are cancelled with it (unless it succeeded).
-    Returns (the state it was in, the cancelled actions as (uuid, state
-    before)), or None if ``host`` no longer owned it."""
-    sources = state_machines.ACTION_PLAN.sources_of(target, SERVICE)
-    now = models.utcnow()
-    cancelled = []
+    A plan asked to end SUCCEEDED while a cancel was coming in ends
+    CANCELLED. Returns Ended, or None if ``host`` no longer ran it."""
     with engine.writer.using(context) as session:
-        if not _lock(session, *_plan_owned(plan, host, sources)):
+        if not _lock_owned(session, plan, host):
             return None
         before = session.execute(sa.select(ActionPlan.state).where(
             ActionPlan.id == plan['id'])).scalar()
-        session.execute(sa.update(ActionPlan).where(
-            ActionPlan.id == plan['id']).values(
-                state=target, status_message=status_message,
-                version=ActionPlan.version + 1, updated_at=now))
+        if (target == ActionPlanState.SUCCEEDED
+                and before == ActionPlanState.CANCELLING):
+            target = ActionPlanState.CANCELLED
+            status_message = status_message or CANCELLED_AT_THE_END
+        transitions.write(session, ActionPlan, [ActionPlan.id == plan['id']],
+                          target=target, states=(before,), owner=host,
+                          values={'status_message': status_message})
+        cancelled = []
         if target != ActionPlanState.SUCCEEDED:
             where = (Action.action_plan_id == plan['id'],
                      Action.state.in_(unfinished))
             cancelled = [tuple(row) for row in session.execute(
                 sa.select(Action.uuid, Action.state).where(*where))]
-            session.execute(sa.update(Action).where(*where).values(
-                state=ActionState.CANCELLED, version=Action.version + 1,
-                updated_at=now))
+            transitions.write(session, Action, where,
+                              target=ActionState.CANCELLED)
         claims.release(session, [plan['id']])
-    return before, cancelled
+    return Ended(before, target, status_message, cancelled)
 
 
 def release(context, host, uuids=None):
@@ -143,7 +196,7 @@ def release(context, host, uuids=None):
     take; their interrupted actions stay ONGOING for the taker to check
     (see applier/recovery.py). CANCELLING plans end CANCELLED, as finish()
     ends them: their operator asked for it. Returns (the UUIDs handed
-    back, and for each plan cancelled (uuid, what finish() returned)).
+    back, and for each plan cancelled (uuid, Ended)).
     """
     handed = _hand_back(context, host, uuids)
     ended = []
@@ -177,14 +230,15 @@ def _held(context, host, uuids, state):
 def _hand_back(context, host, uuids):
     where = _held_by(host, uuids, ActionPlanState.ONGOING)
     with engine.writer.using(context) as session:
-        if not _lock(session, *where):
+        if not transitions.lock(session, ActionPlan, where):
             return []
         handed = list(session.execute(
             sa.select(ActionPlan.uuid).where(*where).order_by(
                 ActionPlan.id)).scalars())
-        session.execute(sa.update(ActionPlan).where(*where).values(
-            state=ActionPlanState.PENDING, hostname=None,
-            version=ActionPlan.version + 1, updated_at=models.utcnow()))
+        transitions.write(session, ActionPlan, where,
+                          target=ActionPlanState.PENDING,
+                          states=(ActionPlanState.ONGOING,), owner=host,
+                          values={'hostname': None})
     return handed
 
 
@@ -220,11 +274,19 @@ def running(context):
 @engine.retry_on_deadlock
 def adopt(context, uuid, previous, host):
     """Make ``host`` the runner of a plan ``previous`` was running (it is
-    gone): True for the one applier that wins."""
+    gone): True for the one applier that wins. The versions of the plan's
+    interrupted actions move on in the same transaction: a fence checked
+    by ``previous`` with its old token fails from now on, even if the plan
+    comes back to it later."""
     with engine.writer.using(context) as session:
-        return bool(session.execute(sa.update(ActionPlan).where(
-            ActionPlan.uuid == uuid, ActionPlan.state.in_(RUNNING),
-            ActionPlan.hostname.is_(None) if previous is None
-            else ActionPlan.hostname == previous).values(
-                hostname=host, version=ActionPlan.version + 1,
-                updated_at=models.utcnow())).rowcount)
+        plan_id = session.execute(sa.select(ActionPlan.id).where(
+            ActionPlan.uuid == uuid)).scalar()
+        if plan_id is None or not transitions.write(
+                session, ActionPlan, [ActionPlan.id == plan_id],
+                states=RUNNING, owner=previous, values={'hostname': host}):
+            return False
+        # updated_at keeps telling when each began (see recovery).
+        transitions.write(session, Action,
+                          [Action.action_plan_id == plan_id],
+                          states=(ActionState.ONGOING,), stamp=False)
+    return True

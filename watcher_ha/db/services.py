@@ -81,3 +81,26 @@ def announce(context, row, new_status):
             table.id == row['id'],
             table.notified_status == row['notified_status']).values(
                 notified_status=new_status)).rowcount)
+
+
+@engine.retry_on_deadlock
+def forget_silent(context, retention, members=None):
+    """Delete the services silent in the registry for over ``retention``
+    seconds and absent from their coordination group (a retired host);
+    returns the rows deleted. A service that reported meanwhile stays:
+    each DELETE is conditioned on the last report read."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=retention)
+    table = models.Service
+    gone = []
+    for row in all_services(context):
+        live = (members or {}).get(row['name']) or ()
+        seen = row['last_seen_up'] or row['updated_at'] or row['created_at']
+        if seen >= cutoff or row['host'] in live:
+            continue
+        with engine.writer.using(context) as session:
+            if session.execute(sa.delete(table).where(
+                    table.id == row['id'],
+                    sa.func.coalesce(table.last_seen_up, table.updated_at,
+                                     table.created_at) == seen)).rowcount:
+                gone.append(row)
+    return gone

@@ -1,16 +1,106 @@
-"""State changes as compare-and-swap UPDATEs checked against the machines.
+"""The one write of every row with a life cycle (audits, action plans,
+actions): a compare-and-swap checked against the state machines.
 
-Two hosts may race on any row with a life cycle. Each change is a single
-``UPDATE ... WHERE id = :id AND state IN (:allowed sources) [AND version =
-:seen]``; the loser's UPDATE matches no row and gets a clean error: 409 if
-the row changed since it was read, 400 if the move is simply not allowed.
+Two hosts may race on any such row. Every change is one ``UPDATE ... WHERE
+<which rows> AND state IN (:allowed) [AND hostname = :owner] [AND version
+= :seen]`` that also bumps ``version`` and ``updated_at``: the allowed
+states come from the machine (``watcher_ha.common.state_machines``) for a
+state change, or are the states the caller expects the row to stay in for
+a change of other fields. The loser's UPDATE matches no row: ``write``
+says how many rows moved; ``swap`` raises a clean error for one row (409
+if it changed since it was read, 400 if the move is simply not allowed).
+
+Nothing else in watcher_ha writes ``state`` or ``version`` (a unit test
+reads the code to make sure).
 """
 
 import sqlalchemy as sa
 
 from watcher_ha.common import exception
+from watcher_ha.common import state_machines
 from watcher_ha.db import engine
 from watcher_ha.db import models
+
+# The machine of each model that has a life cycle.
+MACHINE_OF = {
+    models.Audit: state_machines.AUDIT,
+    models.ActionPlan: state_machines.ACTION_PLAN,
+    models.Action: state_machines.ACTION,
+}
+
+# ``owner``: the row may have any owner.
+ANY_OWNER = object()
+
+# Columns only this module writes.
+_BOOKKEEPING = frozenset(('state', 'version', 'updated_at'))
+
+
+def write(session, model, where, *, target=None, actor=state_machines.SERVICE,
+          states=None, owner=ANY_OWNER, version=None, values=None,
+          bump=True, stamp=True):
+    """The UPDATE of the rows of ``model`` matching ``where`` (a list of
+    conditions); returns how many it changed. Runs in the caller's writer
+    transaction.
+
+    ``target``: the state to move to, from the states the machine lets
+    ``actor`` leave for it (narrowed to ``states`` if given: they must be
+    among them). Without a target, ``states`` (if given) are the states the
+    rows must be in for their other fields to change.
+    ``owner``: the host that must hold the rows (None: nobody holds them).
+    ``version``: the version the row must still have (one row).
+    ``values``: the other columns to set.
+    ``bump``: move the version on (False only for a stamp nobody compares,
+    such as the fence's); ``stamp``: set updated_at to now (False where it
+    must keep telling when the row last changed state).
+    """
+    values = dict(values or {})
+    assert not _BOOKKEEPING & set(values), 'set by write() itself'
+    if target is not None:
+        allowed = MACHINE_OF[model].sources_of(target, actor)
+        if states is not None:
+            assert set(states) <= allowed, (
+                '%s: %s -> %s is not in the machine for %s'
+                % (model.__name__, sorted(set(states) - allowed), target,
+                   actor))
+        states = allowed if states is None else states
+        values['state'] = target
+        if target == 'DELETED':
+            values.setdefault('deleted_at', models.utcnow())
+    conditions = _matching(model, where, states, owner)
+    if version is not None:
+        conditions.append(model.version == version)
+    if bump:
+        values['version'] = model.version + 1
+    # Kept as it is rather than left out: the column's onupdate would
+    # stamp it.
+    values['updated_at'] = models.utcnow() if stamp else model.updated_at
+    return session.execute(
+        sa.update(model).where(*conditions).values(**values)).rowcount
+
+
+def lock(session, model, where, *, states=None, owner=ANY_OWNER):
+    """Lock the rows matching ``where`` (in ``states``, held by
+    ``owner``) for the caller's transaction; how many.
+
+    An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
+    locks the rows on MariaDB and PostgreSQL alike, and on SQLite it takes
+    the write lock at once (waiting for it) instead of upgrading a read
+    snapshot later, which fails at once when another writer came between.
+    """
+    return session.execute(sa.update(model).where(
+        *_matching(model, where, states, owner)).values(
+            version=model.version, updated_at=model.updated_at)).rowcount
+
+
+def _matching(model, where, states, owner):
+    conditions = list(where)
+    if states is not None:
+        conditions.append(model.state.in_(sorted(states)))
+    if owner is None:
+        conditions.append(model.hostname.is_(None))
+    elif owner is not ANY_OWNER:
+        conditions.append(model.hostname == owner)
+    return conditions
 
 
 def _conflict(session, model, row):
@@ -24,32 +114,42 @@ def _conflict(session, model, row):
         now='it is now %s' % state if state else 'it changed')
 
 
-def compare_and_swap(session, machine, model, row, target, actor,
-                     values=None, check_version=True, also_where=()):
-    """Move ``row`` (a dict with id, uuid, state, version) to ``target``.
+def swap(session, model, row, target=None, actor=state_machines.SERVICE,
+         values=None, check_version=True, also_where=(),
+         owner=ANY_OWNER):
+    """Move one ``row`` (a dict with id, uuid, state, version) to
+    ``target``, or change only its ``values`` if ``target`` is None.
 
-    ``values`` are other columns set in the same UPDATE (e.g. hostname);
-    ``also_where`` are extra conditions the UPDATE must meet. Returns the
-    new version. Must run inside a writer transaction.
+    Raises StateTransitionNotAllowed if the machine refuses the move from
+    the state the row was read in, StateConflict if the row changed since
+    (or ``also_where``/``owner`` no longer hold). Returns the new version.
     """
-    if not machine.is_allowed(row['state'], target, actor):
+    if target is not None and not MACHINE_OF[model].is_allowed(
+            row['state'], target, actor):
         raise exception.StateTransitionNotAllowed(current=row['state'],
                                                   new=target)
-    sources = machine.sources_of(target, actor)
-    stmt = (sa.update(model)
-            .where(model.id == row['id'], model.state.in_(sources),
-                   *also_where)
-            .values(state=target, version=model.version + 1,
-                    updated_at=models.utcnow(), **(values or {})))
-    if check_version:
-        stmt = stmt.where(model.version == row['version'])
-    if session.execute(stmt).rowcount != 1:
+    moved = write(session, model, [model.id == row['id'], *also_where],
+                  target=target, actor=actor, owner=owner,
+                  version=row['version'] if check_version else None,
+                  values=values)
+    if moved != 1:
         raise _conflict(session, model, row)
     return row['version'] + 1
 
 
+def compare_and_swap(session, machine, model, row, target, actor,
+                     values=None, check_version=True, also_where=()):
+    """``swap`` to ``target`` (``machine`` must be the model's)."""
+    assert MACHINE_OF[model] is machine
+    return swap(session, model, row, target, actor, values, check_version,
+                also_where)
+
+
 def update_fields(session, model, row, values):
     """Change non-state columns of ``row`` if nobody changed it since."""
+    if model in MACHINE_OF:
+        return swap(session, model, row, values=values)
+    # A row without a life cycle (an audit template): the version alone.
     stmt = (sa.update(model)
             .where(model.id == row['id'], model.version == row['version'])
             .values(version=model.version + 1, updated_at=models.utcnow(),

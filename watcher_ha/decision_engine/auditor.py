@@ -50,14 +50,34 @@ class Auditor:
 
     def run(self, uuid):
         """Claim a PENDING audit and run it (one-shot, event) or start its
-        rounds (continuous). A no-op if someone else has it."""
-        row = audit_runs.claim(self._context(), uuid, self.host)
+        rounds (continuous). An ONGOING audit nobody owns (an operator
+        resumed it) is taken too. A no-op if someone else has it."""
+        context = self._context()
+        row = audit_runs.claim(context, uuid, self.host)
         if row is None:
+            if audit_runs.change_owner(context, uuid, None, self.host):
+                LOG.info('Audit %s, resumed, taken by %s', uuid, self.host)
+                self.resume(uuid)
             return
         LOG.info('Audit %s (%s) taken by %s', uuid, row['audit_type'],
                  self.host)
         notifier.audit('update', uuid, old_state=AuditState.PENDING)
         if row['audit_type'] != AuditType.CONTINUOUS:
+            self._execute(row, finish=True)
+
+    def resume(self, uuid):
+        """An audit this engine owns and no job of it computes (taken
+        over, resumed, or left by an error): a one-shot or event audit is
+        computed again from scratch, a continuous one runs its round if
+        due."""
+        row = audit_runs.get(self._context(), uuid)
+        if (row['hostname'] != self.host
+                or row['state'] != AuditState.ONGOING):
+            return
+        if row['audit_type'] == AuditType.CONTINUOUS:
+            self.run_round(uuid)
+        else:
+            LOG.info('Audit %s is computed again on %s', uuid, self.host)
             self._execute(row, finish=True)
 
     def run_round(self, uuid):
@@ -81,8 +101,18 @@ class Auditor:
             audit_runs.advance_round(context, row, self.host,
                                      row['start_time'])
             return
-        due = scheduling.next_run(row['interval'], now,
-                                  row['next_run_time'])
+        try:
+            due = scheduling.next_run(row['interval'], now,
+                                      row['next_run_time'])
+        except (ValueError, OverflowError) as err:
+            # Accepted before the API checked intervals: it would fail
+            # every round, for ever.
+            self._finish(row, AuditState.FAILED,
+                         'its interval %r cannot be scheduled (%s): create '
+                         'the audit again with an interval in seconds or a '
+                         'cron expression that runs within the next years'
+                         % (row['interval'], err))
+            return
         self._execute(row, finish=False, next_run_time=due)
 
     def _finish(self, row, state, message=None):
@@ -196,13 +226,21 @@ class Auditor:
                                      next_run_time)
 
     def _start_plan(self, plan_uuid):
-        """auto_trigger: start the plan as the operator would have."""
+        """auto_trigger: start the plan as the operator would have. If it
+        cannot start (another started plan holds what it touches), it
+        stays RECOMMENDED, and its status message says why."""
         context = self._context()
         plan = action_plans.get_plan(context, plan_uuid)
         try:
             action_plans.transition(context, plan, ActionPlanState.PENDING,
                                     state_machines.USER)
-        except exception.Conflict:
+        except exception.Conflict as err:
+            message = 'auto_trigger could not start it: %s' % err
+            LOG.warning('Action plan %s: %s', plan_uuid, message)
+            if action_plans.note_plan(context, plan,
+                                      ActionPlanState.RECOMMENDED, message):
+                notifier.action_plan('update', plan_uuid,
+                                     old_state=ActionPlanState.RECOMMENDED)
             return
         notifier.action_plan('update', plan_uuid,
                              old_state=ActionPlanState.RECOMMENDED)

@@ -1,9 +1,7 @@
 """The decision engine: RPC endpoints, audits in a thread pool, sweeps."""
 
 import threading
-import time
 
-from futurist import ThreadPoolExecutor
 from oslo_config import cfg
 from oslo_log import log
 
@@ -11,11 +9,12 @@ from watcher_ha.common import context as watcher_context
 from watcher_ha.common import coordination
 from watcher_ha.common import daemon
 from watcher_ha.common import exception
+from watcher_ha.common import ownership
 from watcher_ha.common import plugins
 from watcher_ha.common.states import AuditType
+from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
 from watcher_ha.db import catalog as catalog_db
-from watcher_ha.db import engine as db_engine
 from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
@@ -64,6 +63,51 @@ class Endpoints:
         return list(getattr(strategy, 'requirements', ()))
 
 
+class Audits:
+    """Audits as owned work (ownership.Domain): one-shot and event audits
+    are held while an engine computes them; continuous audits between
+    their rounds too, and they follow the hash ring."""
+
+    kind = 'audit'
+
+    def __init__(self, host):
+        self.host = host
+        self.auditor = None
+
+    def unclaimed(self, context):
+        return audit_runs.unclaimed(
+            context, CONF.watcher_decision_engine.pending_grace)
+
+    def held(self, context):
+        return [ownership.Held(
+            uuid, owner, follows_ring=audit_type == AuditType.CONTINUOUS,
+            needs_worker=audit_type != AuditType.CONTINUOUS)
+            for uuid, audit_type, owner in audit_runs.ongoing(context)]
+
+    def take(self, uuid):
+        self.auditor.run(uuid)
+
+    def adopt(self, context, held, gone):
+        return audit_runs.change_owner(context, held.uuid, gone, self.host)
+
+    def resume(self, uuid, why, previous):
+        self.auditor.resume(uuid)
+
+    def hand_over(self, context, held, to):
+        return audit_runs.change_owner(context, held.uuid, self.host, to)
+
+    def interrupt(self, uuids):
+        # An audit's only effect is its plan, stored by a compare-and-swap
+        # on the owner: a computation that lost its audit stores nothing.
+        pass
+
+    def release(self, context):
+        released = audit_runs.release(context, self.host)
+        if released:
+            LOG.info('Handed %d audit(s) back to the other engines',
+                     released)
+
+
 class DecisionEngineManager:
 
     def __init__(self, host=None, nova_transport=None):
@@ -72,37 +116,37 @@ class DecisionEngineManager:
         self.host = host or CONF.host
         self._nova_transport = nova_transport
         self.catalog = None
-        self.auditor = None
-        self._pool = None
-        self._in_flight = set()
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self.group = None
-        self._ring = coordination.Ring()
+        self.audits = Audits(self.host)
+        self.owner = ownership.Owner(
+            self.audits, self.host,
+            CONF.watcher_decision_engine.max_audit_workers,
+            threading.Event())
         self.collectors = None
         self.dispatcher = None
         self._listener = None
 
+    @property
+    def auditor(self):
+        return self.audits.auditor
+
+    @property
+    def group(self):
+        return self.owner.group
+
     def start(self, group=None):
         """``group``: this engine's membership of the engines' group
         (None: a lone engine that owns everything)."""
-        self.group = group
         context = watcher_context.admin_context()
-        # Anything stamped with this host was being run by an earlier life
-        # of this engine, killed before it could hand it back.
-        released = audit_runs.release(context, self.host)
-        if released:
-            LOG.info('Took back %d audit(s) interrupted on %s', released,
-                     self.host)
         catalog_db.sync(context)
         self.catalog = catalog.Catalog()
         planner = plugins.load_classes(plugins.PLANNERS)[
             CONF.watcher_decision_engine.planner]
-        self.auditor = auditor.Auditor(self.host, self.catalog,
-                                       planner.from_conf(CONF), self.model)
-        self._pool = ThreadPoolExecutor(
-            CONF.watcher_decision_engine.max_audit_workers)
+        self.audits.auditor = auditor.Auditor(
+            self.host, self.catalog, planner.from_conf(CONF), self.model)
         self._start_models()
+        # One-shot audits stamped with this host were being computed by an
+        # earlier life of this engine: computed again from scratch.
+        self.owner.start(group)
 
     def _start_models(self):
         """The data models: notifications flow in at once; each model's
@@ -146,15 +190,15 @@ class DecisionEngineManager:
 
     def periodic(self):
         engine = CONF.watcher_decision_engine
-        return [
-            daemon.Periodic('sweep_audits', self.sweep,
-                            lambda: engine.sweep_interval),
+        return self.owner.periodic(
+            'audits', lambda: engine.sweep_interval) + [
             daemon.Periodic('continuous_audits', self.run_due_rounds,
                             lambda: engine.continuous_audit_check_interval),
             daemon.Periodic('watch_services', self.watch_services,
                             lambda: CONF.heartbeat_interval),
-            daemon.Periodic('balance_audits', self.balance,
-                            lambda: CONF.coordination.membership_refresh),
+            daemon.Periodic('archive_superseded_plans',
+                            self.archive_superseded_plans,
+                            lambda: ARCHIVE_INTERVAL),
             daemon.Periodic('expire_notification_pools', self.expire_pools,
                             lambda: 600),
         ] + [
@@ -166,89 +210,29 @@ class DecisionEngineManager:
             for name in (self.collectors.list() if self.collectors else ())
         ]
 
-    def _run(self, key, func, uuid):
-        """Run ``func(uuid)`` in the pool unless it already runs here."""
-        with self._lock:
-            if self._stopping.is_set() or key in self._in_flight:
-                return
-            self._in_flight.add(key)
-
-        def job():
-            try:
-                if not self._stopping.is_set():
-                    func(uuid)
-            except Exception:  # noqa: BLE001
-                LOG.exception('%s of audit %s failed', key[0], uuid)
-            finally:
-                with self._lock:
-                    self._in_flight.discard(key)
-
-        self._pool.submit(job)
-
     def submit(self, audit_uuid):
-        self._run(('audit', audit_uuid), self.auditor.run, audit_uuid)
-
-    def sweep(self):
-        """Take the PENDING audits whose trigger never arrived."""
-        for uuid in audit_runs.unclaimed(
-                watcher_context.admin_context(),
-                CONF.watcher_decision_engine.pending_grace):
-            self.submit(uuid)
+        self.owner.submit(audit_uuid, self.audits.take, audit_uuid)
 
     def run_due_rounds(self):
         for uuid in audit_runs.due_continuous(
                 watcher_context.admin_context(), self.host,
                 models.utcnow()):
-            self._run(('round', uuid), self.auditor.run_round, uuid)
+            self.owner.submit(uuid, self.auditor.run_round, uuid)
 
-    def balance(self):
-        """Keep every ONGOING audit with a live engine.
-
-        Continuous audits go to the engine the hash ring over the live
-        engines names: the owner hands an audit over when the ring moves
-        it, and takes one whose owner is gone. One-shot and event audits
-        of a gone engine are put back to PENDING and run again from
-        scratch. Every move is a compare-and-swap on the previous owner,
-        so exactly one engine wins it whatever the others believe.
-        """
-        if self.group is None or self._stopping.is_set():
+    def archive_superseded_plans(self):
+        """Archive the plans of continuous audits that later rounds
+        replaced, once older than the retention (any engine may: each
+        archive is a compare-and-swap)."""
+        retention = CONF.watcher_decision_engine.superseded_plan_retention
+        if not retention:
             return
-        members = self.group.members()
-        if not members:
-            # Backend unreadable: nobody may be presumed dead.
-            return
-        context = watcher_context.admin_context()
-        for uuid, audit_type, owner in audit_runs.ongoing(context):
-            try:
-                self._balance_one(context, members, uuid, audit_type, owner)
-            except db_engine.DB_ERRORS as err:
-                if not db_engine.lock_wait_timed_out(err):
-                    raise
-                # Its row is locked by a stuck transaction (its owner
-                # paused mid-round?): the others' moves go on meanwhile.
-                LOG.warning('Audit %s is locked by another transaction; '
-                            'its move waits for the next look', uuid)
-
-    def _balance_one(self, context, members, uuid, audit_type, owner):
-        assigned = self._ring.owner(members, uuid)
-        continuous = audit_type == AuditType.CONTINUOUS
-        if owner == self.host:
-            if (continuous and assigned != self.host
-                    and not self._busy(('round', uuid))
-                    and audit_runs.change_owner(context, uuid, self.host,
-                                                assigned)):
-                LOG.info('Continuous audit %s handed over to %s', uuid,
-                         assigned)
-            return
-        if owner in members or assigned != self.host:
-            return
-        if continuous:
-            if audit_runs.change_owner(context, uuid, owner, self.host):
-                LOG.info('Continuous audit %s taken over from %s', uuid,
-                         owner)
-        elif audit_runs.release(context, owner, uuids=[uuid]):
-            LOG.info('Audit %s of gone engine %s runs again', uuid, owner)
-            self.submit(uuid)
+        archived = action_plans.archive_superseded(
+            watcher_context.admin_context(), retention)
+        if archived:
+            LOG.info('Archived %d action plan(s) of continuous audits that '
+                     'later rounds replaced', len(archived))
+        for uuid in archived:
+            notifier.action_plan('delete', uuid)
 
     def expire_pools(self):
         """Delete the notification queues of engines gone for good."""
@@ -260,13 +244,10 @@ class DecisionEngineManager:
         pools.delete_pools(pools.gone_engines(
             members, CONF.watcher_decision_engine.notification_pool_expiry))
 
-    def _busy(self, key):
-        with self._lock:
-            return key in self._in_flight
-
     def watch_services(self):
         """Announce services that went FAILED or came back ACTIVE, once:
-        every engine looks, one wins the compare-and-swap and notifies."""
+        every engine looks, one wins the compare-and-swap and notifies.
+        Services silent for longer than the retention are forgotten."""
         context = watcher_context.admin_context()
         members = coordination.members_by_binary()
         for row in services_db.all_services(context):
@@ -277,27 +258,28 @@ class DecisionEngineManager:
                          row['host'], current)
                 notifier.service_update(row, row['notified_status'],
                                         current)
+        retention = CONF.service_retention
+        if retention:
+            for row in services_db.forget_silent(context, retention,
+                                                 members):
+                LOG.info('Service %s on %s was silent for over %d s: '
+                         'removed from the services', row['name'],
+                         row['host'], retention)
 
     def stop(self, timeout):
         """Take no more work; give running audits until ``timeout``, then
         hand every audit this engine holds back to the others."""
-        deadline = time.monotonic() + timeout
-        self._stopping.set()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-        while self._in_flight and time.monotonic() < deadline - 1:
-            time.sleep(0.1)
+        self.owner.stop(timeout)
         if self.collectors is not None:
             self.collectors.stop()
         if self._listener is not None:
             self._listener.stop()
         if self.dispatcher is not None:
             self.dispatcher.stop()
-        released = audit_runs.release(watcher_context.admin_context(),
-                                      self.host)
-        if released:
-            LOG.info('Handed %d audit(s) back to the other engines',
-                     released)
+
+
+# Seconds between two looks for plans of continuous audits to archive.
+ARCHIVE_INTERVAL = 300
 
 
 def topic():

@@ -14,7 +14,8 @@ class Faults:
         self._random = random.Random(seed)
         # Server uuids whose next live migration fails ('*': any).
         self.failing_migrations = set()
-        # [{'method', 'path' (regex), 'status', 'count' (None: forever)}]
+        # [{'method', 'path' (regex), 'status' (None: answer normally),
+        #   'delay' (seconds first), 'count' (None: forever)}]
         self.api_failures = []
         self.api_delay = 0.0
         self.drop_notifications = 0.0      # probability
@@ -36,9 +37,17 @@ class Faults:
             if 'api_failures' in spec:
                 for failure in spec['api_failures']:
                     re.compile(failure.get('path', '.*'))
-                    if not 400 <= int(failure['status']) <= 599:
+                    if 'status' not in failure and 'delay' not in failure:
+                        raise ValueError('api_failures: give a status (an '
+                                         'HTTP error code), a delay '
+                                         '(seconds), or both')
+                    if ('status' in failure
+                            and not 400 <= int(failure['status']) <= 599):
                         raise ValueError('api_failures: status must be an '
                                          'HTTP error code')
+                    if float(failure.get('delay', 0)) < 0:
+                        raise ValueError('api_failures: delay is a number '
+                                         'of seconds, 0 or more')
                 self.api_failures = [dict(f) for f in spec['api_failures']]
             if 'api_delay' in spec:
                 self.api_delay = float(spec['api_delay'])
@@ -69,7 +78,9 @@ class Faults:
                         failure['count'] -= 1
                         if failure['count'] <= 0:
                             self.api_failures.remove(failure)
-                    return int(failure['status']), self.api_delay
+                    status = failure.get('status')
+                    return (None if status is None else int(status),
+                            self.api_delay + float(failure.get('delay', 0)))
             return None, self.api_delay
 
     def drop_notification(self):

@@ -216,3 +216,62 @@ def test_a_stuck_lock_holder_stalls_nobody_for_long(migrated_engine):
     # Once the holder is gone, the take-over goes through.
     assert audit_runs.change_owner(context.admin_context(), audit['uuid'],
                                    'engine-1', 'engine-2')
+
+
+@pytest.mark.parametrize('empty_engine', ['mysql', 'postgresql'],
+                         indirect=True)
+def test_a_new_round_leaves_a_plan_started_meanwhile_alone(migrated_engine):
+    """A continuous audit's new round cancels the plans nobody started.
+    An operator starts one of them between the round's read of those
+    plans and its cancel: the started plan keeps its actions (it used to
+    lose them and end SUCCEEDED having run nothing)."""
+    from watcher_ha.db import action_plans
+    from watcher_ha.db import audit_runs
+    audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
+                            hostname='engine-1', audit_type='CONTINUOUS',
+                            interval='60')
+    started, _ = factories.action_plan(migrated_engine, audit)
+    stale, _ = factories.action_plan(migrated_engine, audit)
+    row = audit_runs.get(context.admin_context(), audit['uuid'])
+    read_plans, start_done = threading.Event(), threading.Event()
+
+    def pause_after_reading_the_plans(conn, cursor, statement, *args):
+        if (threading.current_thread().name == 'round'
+                and statement.lstrip().upper().startswith('SELECT')
+                and 'action_plans.audit_id' in statement):
+            read_plans.set()
+            start_done.wait(10)
+    sa.event.listen(migrated_engine, 'after_cursor_execute',
+                    pause_after_reading_the_plans)
+    outcome = {}
+
+    def new_round():
+        outcome['round'] = audit_runs.store_plan(
+            context.admin_context(), row, 'engine-1', row['strategy_id'],
+            [], None, [], finish_audit=False,
+            next_run_time=row['created_at'] + datetime.timedelta(minutes=1))
+    thread = threading.Thread(target=new_round, name='round')
+    try:
+        thread.start()
+        assert read_plans.wait(10)
+        action_plans.transition(
+            context.admin_context(),
+            action_plans.get_plan(context.admin_context(), started['uuid']),
+            'PENDING')
+        start_done.set()
+        thread.join(20)
+    finally:
+        sa.event.remove(migrated_engine, 'after_cursor_execute',
+                        pause_after_reading_the_plans)
+    _, cancelled = outcome['round']
+    assert cancelled == [stale['uuid']]
+
+    def states(plan):
+        with migrated_engine.connect() as conn:
+            return (conn.execute(sa.select(models.ActionPlan.state).where(
+                models.ActionPlan.id == plan['id'])).scalar(),
+                conn.execute(sa.select(models.Action.state).where(
+                    models.Action.action_plan_id == plan['id'])
+                    .order_by(models.Action.id)).scalars().all())
+    assert states(started) == ('PENDING', ['PENDING', 'PENDING'])
+    assert states(stale) == ('CANCELLED', ['CANCELLED', 'CANCELLED'])

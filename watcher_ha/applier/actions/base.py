@@ -1,10 +1,17 @@
 """What an action plugin (namespace ``watcher_ha.actions``) offers.
 
-An action is built from its validated ``input_parameters``. The applier
-calls ``pre_condition`` then ``execute``, then ``post_condition``; on
-failure it calls ``revert``. ``abort`` asks a running ``execute`` to stop
+An action is built from its validated ``input_parameters`` and a
+``fence``. The applier calls ``pre_condition`` then ``execute``, then
+``post_condition``; ``revert`` only when a later action failed and the
+operator asked for rollbacks. ``abort`` asks a running ``execute`` to stop
 early (the daemon is shutting down): the action must then leave things as
 they were or as ``execute`` would, so that running it again is safe.
+
+Every call that changes something in the cloud must pass the fence first:
+``self.fence()`` raises (applier/fencing.py ``Fenced``) when this applier
+no longer runs the action, and the call must then not be made. Clients
+built with ``before_write=self.fence`` (see nova_base) do it on every
+request that may change something.
 """
 
 import threading
@@ -35,9 +42,12 @@ class Action:
     # JSON Schema of input_parameters.
     schema: dict = {'type': 'object'}
 
-    def __init__(self, input_parameters, context=None):
+    def __init__(self, input_parameters, context=None, fence=None):
         self.input_parameters = input_parameters
         self.context = context
+        # The applier always gives one; outside it (a test, a script)
+        # nothing is fenced.
+        self.fence = fence or _unfenced
         self._aborted = threading.Event()
 
     @classmethod
@@ -76,7 +86,10 @@ class Action:
         ``started_at`` (naive UTC): look at the cloud and say whether the
         action's effect is in place (DONE), absent so that it may run
         again (NOT_DONE), or unknowable (UNKNOWN). May finish what is
-        left of the action first, as long as nothing is done twice."""
+        left of the action first, as long as nothing is done twice (and
+        through the fence). Asked only of actions that touch resources
+        (see ``resources``) when their plan is cancelled rather than
+        resumed."""
         return UNKNOWN
 
     def abort(self):
@@ -85,6 +98,10 @@ class Action:
     @property
     def aborted(self):
         return self._aborted.is_set()
+
+
+def _unfenced():
+    pass
 
 
 _CATALOG = {}

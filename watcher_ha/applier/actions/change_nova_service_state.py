@@ -26,8 +26,8 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         'additionalProperties': True,
     }
 
-    def __init__(self, input_parameters, context=None):
-        super().__init__(input_parameters, context)
+    def __init__(self, input_parameters, context=None, fence=None):
+        super().__init__(input_parameters, context, fence)
         # (status, disabled reason) before the action: what a revert puts
         # back. None until pre_condition reads it.
         self._before = None

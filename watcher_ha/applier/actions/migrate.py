@@ -8,8 +8,9 @@ aborted in Nova, so that it does not land after the action has failed.
 Cold: ``migrate``, wait for VERIFY_RESIZE, confirm, wait until it is on
 the destination; a server that Nova confirmed by itself (its
 ``resize_confirm_window``) before a poll saw VERIFY_RESIZE has arrived
-too. Revert moves it back the same way, or reverts the resize of a
-server still waiting for its confirmation.
+too. A cold migration whose applier was lost in VERIFY_RESIZE is
+confirmed by ``recover()``. Revert moves it back the same way, or
+reverts the resize of a server still waiting for its confirmation.
 """
 
 from novaclient import exceptions as nova_exc
@@ -161,13 +162,16 @@ class Migrate(nova_base.NovaAction):
                                        'migration of %s: %s'
                                        % (self.uuid, err))
 
-    def _settled(self):
-        """The server once no task runs on it (None meanwhile)."""
+    def _settled(self, verifying_too=False):
+        """The server once no task runs on it (None meanwhile); with
+        ``verifying_too``, also once it waits for a resize's
+        confirmation."""
         server = self.server(self.uuid)
         if server.status == 'ERROR':
             raise base.ActionError('server %s went to ERROR' % self.uuid)
-        if nova_base.task_of(server) is None and server.status in (
-                'ACTIVE', 'SHUTOFF', 'PAUSED', 'SUSPENDED'):
+        resting = ('ACTIVE', 'SHUTOFF', 'PAUSED', 'SUSPENDED') + (
+            ('VERIFY_RESIZE',) if verifying_too else ())
+        if nova_base.task_of(server) is None and server.status in resting:
             return server
         return None
 
@@ -185,9 +189,21 @@ class Migrate(nova_base.NovaAction):
             self._move(nova_base.host_of(server), self.source)
 
     def recover(self, started_at):
-        server = self.wait_for(lambda: self._settled(),
+        server = self.wait_for(lambda: self._settled(verifying_too=True),
                                CONF.watcher_applier.migration_timeout,
                                'server %s to settle' % self.uuid)
+        if server.status == 'VERIFY_RESIZE':
+            # Interrupted between Nova's move and its confirmation: Nova
+            # never confirms by itself unless resize_confirm_window is set
+            # (it is 0 by default). The server is on the destination
+            # already; confirming it finishes this action.
+            if self.destination not in (None, nova_base.host_of(server)):
+                return base.UNKNOWN
+            self._confirm()
+            server = self.wait_for(lambda: self._settled(),
+                                   CONF.watcher_applier.migration_timeout,
+                                   'the migration of server %s to be '
+                                   'confirmed' % self.uuid)
         where = nova_base.host_of(server)
         if where == self.source:
             return base.NOT_DONE

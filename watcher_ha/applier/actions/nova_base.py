@@ -14,17 +14,21 @@ CONF = cfg.CONF
 
 class NovaAction(base.Action):
 
-    def __init__(self, input_parameters, context=None):
-        super().__init__(input_parameters, context)
+    def __init__(self, input_parameters, context=None, fence=None):
+        super().__init__(input_parameters, context, fence)
         self._nova = None
 
     @property
     def nova(self):
+        """A Nova client whose every request that may change something
+        passes this action's fence first (read when called: a rollback
+        gives the action a new fence)."""
         if self._nova is None:
             reason = clients.configured(CONF)
             if reason:
                 raise base.ActionError(reason)
-            self._nova = clients.nova(CONF)
+            self._nova = clients.nova(CONF,
+                                      before_write=lambda: self.fence())
         return self._nova
 
     def server(self, uuid):

@@ -16,6 +16,7 @@ from watcher_ha.common import interval as intervals
 from watcher_ha.common import parameters
 from watcher_ha.common import policy
 from watcher_ha.common import state_machines
+from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import audits as db
 from watcher_ha.db import models
@@ -192,6 +193,10 @@ class AuditsController(base.ResourceController):
         values = self._changed_values(context, row, document, new)
         updated = db.update(context, row, values, new_state=new_state)
         notifier.audit('update', row['uuid'], old_state=row['state'])
+        if new_state == AuditState.ONGOING:
+            # Resumed with no owner: the engine the cast reaches takes it
+            # (or the first engine's look, if the cast is lost).
+            rpcapi.DecisionEngineAPI().trigger_audit(context, row['uuid'])
         return self.serialize(updated)
 
     def _changed_values(self, context, row, old, new):

@@ -1,0 +1,264 @@
+"""The ownership engine with a domain of its own: which rows it takes,
+adopts, hands over, re-examines and hands back, and when."""
+
+import threading
+import time
+
+import pytest
+
+from watcher_ha.common import ownership
+
+ME = 'me'
+
+
+class _View:
+    """A Membership as the engine reads it."""
+
+    def __init__(self, live, known=True, gone=()):
+        self.live = frozenset(live)
+        self.known = known
+        self._gone = set(gone)
+
+    def gone(self, member):
+        return self.known and (member is None or member in self._gone)
+
+
+class _Group:
+
+    def __init__(self, view):
+        self.view = view
+        self.lapses = 0
+
+    def look(self, before_rejoin=None):
+        return self.view
+
+
+class _Domain:
+    """Rows in a dict; records every call the engine makes."""
+
+    kind = 'row'
+
+    def __init__(self):
+        self.rows = {}          # uuid -> Held
+        self.pending = []
+        self.calls = []
+        self.release_calls = 0
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def unclaimed(self, context):
+        return list(self.pending)
+
+    def held(self, context):
+        return list(self.rows.values())
+
+    def take(self, uuid):
+        self.gate.wait(5)
+        self.calls.append(('take', uuid))
+
+    def adopt(self, context, held, gone):
+        current = self.rows[held.uuid]
+        if current.owner != gone:
+            return False
+        self.rows[held.uuid] = ownership.Held(
+            held.uuid, ME, held.follows_ring, held.needs_worker)
+        return True
+
+    def resume(self, uuid, why, previous):
+        self.calls.append(('resume', uuid, why, previous))
+
+    def hand_over(self, context, held, to):
+        self.calls.append(('hand_over', held.uuid, to))
+        return True
+
+    def interrupt(self, uuids):
+        self.calls.append(('interrupt', sorted(uuids)))
+
+    def release(self, context):
+        self.release_calls += 1
+
+
+@pytest.fixture
+def engine(db):
+    domain = _Domain()
+    owner = ownership.Owner(domain, ME, 2, threading.Event())
+    yield owner, domain
+    domain.gate.set()
+    owner.stop(2)
+
+
+def _drain(owner, timeout=5):
+    deadline = time.monotonic() + timeout
+    while owner.in_flight() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not owner.in_flight()
+
+
+def test_a_restarted_daemon_resumes_the_rows_it_held(engine):
+    owner, domain = engine
+    domain.rows = {
+        'mine': ownership.Held('mine', ME),
+        'mine-between-rounds': ownership.Held(
+            'mine-between-rounds', ME, follows_ring=True,
+            needs_worker=False),
+        'theirs': ownership.Held('theirs', 'other')}
+    owner.start(None)
+    _drain(owner)
+    assert domain.calls == [('resume', 'mine', ownership.RESTARTED, ME)]
+
+
+def test_an_adoption_arriving_while_the_launch_is_queued_is_not_dropped(
+        engine):
+    """The launch of a row is queued (or running) here when the engine
+    adopts the same row: the adoption runs after it instead of being
+    ignored, as the appliers' _submit once did."""
+    owner, domain = engine
+    owner.start(_Group(_View({ME}, gone={'dead'})))
+    domain.gate.clear()
+    owner.submit('plan', domain.take, 'plan')
+    domain.rows = {'plan': ownership.Held('plan', 'dead')}
+    owner.look()
+    assert owner.busy('plan')
+    domain.gate.set()
+    _drain(owner)
+    assert domain.calls == [('take', 'plan'),
+                            ('resume', 'plan', ownership.ADOPTED, 'dead')]
+
+
+def test_the_same_job_asked_twice_meanwhile_runs_once_more(engine):
+    owner, domain = engine
+    owner.start(None)
+    domain.gate.clear()
+    for _ in range(3):
+        owner.submit('audit', domain.take, 'audit')
+    domain.gate.set()
+    _drain(owner)
+    assert domain.calls == [('take', 'audit'), ('take', 'audit')]
+
+
+def test_nothing_is_adopted_while_the_membership_is_unknown(engine):
+    owner, domain = engine
+    group = _Group(_View({ME}, known=False, gone={'dead'}))
+    owner.start(group)
+    domain.rows = {'a': ownership.Held('a', 'dead'),
+                   'b': ownership.Held('b', None, follows_ring=True,
+                                       needs_worker=False)}
+    owner.look()
+    _drain(owner)
+    assert domain.calls == []
+    group.view = _View({ME}, gone={'dead'})
+    owner.look()
+    _drain(owner)
+    assert sorted(domain.calls) == [
+        ('resume', 'a', ownership.ADOPTED, 'dead'),
+        ('resume', 'b', ownership.ADOPTED, None)]
+
+
+def test_a_row_of_an_absent_but_not_yet_gone_owner_stays(engine):
+    owner, domain = engine
+    owner.start(_Group(_View({ME})))
+    domain.rows = {'a': ownership.Held('a', 'paused')}
+    owner.look()
+    _drain(owner)
+    assert domain.calls == []
+
+
+def test_only_the_member_the_ring_names_adopts(engine):
+    owner, domain = engine
+    owner.start(_Group(_View({ME, 'peer'}, gone={'dead'})))
+    domain.rows = {'row-%d' % i: ownership.Held('row-%d' % i, 'dead')
+                   for i in range(40)}
+    owner.look()
+    _drain(owner)
+    adopted = {call[1] for call in domain.calls}
+    ring = ownership.coordination.Ring()
+    assert adopted == {uuid for uuid in domain.rows
+                       if ring.owner(frozenset({ME, 'peer'}), uuid) == ME}
+    assert 0 < len(adopted) < 40
+
+
+def test_ring_followers_are_handed_over_unless_busy(engine):
+    owner, domain = engine
+    owner.start(_Group(_View({ME, 'peer'})))
+    ring = ownership.coordination.Ring()
+    theirs = [uuid for uuid in ('r%d' % i for i in range(40))
+              if ring.owner(frozenset({ME, 'peer'}), uuid) == 'peer']
+    domain.rows = {uuid: ownership.Held(uuid, ME, follows_ring=True,
+                                        needs_worker=False)
+                   for uuid in theirs}
+    domain.gate.clear()
+    owner.submit(theirs[0], domain.take, theirs[0])
+    owner.look()
+    domain.gate.set()
+    _drain(owner)
+    assert [call for call in domain.calls if call[0] == 'hand_over'] == [
+        ('hand_over', uuid, 'peer') for uuid in theirs[1:]]
+
+
+def test_the_self_check_resumes_held_rows_no_job_works_on(engine):
+    """A database error ended a job, or its submission was lost: the row
+    is held here and nothing works on it."""
+    owner, domain = engine
+    owner.start(None)
+    domain.rows = {
+        'stranded': ownership.Held('stranded', ME),
+        'between-rounds': ownership.Held('between-rounds', ME,
+                                         needs_worker=False),
+        'busy': ownership.Held('busy', ME),
+        'theirs': ownership.Held('theirs', 'other')}
+    domain.gate.clear()
+    owner.submit('busy', domain.take, 'busy')
+    owner.sweep()
+    domain.gate.set()
+    _drain(owner)
+    assert sorted(domain.calls) == [
+        ('resume', 'stranded', ownership.STRANDED, ME),
+        ('take', 'busy')]
+
+
+def test_a_job_that_raises_leaves_its_row_to_the_self_check(engine):
+    owner, domain = engine
+    owner.start(None)
+
+    def broken(uuid):
+        raise RuntimeError('database gone for one statement')
+    owner.submit('row', broken, 'row')
+    _drain(owner)
+    domain.rows = {'row': ownership.Held('row', ME)}
+    owner.sweep()
+    _drain(owner)
+    assert domain.calls == [('resume', 'row', ownership.STRANDED, ME)]
+
+
+def test_the_sweep_takes_unclaimed_rows(engine):
+    owner, domain = engine
+    owner.start(None)
+    domain.pending = ['new-1', 'new-2']
+    owner.sweep()
+    _drain(owner)
+    assert sorted(domain.calls) == [('take', 'new-1'), ('take', 'new-2')]
+
+
+def test_stop_interrupts_waits_and_hands_back(engine):
+    owner, domain = engine
+    owner.start(None)
+    domain.gate.clear()
+    owner.submit('running', domain.take, 'running')
+    threading.Timer(0.3, domain.gate.set).start()
+    owner.stop(5)
+    assert domain.calls == [('interrupt', ['running']), ('take', 'running')]
+    assert domain.release_calls == 1
+    assert not owner.submit('late', domain.take, 'late')
+
+
+def test_a_lapsed_member_stops_the_jobs_of_rows_taken_from_it(engine):
+    owner, domain = engine
+    owner.start(None)
+    domain.rows = {'taken': ownership.Held('taken', 'peer'),
+                   'still-mine': ownership.Held('still-mine', ME)}
+    domain.gate.clear()
+    owner.submit('taken', domain.take, 'taken')
+    owner.submit('still-mine', domain.take, 'still-mine')
+    threading.Timer(0.2, domain.gate.set).start()
+    owner._lapsed()
+    assert domain.calls[0] == ('interrupt', ['taken'])

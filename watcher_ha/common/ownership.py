@@ -1,0 +1,274 @@
+"""Work a daemon owns, and what happens to it when daemons come, go, stall
+or stop: one engine for the decision engines' audits and the appliers'
+action plans, with the domain as callbacks (``Domain``).
+
+A row of owned work carries its owner (``hostname``), stamped by a
+compare-and-swap; the engine decides *when* to take, adopt, hand over,
+re-examine or release a row, the domain *how*:
+
+* in flight: at most one job per row in this process; a job asked for a
+  row already in flight runs after the one in hand (an adoption that
+  arrives while the row's launch is still queued is not dropped);
+* sweep: rows nobody took (their message lost) are taken;
+* self-check: rows this daemon owns that no job of it works on (a
+  database error ended the job, a submission was lost, a race was lost)
+  are re-examined, so nothing owned by a live daemon stays stuck;
+* adoption: a row whose owner is gone from the group goes to the live
+  member the hash ring names, which wins a compare-and-swap on the gone
+  owner; a row that follows the ring (a continuous audit) is also handed
+  over by its owner when the ring moves it;
+* stop: the domain interrupts what runs, the jobs get until the timeout,
+  then everything still held is handed back.
+
+Membership comes from ``coordination.Group.look``: while it is unknown
+(just after a join, after a failed read) nothing is adopted or handed
+over; an owner is adopted from only once it is ``gone``.
+"""
+
+import dataclasses
+import threading
+import time
+from typing import Protocol
+
+from futurist import ThreadPoolExecutor
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import coordination
+from watcher_ha.common import daemon
+from watcher_ha.db import engine as db_engine
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+# Why a row owned by this daemon is worked on again (``Domain.resume``).
+RESTARTED = 'restarted'   # an earlier life of this daemon held it
+ADOPTED = 'adopted'       # taken over from a gone peer
+STRANDED = 'stranded'     # held here, but no job of this daemon on it
+
+# How long a lapsed member waits for the jobs it stopped before it joins
+# its group again.
+LAPSE_WAIT = 5.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Held:
+    """A row some daemon owns now."""
+    uuid: str
+    owner: str | None
+    # Moves to whichever live member the ring names (a continuous audit),
+    # rather than staying with its owner until the owner is gone.
+    follows_ring: bool = False
+    # Needs a job of its owner while held (a one-shot audit being
+    # computed, a plan being executed); a continuous audit between rounds
+    # waits for its due time instead.
+    needs_worker: bool = True
+
+
+class Domain(Protocol):
+    """One kind of owned work. Every method that changes a row does it by
+    compare-and-swap on the owner, so losing a race changes nothing."""
+
+    kind: str
+
+    def unclaimed(self, context) -> list:
+        """UUIDs of rows waiting to be taken for longer than the grace."""
+
+    def held(self, context) -> list:
+        """Held for every row owned now, this daemon's included."""
+
+    def take(self, uuid) -> None:
+        """Claim the row if nobody has it, and work on it (in a job)."""
+
+    def adopt(self, context, held, gone) -> bool:
+        """Make this host the owner instead of ``gone``; True if won."""
+
+    def resume(self, uuid, why, previous) -> None:
+        """Work on a row this host owns that no job works on (in a job);
+        ``why`` is RESTARTED, ADOPTED (from ``previous``) or STRANDED."""
+
+    def hand_over(self, context, held, to) -> bool:
+        """Give a ring-following row to ``to``; True if done."""
+
+    def interrupt(self, uuids) -> None:
+        """Stop working on ``uuids`` soon (they are lost, or the daemon
+        stops): abort what runs, leave the rows for their next owner."""
+
+    def release(self, context) -> None:
+        """Hand back every row this host holds (it stops)."""
+
+
+class Owner:
+    """Runs ``domain``'s work for ``host`` in a pool of ``workers``."""
+
+    def __init__(self, domain, host, workers, stopping):
+        self.domain = domain
+        self.host = host
+        self.group = None
+        self._workers = workers
+        self._pool = None
+        self._ring = coordination.Ring()
+        self._lock = threading.Lock()
+        # {uuid: [(func, args) to run after the job in hand]}
+        self._in_flight = {}
+        # Set when the daemon stops; the domain's jobs watch it too.
+        self.stopping = stopping
+
+    def start(self, group):
+        """``group``: this daemon's membership (None: a lone daemon, which
+        adopts nothing). Rows stamped with this host were held by an
+        earlier life of it, killed before it could hand them back."""
+        self.group = group
+        self._pool = ThreadPoolExecutor(self._workers)
+        context = watcher_context.admin_context()
+        for held in self.domain.held(context):
+            if held.owner == self.host and held.needs_worker:
+                self.submit(held.uuid, self.domain.resume, held.uuid,
+                            RESTARTED, self.host)
+
+    # In flight.
+
+    def submit(self, uuid, func, *args):
+        """Run ``func(*args)`` in the pool as the job of row ``uuid``, or
+        after the job in hand for it. False once stopping."""
+        with self._lock:
+            if self.stopping.is_set():
+                return False
+            if uuid in self._in_flight:
+                queued = self._in_flight[uuid]
+                if (func, args) not in queued:
+                    queued.append((func, args))
+                return True
+            self._in_flight[uuid] = []
+        self._pool.submit(self._job, uuid, func, args)
+        return True
+
+    def _job(self, uuid, func, args):
+        while True:
+            try:
+                if not self.stopping.is_set():
+                    func(*args)
+            except Exception:  # noqa: BLE001
+                # The self-check looks at the row again.
+                LOG.exception('%s %s: %s failed', self.domain.kind, uuid,
+                              getattr(func, '__name__', func))
+            with self._lock:
+                queued = self._in_flight[uuid]
+                if not queued or self.stopping.is_set():
+                    del self._in_flight[uuid]
+                    return
+                func, args = queued.pop(0)
+
+    def busy(self, uuid):
+        with self._lock:
+            return uuid in self._in_flight
+
+    def in_flight(self):
+        with self._lock:
+            return set(self._in_flight)
+
+    # Periodic tasks.
+
+    def periodic(self, name, sweep_interval):
+        """The engine's periodic tasks, for a Daemon: the sweep (with the
+        self-check) every ``sweep_interval()`` seconds, the look at the
+        membership every [coordination] membership_refresh."""
+        return [daemon.Periodic('sweep_%s' % name, self.sweep,
+                                sweep_interval),
+                daemon.Periodic('place_%s' % name, self.look,
+                                lambda: CONF.coordination.membership_refresh)]
+
+    def sweep(self):
+        """Take the rows nobody took; re-examine the rows held here that
+        no job works on."""
+        context = watcher_context.admin_context()
+        for uuid in self.domain.unclaimed(context):
+            self.submit(uuid, self.domain.take, uuid)
+        self.self_check(context)
+
+    def self_check(self, context=None):
+        context = context or watcher_context.admin_context()
+        for held in self.domain.held(context):
+            if (held.owner == self.host and held.needs_worker
+                    and not self.busy(held.uuid)):
+                LOG.warning('%s %s is held by %s but nothing works on it; '
+                            'examining it again', self.domain.kind,
+                            held.uuid, self.host)
+                self.submit(held.uuid, self.domain.resume, held.uuid,
+                            STRANDED, self.host)
+
+    def look(self):
+        """Read the membership; adopt the rows of gone owners that the
+        ring gives this host, and hand over the rows that follow the ring
+        to where it now puts them."""
+        if self.group is None or self.stopping.is_set():
+            return
+        view = self.group.look(before_rejoin=self._lapsed)
+        if view is None or not view.known:
+            # Nobody may be presumed gone, nor the ring trusted.
+            return
+        context = watcher_context.admin_context()
+        for held in self.domain.held(context):
+            try:
+                self._place(context, view, held)
+            except db_engine.DB_ERRORS as err:
+                if not db_engine.lock_wait_timed_out(err):
+                    raise
+                # Locked by a stuck transaction (its owner paused in the
+                # middle of it?): the other rows move meanwhile.
+                LOG.warning('%s %s is locked by another transaction; its '
+                            'move waits for the next look',
+                            self.domain.kind, held.uuid)
+
+    def _place(self, context, view, held):
+        assigned = self._ring.owner(view.live, held.uuid)
+        if held.owner == self.host:
+            if (held.follows_ring and assigned != self.host
+                    and not self.busy(held.uuid)
+                    and self.domain.hand_over(context, held, assigned)):
+                LOG.info('%s %s handed over to %s', self.domain.kind,
+                         held.uuid, assigned)
+            return
+        if assigned != self.host or not view.gone(held.owner):
+            return
+        if self.domain.adopt(context, held, held.owner):
+            LOG.warning('%s %s adopted from %s', self.domain.kind,
+                        held.uuid, held.owner or 'no owner')
+            self.submit(held.uuid, self.domain.resume, held.uuid, ADOPTED,
+                        held.owner)
+
+    def _lapsed(self):
+        """This daemon fell out of its group: the others may have adopted
+        some of its rows already. Stop the jobs on those before joining
+        again (the rest goes on: the database says they are still ours,
+        and the others cannot adopt them until they have seen us absent
+        for member_timeout)."""
+        context = watcher_context.admin_context()
+        owners = {held.uuid: held.owner
+                  for held in self.domain.held(context)}
+        lost = {uuid for uuid in self.in_flight()
+                if owners.get(uuid) not in (None, self.host)}
+        if not lost:
+            return
+        LOG.warning('%s(s) %s were taken over while %s was out of its '
+                    'group: stopping them', self.domain.kind,
+                    ', '.join(sorted(lost)), self.host)
+        self.domain.interrupt(lost)
+        deadline = time.monotonic() + LAPSE_WAIT
+        while lost & self.in_flight() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    # Stop.
+
+    def stop(self, timeout):
+        """Take no more work; interrupt what runs, give the jobs until
+        ``timeout``, then hand back every row still held."""
+        deadline = time.monotonic() + timeout
+        self.stopping.set()
+        self.domain.interrupt(self.in_flight())
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+        while self.in_flight() and time.monotonic() < deadline - 1:
+            time.sleep(0.1)
+        self.domain.release(watcher_context.admin_context())
