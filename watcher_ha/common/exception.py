@@ -181,7 +181,7 @@ class ServiceNotFound(NotFound):
     msg_fmt = 'The service %(service)s cannot be found.'
 
 
-# 406 / 409 / 503 -----------------------------------------------------------
+# 406 / 409 / 413 / 503 -----------------------------------------------------
 
 class NotAcceptable(WatcherHAError):
     code = 406
@@ -205,6 +205,14 @@ class StateConflict(Conflict):
 class AlreadyExists(Conflict):
     error_code = 'already_exists'
     msg_fmt = 'An %(resource)s with UUID or name %(name)s already exists'
+
+
+class RequestBodyTooLarge(WatcherHAError):
+    code = 413
+    error_code = 'request_body_too_large'
+    msg_fmt = ('The request body is larger than %(limit)s bytes, the most '
+               'this API accepts; send a smaller body (operators set the '
+               'limit with [oslo_middleware] max_request_body_size).')
 
 
 class ServiceUnavailable(WatcherHAError):

@@ -4,7 +4,6 @@ Not gated by microversion, as in Watcher: alarm services call webhook URLs
 without version headers.
 """
 
-import pecan
 from oslo_config import cfg
 from pecan import rest
 
@@ -31,7 +30,7 @@ class WebhooksController(rest.RestController):
     @method.expose(status_code=202)
     def post(self, ident, **params):
         context = request.context()
-        if not pecan.request.body:
+        if not request.raw_body():
             # Alarm services post their alarm; an empty post is a mistake.
             raise exception.MissingArgument(name='body')
         request.json_body()
