@@ -152,9 +152,9 @@ class AuditsController(base.ResourceController):
     @method.expose()
     def patch(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(audit_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
+        row = db.get(context, ident)
         for op in ops:
             if patch.root(op) in FIXED:
                 raise exception.PatchError(
@@ -225,8 +225,8 @@ class AuditsController(base.ResourceController):
     @method.expose(status_code=204)
     def delete(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(audit_policy.DELETE, context)
+        row = db.get(context, ident)
         db.archive(context, row)
         notifier.audit('delete', row['uuid'])
 

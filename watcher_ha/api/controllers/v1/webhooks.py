@@ -30,13 +30,13 @@ class WebhooksController(rest.RestController):
     @method.expose(status_code=202)
     def post(self, ident, **params):
         context = request.context()
+        if CONF.api.enable_webhooks_auth:
+            policy.authorize(webhook_policy.TRIGGER, context)
         if not request.raw_body():
             # Alarm services post their alarm; an empty post is a mistake.
             raise exception.MissingArgument(name='body')
         request.json_body()
         audit = audits_db.get(context, ident)
-        if CONF.api.enable_webhooks_auth:
-            policy.authorize(webhook_policy.TRIGGER, context)
         if audit['audit_type'] != AuditType.EVENT:
             raise exception.AuditTypeNotAllowed(
                 audit_type=audit['audit_type'])
