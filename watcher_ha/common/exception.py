@@ -14,6 +14,10 @@ class WatcherHAError(Exception):
         self.message = str(message)
         super().__init__(self.message)
 
+    def headers(self):
+        """HTTP headers the error's answer carries besides its body."""
+        return {}
+
 
 # 400 -----------------------------------------------------------------------
 
@@ -110,6 +114,13 @@ class InvalidInterval(Invalid):
                'day month weekday).')
 
 
+class WebhookNeedsUUID(Invalid):
+    error_code = 'webhook_needs_uuid'
+    msg_fmt = ('%(ident)s is not an audit UUID. Public webhooks ([api] '
+               'enable_webhooks_auth = False) name the audit by its UUID '
+               'only: POST /v1/webhooks/<audit UUID>.')
+
+
 class AuditTypeNotAllowed(Invalid):
     error_code = 'audit_type_not_allowed'
     msg_fmt = 'Audit type %(audit_type)s is disallowed.'
@@ -181,7 +192,7 @@ class ServiceNotFound(NotFound):
     msg_fmt = 'The service %(service)s cannot be found.'
 
 
-# 406 / 409 / 413 / 503 -----------------------------------------------------
+# 406 / 409 / 413 / 429 / 503 -----------------------------------------------
 
 class NotAcceptable(WatcherHAError):
     code = 406
@@ -213,6 +224,18 @@ class RequestBodyTooLarge(WatcherHAError):
     msg_fmt = ('The request body is larger than %(limit)s bytes, the most '
                'this API accepts; send a smaller body (operators set the '
                'limit with [oslo_middleware] max_request_body_size).')
+
+
+class WebhookTooSoon(WatcherHAError):
+    code = 429
+    error_code = 'webhook_too_soon'
+    msg_fmt = ('Audit %(audit)s was triggered less than %(interval)s s '
+               'ago, and public webhooks trigger an audit at most once '
+               'every %(interval)s s ([api] public_webhook_min_interval); '
+               'retry in %(seconds)s s.')
+
+    def headers(self):
+        return {'Retry-After': str(self.kwargs['seconds'])}
 
 
 class ServiceUnavailable(WatcherHAError):
