@@ -99,3 +99,21 @@ def test_an_oversized_body_is_refused_unread(tmp_path):
 
         grown = worker.memory_info().rss - before
         assert grown < 4 * 1024 * 1024, grown
+
+
+def test_a_path_starting_with_two_slashes_is_served(api_server):
+    """What a client asks with a catalog endpoint ending in a slash."""
+    import http.client
+    import urllib.parse
+    address = urllib.parse.urlsplit(api_server)
+    conn = http.client.HTTPConnection(address.hostname, address.port,
+                                      timeout=10)
+    try:
+        conn.request('GET', '//v1/goals')
+        resp = conn.getresponse()
+        body = resp.read()
+    finally:
+        conn.close()
+    assert resp.status == 200, body
+    assert resp.getheader('Content-Type') == 'application/json'
+    assert body == requests.get(api_server + '/v1/goals').content
