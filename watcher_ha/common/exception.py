@@ -114,6 +114,21 @@ class InvalidInterval(Invalid):
                'day month weekday).')
 
 
+class IntervalOutOfRange(InvalidInterval):
+    error_code = 'interval_out_of_range'
+    msg_fmt = ('Interval %(interval)s seconds is out of range: a continuous '
+               'audit runs every %(low)s to %(high)s seconds (366 days); '
+               'for rarer rounds give a cron expression.')
+
+
+class IntervalNeverRuns(InvalidInterval):
+    error_code = 'interval_never_runs'
+    msg_fmt = ('Invalid interval: %(reason)s, so the audit would never '
+               'run. Give a cron expression that matches at least once '
+               'every %(years)s years, such as "0 3 1 * *" (03:00 on the '
+               'first of each month).')
+
+
 class WebhookNeedsUUID(Invalid):
     error_code = 'webhook_needs_uuid'
     msg_fmt = ('%(ident)s is not an audit UUID. Public webhooks ([api] '

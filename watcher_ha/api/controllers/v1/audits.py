@@ -195,7 +195,11 @@ class AuditsController(base.ResourceController):
         return self.serialize(updated)
 
     def _changed_values(self, context, row, old, new):
-        interval = intervals.normalize(new.get('interval'))
+        interval = new.get('interval')
+        if interval != row['interval']:
+            # Checked when changed only: an audit accepted under older
+            # rules may still be renamed or cancelled.
+            interval = intervals.normalize(interval)
         start_time = _parse_time('start_time', new.get('start_time'))
         end_time = _parse_time('end_time', new.get('end_time'))
         _check_schedule(row['audit_type'], interval, start_time, end_time)
