@@ -1,6 +1,7 @@
 """Shared fixtures: configuration, a migrated SQLite database and an
 in-process API client for the fast tests."""
 
+import contextlib
 import json
 
 import pytest
@@ -117,6 +118,35 @@ def api(db):
     policy.reset()
     yield Client(app.setup_app(CONF))
     policy.reset()
+
+
+@contextlib.contextmanager
+def daemon_endpoints(endpoint):
+    """Serve ``endpoint`` on the decision engines' and the appliers' RPC
+    topics of the in-process bus, in place of the daemons, in the block.
+
+    The bus keeps casts no test consumed: the endpoint may also receive
+    other tests' messages.
+    """
+    # Imported here, as in ``notifications``.
+    import oslo_messaging
+
+    from watcher_ha.applier import rpcapi as applier_rpcapi
+    from watcher_ha.common import rpc
+    from watcher_ha.decision_engine import rpcapi as engine_rpcapi
+    servers = [oslo_messaging.get_rpc_server(
+        rpc.get_transport(), oslo_messaging.Target(topic=topic,
+                                                   server='test'),
+        [endpoint], executor='threading')
+        for topic in (engine_rpcapi.TOPIC, applier_rpcapi.TOPIC)]
+    for server in servers:
+        server.start()
+    try:
+        yield endpoint
+    finally:
+        for server in servers:
+            server.stop()
+            server.wait()
 
 
 @pytest.fixture

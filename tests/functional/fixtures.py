@@ -135,3 +135,14 @@ def wait_or_kill(proc, timeout=15):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.wait()
+
+
+def api_workers(config_file):
+    """The worker processes of the watcher-ha-api started with
+    ``config_file`` (oslo.service retitles them: the launcher's title
+    keeps its command line, its workers' do not)."""
+    import psutil
+    for proc in psutil.process_iter(['cmdline']):
+        if str(config_file) in ' '.join(proc.info['cmdline'] or []):
+            return proc.children()
+    return []

@@ -306,6 +306,58 @@ def test_member_may_not_show_or_write(api, keystone, seeded):
         'audit:create')
 
 
+# -- authorization comes first -----------------------------------------------
+
+# A forbidden caller learns nothing from a route: not whether a row exists
+# (404), not what its body was worth (400). Every handler authorizes
+# before it reads the body or looks a row up.
+
+NOWHERE = str(uuid.uuid4())
+NOT_JSON = b'{"not": json'
+
+# (method, path, microversion, rule): one of each kind of route.
+ROUTES = [
+    ('GET', '/v1/goals/' + NOWHERE, None, 'goal:get'),
+    ('GET', '/v1/strategies/' + NOWHERE, None, 'strategy:get'),
+    ('GET', '/v1/strategies/%s/state' % NOWHERE, None, 'strategy:state'),
+    ('GET', '/v1/scoring_engines/' + NOWHERE, None, 'scoring_engine:get'),
+    ('GET', '/v1/services/999999', None, 'service:get'),
+    ('GET', '/v1/audit_templates/' + NOWHERE, None, 'audit_template:get'),
+    ('POST', '/v1/audit_templates', None, 'audit_template:create'),
+    ('PATCH', '/v1/audit_templates/' + NOWHERE, None,
+     'audit_template:update'),
+    ('DELETE', '/v1/audit_templates/' + NOWHERE, None,
+     'audit_template:delete'),
+    ('GET', '/v1/audits/' + NOWHERE, None, 'audit:get'),
+    ('POST', '/v1/audits', None, 'audit:create'),
+    ('PATCH', '/v1/audits/' + NOWHERE, None, 'audit:update'),
+    ('DELETE', '/v1/audits/' + NOWHERE, None, 'audit:delete'),
+    ('GET', '/v1/action_plans/' + NOWHERE, None, 'action_plan:get'),
+    ('POST', '/v1/action_plans/%s/start' % NOWHERE, None,
+     'action_plan:start'),
+    ('PATCH', '/v1/action_plans/' + NOWHERE, None, 'action_plan:update'),
+    ('DELETE', '/v1/action_plans/' + NOWHERE, None, 'action_plan:delete'),
+    ('GET', '/v1/actions/' + NOWHERE, None, 'action:get'),
+    ('PATCH', '/v1/actions/' + NOWHERE, '1.5', 'action:update'),
+    ('PATCH', '/v1/actions/' + NOWHERE, '1.0', 'action:update'),
+    ('GET', '/v1/data_model?data_model_type=storage&audit_uuid=x', '1.3',
+     'data_model:get_all'),
+    ('POST', '/v1/webhooks/' + NOWHERE, '1.4', 'webhook:trigger'),
+    ('POST', '/v1/webhooks/no-such-audit', '1.4', 'webhook:trigger'),
+]
+
+
+@pytest.mark.parametrize('method,path,version,rule', ROUTES)
+def test_forbidden_before_body_or_lookup(api, keystone, method, path,
+                                         version, rule):
+    """A project member (allowed nothing) gets the policy's 403 for a row
+    that does not exist, with a body that is not JSON."""
+    resp = api.request(method, path, version=version,
+                       raw=NOT_JSON if method in ('POST', 'PATCH') else None,
+                       headers={'X-Auth-Token': keystone.member})
+    assert_policy_forbidden(resp, rule)
+
+
 # -- admin -------------------------------------------------------------------
 
 def test_admin_creates_changes_and_deletes(api, keystone):

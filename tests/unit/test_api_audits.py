@@ -3,6 +3,8 @@ exchanges do not show."""
 
 import pytest
 
+from tests import factories
+
 V17 = '1.7'
 
 
@@ -110,6 +112,37 @@ def test_patch_rechecks_parameters_and_interval(api):
         {'op': 'remove', 'path': '/interval'}])
     assert resp.status == 400
     assert 'Interval of audit must be specified' in resp.fault
+
+
+@pytest.mark.parametrize('interval,message', [
+    ('0 0 31 2 *', "Invalid interval: the cron expression '0 0 31 2 *' "
+                   "matches no time within 5 years"),
+    ('999999999999', 'Interval 999999999999 seconds is out of range: a '
+                     'continuous audit runs every 1 to 31622400 seconds'),
+])
+def test_intervals_that_can_never_run_are_refused(api, interval, message):
+    resp = create(api, goal='dummy', audit_type='CONTINUOUS',
+                  interval=interval)
+    assert resp.status == 400, resp
+    assert resp.fault.startswith(message)
+    create(api, goal='dummy', audit_type='CONTINUOUS', interval='60',
+           name='c')
+    resp = api.patch('/v1/audits/c', body=[
+        {'op': 'replace', 'path': '/interval', 'value': interval}])
+    assert resp.status == 400, resp
+    assert resp.fault.startswith(message)
+    assert api.get('/v1/audits/c').json['interval'] == '60'
+
+
+def test_an_audit_accepted_before_the_interval_rules_may_be_renamed(api, db):
+    factories.audit(db, state='ONGOING', audit_type='CONTINUOUS',
+                    interval='0 0 31 2 *', name='old')
+    resp = api.patch('/v1/audits/old', body=[
+        {'op': 'replace', 'path': '/name', 'value': 'renamed'}])
+    assert resp.status == 200, resp
+    resp = api.patch('/v1/audits/renamed', body=[
+        {'op': 'replace', 'path': '/interval', 'value': '0 0 30 2 *'}])
+    assert resp.status == 400, resp
 
 
 @pytest.mark.parametrize('path', ['/hostname', '/next_run_time', '/uuid'])

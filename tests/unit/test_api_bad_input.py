@@ -156,5 +156,7 @@ def test_interval_too_long(api):
            % 10 ** 70)
     resp = api.request('POST', '/v1/audits', raw=raw.encode())
     assert resp.status == 400, resp
-    assert fault(resp) == ('Interval 10000000000000000000... is too long: '
-                           'at most 86399999999999 seconds.')
+    assert fault(resp) == (
+        'Interval 10000000000000000000... seconds is out of range: a '
+        'continuous audit runs every 1 to 31622400 seconds (366 days); for '
+        'rarer rounds give a cron expression.')

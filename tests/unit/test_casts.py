@@ -3,14 +3,11 @@ and never for a change that did not happen."""
 
 import threading
 
-import oslo_messaging
 import pytest
 
+from tests import conftest
 from tests import factories
-from watcher_ha.applier import rpcapi as applier_rpcapi
-from watcher_ha.common import rpc
 from watcher_ha.db import models
-from watcher_ha.decision_engine import rpcapi as engine_rpcapi
 
 
 class Recorder:
@@ -41,18 +38,8 @@ class Recorder:
 
 @pytest.fixture
 def recorder(db):
-    recorder = Recorder(db)
-    servers = [oslo_messaging.get_rpc_server(
-        rpc.get_transport(), oslo_messaging.Target(topic=topic,
-                                                   server='test'),
-        [recorder], executor='threading')
-        for topic in (engine_rpcapi.TOPIC, applier_rpcapi.TOPIC)]
-    for server in servers:
-        server.start()
-    yield recorder
-    for server in servers:
-        server.stop()
-        server.wait()
+    with conftest.daemon_endpoints(Recorder(db)) as recorder:
+        yield recorder
 
 
 def calls_for(recorder, uuids, count, timeout=5.0):

@@ -22,7 +22,8 @@ def test_sample_config_generates(tmp_path):
                      '[api]', '#port = 9322', '#max_limit = 1000',
                      '#workers = 1',
                      '#connection = sqlite:///$state_path/watcher_ha.sqlite',
-                     '[keystone_authtoken]'):
+                     '[keystone_authtoken]',
+                     '[oslo_middleware]', '#max_request_body_size = 262144'):
         assert expected in sample, expected
 
 

@@ -1,5 +1,7 @@
 """Build the WSGI application: pecan inside, middleware around it."""
 
+import sys
+
 import pecan
 import webob
 from oslo_config import cfg
@@ -9,6 +11,7 @@ from oslo_middleware import request_id
 
 from watcher_ha.api import access_log
 from watcher_ha.api import auth
+from watcher_ha.api import body_limit
 from watcher_ha.api import errors
 from watcher_ha.api import hooks
 from watcher_ha.api import pecan_speedups
@@ -25,6 +28,11 @@ class Request(pecan.Request):
     body it could not parse there (nested too deep, an unknown charset, a
     multipart form without boundary) escaped the app as a 500.
     """
+
+    # Never copy a body to a temporary file: handlers read it whole into
+    # memory anyway, and it is capped (api/body_limit.py). A chunked body
+    # cut off at the cap mid-copy also left that file open.
+    request_body_tempfile_limit = sys.maxsize
 
     @property
     def json(self):
@@ -53,6 +61,7 @@ def setup_app(conf=None):
     if conf.auth_strategy == 'keystone':
         app = auth.AuthTokenMiddleware(
             app, conf, public_webhooks=not conf.api.enable_webhooks_auth)
+    app = body_limit.BodySizeLimit(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = cors.CORS(app, conf)
     app = request_id.RequestId(app)

@@ -71,6 +71,7 @@ def expose(status_code=200, min_version=None):
                 if err.code >= 500:
                     LOG.error('%s %s failed: %s', request.method,
                               request.path, err.message)
+                response.headers.update(err.headers())
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
             except Exception as unexpected:  # noqa: BLE001

@@ -14,6 +14,10 @@ class WatcherHAError(Exception):
         self.message = str(message)
         super().__init__(self.message)
 
+    def headers(self):
+        """HTTP headers the error's answer carries besides its body."""
+        return {}
+
 
 # 400 -----------------------------------------------------------------------
 
@@ -110,6 +114,28 @@ class InvalidInterval(Invalid):
                'day month weekday).')
 
 
+class IntervalOutOfRange(InvalidInterval):
+    error_code = 'interval_out_of_range'
+    msg_fmt = ('Interval %(interval)s seconds is out of range: a continuous '
+               'audit runs every %(low)s to %(high)s seconds (366 days); '
+               'for rarer rounds give a cron expression.')
+
+
+class IntervalNeverRuns(InvalidInterval):
+    error_code = 'interval_never_runs'
+    msg_fmt = ('Invalid interval: %(reason)s, so the audit would never '
+               'run. Give a cron expression that matches at least once '
+               'every %(years)s years, such as "0 3 1 * *" (03:00 on the '
+               'first of each month).')
+
+
+class WebhookNeedsUUID(Invalid):
+    error_code = 'webhook_needs_uuid'
+    msg_fmt = ('%(ident)s is not an audit UUID. Public webhooks ([api] '
+               'enable_webhooks_auth = False) name the audit by its UUID '
+               'only: POST /v1/webhooks/<audit UUID>.')
+
+
 class AuditTypeNotAllowed(Invalid):
     error_code = 'audit_type_not_allowed'
     msg_fmt = 'Audit type %(audit_type)s is disallowed.'
@@ -181,7 +207,7 @@ class ServiceNotFound(NotFound):
     msg_fmt = 'The service %(service)s cannot be found.'
 
 
-# 406 / 409 / 503 -----------------------------------------------------------
+# 406 / 409 / 413 / 429 / 503 -----------------------------------------------
 
 class NotAcceptable(WatcherHAError):
     code = 406
@@ -205,6 +231,26 @@ class StateConflict(Conflict):
 class AlreadyExists(Conflict):
     error_code = 'already_exists'
     msg_fmt = 'An %(resource)s with UUID or name %(name)s already exists'
+
+
+class RequestBodyTooLarge(WatcherHAError):
+    code = 413
+    error_code = 'request_body_too_large'
+    msg_fmt = ('The request body is larger than %(limit)s bytes, the most '
+               'this API accepts; send a smaller body (operators set the '
+               'limit with [oslo_middleware] max_request_body_size).')
+
+
+class WebhookTooSoon(WatcherHAError):
+    code = 429
+    error_code = 'webhook_too_soon'
+    msg_fmt = ('Audit %(audit)s was triggered less than %(interval)s s '
+               'ago, and public webhooks trigger an audit at most once '
+               'every %(interval)s s ([api] public_webhook_min_interval); '
+               'retry in %(seconds)s s.')
+
+    def headers(self):
+        return {'Retry-After': str(self.kwargs['seconds'])}
 
 
 class ServiceUnavailable(WatcherHAError):

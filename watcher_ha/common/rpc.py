@@ -14,6 +14,13 @@ LOG = log.getLogger(__name__)
 CAST_RETRIES = 2
 CALL_RETRIES = 1
 
+# What of a request context never goes on the bus: the caller's Keystone
+# token and the like, with which anyone reading the queues could act as
+# the caller until they expire. The receivers need none of them: the
+# daemons act with admin contexts of their own.
+SECRET_CONTEXT_KEYS = frozenset(('auth_token', 'auth_token_info',
+                                 'service_token'))
+
 _TRANSPORT = None
 _LOCK = threading.Lock()
 
@@ -35,9 +42,24 @@ def cleanup():
     _TRANSPORT = None
 
 
+def wire_context(context):
+    """``context`` (a RequestContext or its dict) as it may be sent."""
+    values = context if isinstance(context, dict) else context.to_dict()
+    return {key: value for key, value in values.items()
+            if key not in SECRET_CONTEXT_KEYS}
+
+
+class ContextSerializer(oslo_messaging.NoOpSerializer):
+    """Sends every context without its secrets, whoever built it."""
+
+    def serialize_context(self, ctxt):
+        return wire_context(ctxt)
+
+
 def get_client(topic, version='1.0'):
     target = oslo_messaging.Target(topic=topic, version=version)
-    return oslo_messaging.get_rpc_client(get_transport(), target)
+    return oslo_messaging.get_rpc_client(get_transport(), target,
+                                         serializer=ContextSerializer())
 
 
 def cast_or_log(client, context, method, **kwargs):
@@ -47,8 +69,7 @@ def cast_or_log(client, context, method, **kwargs):
     sweeps find it, so the caller's request still succeeds.
     """
     try:
-        client.prepare(retry=CAST_RETRIES).cast(context.to_dict(), method,
-                                                **kwargs)
+        client.prepare(retry=CAST_RETRIES).cast(context, method, **kwargs)
     except Exception as err:  # noqa: BLE001
         # Drivers let their own errors through (kombu's OperationalError
         # when the broker refuses connections), not only MessagingException.

@@ -5,9 +5,11 @@ fails at start with a clear message and every forked worker accepts on the
 same socket.
 """
 
+import re
 import socket
 import threading
 
+from cheroot import server as cheroot_server
 from cheroot import wsgi
 from oslo_log import log
 from oslo_service import service
@@ -17,8 +19,53 @@ from watcher_ha.db import engine
 LOG = log.getLogger(__name__)
 
 
+# A request line whose target starts with two slashes or more.
+_REPEATED_LEADING_SLASHES = re.compile(rb'^([^ ]+ )//+')
+
+
+class _LeadingSlashesCollapsed:
+    """The request's reader, with the request line's leading slashes
+    collapsed to one."""
+
+    def __init__(self, rfile):
+        self._rfile = rfile
+
+    def readline(self, *args):
+        return _REPEATED_LEADING_SLASHES.sub(
+            rb'\1/', self._rfile.readline(*args), count=1)
+
+    def __getattr__(self, name):
+        return getattr(self._rfile, name)
+
+
+class _Request(cheroot_server.HTTPRequest):
+    """cheroot's request, taking ``GET //v1/audits`` as ``/v1/audits``.
+
+    That is what a client asks when it joins a catalog endpoint ending
+    with a slash to a path. cheroot reads a target starting with ``//``
+    as an authority and a path (RFC 3986's network-path reference), which
+    only a proxy may be sent, and answers a text/plain 400 without calling
+    the application. Collapsed before cheroot reads it, the target goes
+    through all of cheroot's checks as if the client had sent one slash.
+    """
+
+    def read_request_line(self):
+        rfile = self.rfile
+        self.rfile = _LeadingSlashesCollapsed(rfile)
+        try:
+            return super().read_request_line()
+        finally:
+            self.rfile = rfile
+
+
+class _Connection(cheroot_server.HTTPConnection):
+    RequestHandlerClass = _Request
+
+
 class _InheritedSocketServer(wsgi.Server):
     """A cheroot server that accepts on a socket bound before fork."""
+
+    ConnectionClass = _Connection
 
     def __init__(self, sock, *args, **kwargs):
         self._inherited = sock

@@ -9,6 +9,7 @@ from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.conf import middleware
 from watcher_ha.conf import simulator
 from watcher_ha.decision_engine.planner import weight as weight_planner
 
@@ -24,6 +25,7 @@ def register_opts(conf):
     weight_planner.register_opts(conf)
     database.register_opts(conf)
     messaging.register_opts(conf)
+    middleware.register_opts(conf)
     simulator.register_opts(conf)
 
 

@@ -26,7 +26,16 @@ OPTS = [
         help='Require a token and the webhook:trigger policy for POST '
              '/v1/webhooks/{audit}. Disable only when the callers (e.g. '
              'aodh alarm actions) cannot authenticate and the API is '
-             'reachable from trusted networks only.'),
+             'reachable from trusted networks only. Public webhooks '
+             'name the audit by UUID only, and trigger each audit at '
+             'most once every public_webhook_min_interval seconds.'),
+    cfg.IntOpt(
+        'public_webhook_min_interval', default=5, min=0,
+        help='With enable_webhooks_auth = False: the least number of '
+             'seconds between two webhook triggers of one audit. A '
+             'trigger sooner is answered 429 with a Retry-After header. '
+             'Counted from the last trigger recorded in the database, so '
+             'that it holds across API workers and hosts. 0: no limit.'),
     cfg.URIOpt(
         'public_endpoint',
         help='Public URL of the API, used in links and Location headers '

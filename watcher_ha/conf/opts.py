@@ -8,6 +8,7 @@ from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import messaging
+from watcher_ha.conf import middleware
 from watcher_ha.conf import simulator
 from watcher_ha.decision_engine.model.collector import base as \
     collector_base
@@ -31,3 +32,4 @@ def set_defaults():
     """Defaults we impose on library options, shown in the sample file."""
     database.set_defaults()
     messaging.set_defaults()
+    middleware.set_defaults()

@@ -138,6 +138,9 @@ class Audit(ArchivableMixin, Base):
     end_time: orm.Mapped[datetime.datetime | None]
     force: orm.Mapped[bool] = orm.mapped_column(default=False)
     status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # The last webhook trigger: public webhooks may not trigger again
+    # sooner than [api] public_webhook_min_interval after it.
+    webhook_triggered_at: orm.Mapped[datetime.datetime | None]
 
 
 class ActionPlan(ArchivableMixin, Base):

@@ -22,7 +22,8 @@ from watcher_ha.db import engine
 
 # Bookkeeping columns, never a sort key (action plans' audit_round and
 # planned_by are not in the API at all).
-INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by'))
+INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by',
+                      'webhook_triggered_at'))
 
 
 @dataclasses.dataclass(frozen=True)

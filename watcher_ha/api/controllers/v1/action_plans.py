@@ -64,8 +64,8 @@ class ActionPlansController(base.ResourceController):
     @method.expose()
     def start(self, ident, **params):
         context = request.context()
-        row = self._find(context, ident)
         policy.authorize(plan_policy.START, context)
+        row = self._find(context, ident)
         if row['state'] != State.RECOMMENDED:
             raise exception.Invalid("Couldn't start when state is '%s'."
                                     % row['state'])
@@ -75,9 +75,9 @@ class ActionPlansController(base.ResourceController):
     @method.expose()
     def patch(self, ident, **params):
         context = request.context()
-        row = self._find(context, ident)
         policy.authorize(plan_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
+        row = self._find(context, ident)
         # The other fields are shown so that patching them says why it is
         # refused.
         document = {'state': row['state'], 'hostname': row['hostname'],
@@ -106,8 +106,8 @@ class ActionPlansController(base.ResourceController):
     @method.expose(status_code=204)
     def delete(self, ident, **params):
         context = request.context()
-        row = self._find(context, ident)
         policy.authorize(plan_policy.DELETE, context)
+        row = self._find(context, ident)
         try:
             moved = db.transition(context, row, State.DELETED)
         except exception.StateTransitionNotAllowed:

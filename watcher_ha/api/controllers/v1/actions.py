@@ -58,13 +58,13 @@ class ActionsController(base.ResourceController):
 
     @method.expose()
     def patch(self, ident, **params):
+        context = request.context()
+        policy.authorize(action_policy.UPDATE, context)
         if not request.version_at_least(SKIP_VERSION):
             raise exception.Invalid('API microversion %s or higher is '
                                     'required.' % SKIP_VERSION)
-        context = request.context()
-        row = self._find(context, ident)
-        policy.authorize(action_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
+        row = self._find(context, ident)
         for op in ops:
             if patch.root(op) not in schema.ACTION_PATCHABLE:
                 raise exception.Invalid(

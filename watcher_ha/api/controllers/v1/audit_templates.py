@@ -65,9 +65,9 @@ class AuditTemplatesController(base.ResourceController):
     @method.expose()
     def patch(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(template_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
+        row = db.get(context, ident)
         if (any(patch.root(op) == '/default_parameters' for op in ops)
                 and not request.version_at_least(
                     DEFAULT_PARAMETERS_VERSION)):
@@ -107,6 +107,6 @@ class AuditTemplatesController(base.ResourceController):
     @method.expose(status_code=204)
     def delete(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(template_policy.DELETE, context)
+        row = db.get(context, ident)
         db.delete(context, row)

@@ -153,9 +153,9 @@ class AuditsController(base.ResourceController):
     @method.expose()
     def patch(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(audit_policy.UPDATE, context)
         ops = patch.parse(request.json_body())
+        row = db.get(context, ident)
         for op in ops:
             if patch.root(op) in FIXED:
                 raise exception.PatchError(
@@ -200,7 +200,11 @@ class AuditsController(base.ResourceController):
         return self.serialize(updated)
 
     def _changed_values(self, context, row, old, new):
-        interval = intervals.normalize(new.get('interval'))
+        interval = new.get('interval')
+        if interval != row['interval']:
+            # Checked when changed only: an audit accepted under older
+            # rules may still be renamed or cancelled.
+            interval = intervals.normalize(interval)
         start_time = _parse_time('start_time', new.get('start_time'))
         end_time = _parse_time('end_time', new.get('end_time'))
         _check_schedule(row['audit_type'], interval, start_time, end_time)
@@ -230,8 +234,8 @@ class AuditsController(base.ResourceController):
     @method.expose(status_code=204)
     def delete(self, ident, **params):
         context = request.context()
-        row = db.get(context, ident)
         policy.authorize(audit_policy.DELETE, context)
+        row = db.get(context, ident)
         db.archive(context, row)
         notifier.audit('delete', row['uuid'])
 

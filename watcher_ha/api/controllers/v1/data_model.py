@@ -30,6 +30,7 @@ class DataModelController(rest.RestController):
     @method.expose(min_version='1.3')
     def get_all(self, **params):
         context = request.context()
+        policy.authorize(data_model_policy.GET_ALL, context)
         request.refuse_unknown_params(params,
                                       ('data_model_type', 'audit_uuid'))
         model_type = request.query_value(params, 'data_model_type') or \
@@ -40,7 +41,6 @@ class DataModelController(rest.RestController):
                                      % model_type)
         if audit_uuid is not None and not uuidutils.is_uuid_like(audit_uuid):
             raise exception.InvalidUUID(uuid=audit_uuid)
-        policy.authorize(data_model_policy.GET_ALL, context)
         model = rpcapi.DecisionEngineAPI().get_data_model_info(
             context, model_type, audit_uuid)
         shown = NODE_FIELDS + SERVER_FIELDS

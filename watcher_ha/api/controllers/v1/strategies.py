@@ -24,9 +24,9 @@ class StrategiesController(base.ResourceController):
         """What the strategy needs (datasources, metrics, models), as a
         decision engine sees it."""
         context = request.context()
+        policy.authorize(strategy_policy.STATE, context)
         request.refuse_unknown_params(params, ())
         strategy = db.get_strategy(context, ident)
-        policy.authorize(strategy_policy.STATE, context)
         report = rpcapi.DecisionEngineAPI().get_strategy_info(
             context, strategy['name'])
         return list(report) + [{'type': 'Name', 'state': strategy['name'],
