@@ -1,7 +1,7 @@
 """Actions: when their applier last passed its fence
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 
 Internal (neither the API nor the notifications show it): the time the
 applier running an action last checked, just before a call to the cloud,
@@ -13,8 +13,8 @@ from alembic import op
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
-revision = '0006'
-down_revision = '0005'
+revision = '0007'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
