@@ -73,6 +73,7 @@ class _Domain:
 
     def interrupt(self, uuids):
         self.calls.append(('interrupt', sorted(uuids)))
+        return set(uuids)
 
     def release(self, context):
         self.release_calls += 1
@@ -257,8 +258,12 @@ def test_a_lapsed_member_stops_the_jobs_of_rows_taken_from_it(engine):
     domain.rows = {'taken': ownership.Held('taken', 'peer'),
                    'still-mine': ownership.Held('still-mine', ME)}
     domain.gate.clear()
-    owner.submit('taken', domain.take, 'taken')
-    owner.submit('still-mine', domain.take, 'still-mine')
+    # 'ended': ended by the peer that took it over (held by nobody now).
+    for uuid in ('taken', 'still-mine', 'ended'):
+        owner.submit(uuid, domain.take, uuid)
     threading.Timer(0.2, domain.gate.set).start()
     owner._lapsed()
-    assert domain.calls[0] == ('interrupt', ['taken'])
+    assert domain.calls[0] == ('interrupt', ['ended', 'taken'])
+    # It waited for them.
+    assert {call for call in domain.calls[1:]} >= {
+        ('take', 'ended'), ('take', 'taken')}

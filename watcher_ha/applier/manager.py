@@ -128,12 +128,14 @@ class ActionPlans:
 
     def interrupt(self, uuids):
         with self._lock:
-            runs = [run for uuid, run in self._runs.items() if uuid in uuids]
+            runs = {uuid: run for uuid, run in self._runs.items()
+                    if uuid in uuids}
         lost = (None if self._stopping.is_set()
                 else 'the plan was taken over while %s was out of its group'
                 % self.host)
-        for run in runs:
+        for run in runs.values():
             run.abort(lost)
+        return set(runs)
 
     def release(self, context):
         released, cancelled = plan_runs.release(context, self.host)

@@ -91,9 +91,10 @@ class Domain(Protocol):
     def hand_over(self, context, held, to) -> bool:
         """Give a ring-following row to ``to``; True if done."""
 
-    def interrupt(self, uuids) -> None:
+    def interrupt(self, uuids) -> set:
         """Stop working on ``uuids`` soon (they are lost, or the daemon
-        stops): abort what runs, leave the rows for their next owner."""
+        stops): abort what runs, leave the rows for their next owner.
+        Returns those of ``uuids`` it stopped something of."""
 
     def release(self, context) -> None:
         """Hand back every row this host holds (it stops)."""
@@ -245,18 +246,17 @@ class Owner:
         and the others cannot adopt them until they have seen us absent
         for member_timeout)."""
         context = watcher_context.admin_context()
-        owners = {held.uuid: held.owner
-                  for held in self.domain.held(context)}
-        lost = {uuid for uuid in self.in_flight()
-                if owners.get(uuid) not in (None, self.host)}
-        if not lost:
+        mine = {held.uuid for held in self.domain.held(context)
+                if held.owner == self.host}
+        # Taken over, or ended by whoever took them over.
+        stopped = self.domain.interrupt(self.in_flight() - mine)
+        if not stopped:
             return
         LOG.warning('%s(s) %s were taken over while %s was out of its '
-                    'group: stopping them', self.domain.kind,
-                    ', '.join(sorted(lost)), self.host)
-        self.domain.interrupt(lost)
+                    'group: stopped', self.domain.kind,
+                    ', '.join(sorted(stopped)), self.host)
         deadline = time.monotonic() + LAPSE_WAIT
-        while lost & self.in_flight() and time.monotonic() < deadline:
+        while stopped & self.in_flight() and time.monotonic() < deadline:
             time.sleep(0.05)
 
     # Stop.

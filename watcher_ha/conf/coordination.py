@@ -16,9 +16,14 @@ OPTS = [
              'this machine share.'),
     cfg.IntOpt(
         'member_timeout', default=10, min=2,
-        help='Seconds after its last heartbeat at which a daemon is '
-             'considered gone and its work is taken over. Heartbeats go '
-             'out every half of it.'),
+        help='Seconds a daemon must be seen absent from its group before '
+             'it is presumed gone and its work is taken over; also how long '
+             'nobody is presumed gone after a daemon (re)joins its group or '
+             'fails to read it (a restarted backend forgets every member, '
+             'and they all join again). A member\'s heartbeat record lasts '
+             'a quarter of it (beats every eighth), so a dead daemon is '
+             'taken over between 1.25 and 1.5 times member_timeout after '
+             'it died.'),
     cfg.FloatOpt(
         'membership_refresh', default=1.0, min=0.1, mutable=True,
         help='Seconds between two reads of the live members, and so '

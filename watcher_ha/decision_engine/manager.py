@@ -99,7 +99,7 @@ class Audits:
     def interrupt(self, uuids):
         # An audit's only effect is its plan, stored by a compare-and-swap
         # on the owner: a computation that lost its audit stores nothing.
-        pass
+        return set()
 
     def release(self, context):
         released = audit_runs.release(context, self.host)
