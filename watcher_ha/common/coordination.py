@@ -42,6 +42,11 @@ _WHOLE_SECONDS = ('file', 'etcd3', 'etcd3+http', 'etcd3+https')
 # A member's heartbeat record lasts this share of member_timeout; the rest
 # of member_timeout is how long its absence must be seen.
 RECORD_SHARE = 0.25
+# How late a periodic read may start: two reads member_timeout apart on
+# the schedule count as such even if the later one started that much
+# early relative to the first (else a second more would pass, one time in
+# two, before a dead member is taken over).
+READ_LATENESS = 0.1
 
 
 def record_lifetime(conf=CONF, scheme='redis'):
@@ -90,7 +95,7 @@ class Membership:
         if not self.known or member in self.live:
             return False
         since = self._absent_since.setdefault(member, self._read_at)
-        return self._read_at - since >= self._timeout
+        return self._read_at - since >= self._timeout - READ_LATENESS
 
 
 class Group:

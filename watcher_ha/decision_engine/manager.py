@@ -238,7 +238,9 @@ class DecisionEngineManager:
         """Delete the notification queues of engines gone for good."""
         if self.collectors is None or not self.collectors.list():
             return
-        members = self.group.members() if self.group else None
+        # The last read of the membership (a read here could find this
+        # engine lapsed and join again behind the ownership engine's back).
+        members = self.group.last_members if self.group else None
         if not members:
             return
         pools.delete_pools(pools.gone_engines(
