@@ -22,8 +22,8 @@ OPTS = [
              'fails to read it (a restarted backend forgets every member, '
              'and they all join again). A member\'s heartbeat record lasts '
              'a quarter of it (beats every eighth), so a dead daemon is '
-             'taken over between 1.25 and 1.5 times member_timeout after '
-             'it died.'),
+             'taken over between 1.1 and 1.35 times member_timeout (plus '
+             'membership_refresh) after it died.'),
     cfg.FloatOpt(
         'membership_refresh', default=1.0, min=0.1, mutable=True,
         help='Seconds between two reads of the live members, and so '
