@@ -38,7 +38,8 @@ def test_next_round(interval, previous, now, expected):
 
 
 def test_plan_stored_with_indicators_only_by_the_owner(api, db):
-    audit = factories.audit(db, state='ONGOING', hostname='engine-1')
+    audit = audit_runs.get(context.admin_context(), factories.audit(
+        db, state='ONGOING', hostname='engine-1')['uuid'])
     planned = [weight.PlannedAction('11111111-1111-4111-8111-111111111111',
                                     'nop', {'message': 'x'}, [])]
     indicators = [{'name': 'released_compute_nodes_count',
@@ -50,11 +51,11 @@ def test_plan_stored_with_indicators_only_by_the_owner(api, db):
         audit_runs.store_plan(context.admin_context(), audit, 'engine-2',
                               audit['strategy_id'], planned, indicators,
                               efficacy, finish_audit=True)
-    plan_uuid, cancelled = audit_runs.store_plan(
+    stored = audit_runs.store_plan(
         context.admin_context(), audit, 'engine-1', audit['strategy_id'],
         planned, indicators, efficacy, finish_audit=True)
-    assert cancelled == []
-    shown = api.get('/v1/action_plans/' + plan_uuid).json
+    assert (stored.cancelled, stored.started) == ([], False)
+    shown = api.get('/v1/action_plans/' + stored.plan).json
     assert shown['state'] == 'RECOMMENDED'
     assert shown['global_efficacy'] == efficacy
     assert shown['efficacy_indicators'] == [
@@ -91,26 +92,27 @@ def test_plans_record_their_round_and_engine_internally(api, db):
     audit = factories.audit(db, state='ONGOING', hostname='engine-1',
                             audit_type='CONTINUOUS', interval='60')
     row = audit_runs.get(context.admin_context(), audit['uuid'])
-    first, _ = audit_runs.store_plan(
+    first = audit_runs.store_plan(
         context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
         None, [], finish_audit=False, next_run_time=T0)
     # The first round is due when the audit is created.
-    stored = _plan_row(db, first)
+    stored = _plan_row(db, first.plan)
     assert (stored.audit_round, stored.planned_by) == (
         row['created_at'], 'engine-1')
     row = audit_runs.get(context.admin_context(), audit['uuid'])
-    second, _ = audit_runs.store_plan(
+    second = audit_runs.store_plan(
         context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
         None, [], finish_audit=False, next_run_time=T0 + T0.resolution)
-    assert _plan_row(db, second).audit_round == T0
-    shown = api.get('/v1/action_plans/' + second).json
+    assert _plan_row(db, second.plan).audit_round == T0
+    shown = api.get('/v1/action_plans/' + second.plan).json
     assert not {'audit_round', 'planned_by'} & set(shown)
     assert api.get('/v1/action_plans?sort_key=audit_round').status == 400
-    oneshot = factories.audit(db, state='ONGOING', hostname='engine-2')
-    plan, _ = audit_runs.store_plan(
+    oneshot = audit_runs.get(context.admin_context(), factories.audit(
+        db, state='ONGOING', hostname='engine-2')['uuid'])
+    plan = audit_runs.store_plan(
         context.admin_context(), oneshot, 'engine-2', audit['strategy_id'],
         [], None, [], finish_audit=True)
-    stored = _plan_row(db, plan)
+    stored = _plan_row(db, plan.plan)
     assert (stored.audit_round, stored.planned_by) == (None, 'engine-2')
 
 
@@ -168,10 +170,42 @@ def test_a_continuous_audit_that_cannot_be_scheduled_fails_once(
     assert repr(interval) in shown['status_message']
 
 
+def _one_shot_to_store(db):
+    return audit_runs.get(context.admin_context(), factories.audit(
+        db, state='ONGOING', hostname='engine-1')['uuid'])
+
+
+MIGRATE_X = [weight.PlannedAction(
+    '22222222-2222-4222-8222-222222222222', 'migrate',
+    {'resource_id': 'x', 'migration_type': 'live', 'source_node': 'n1'},
+    [])]
+
+
+def test_an_auto_triggered_plan_is_stored_started(api, db):
+    """Started in the transaction that stores it, with its claims: no
+    crash between storing and starting can leave it unstarted (a one-shot
+    audit is SUCCEEDED by then: nothing would look at it again)."""
+    audit = _one_shot_to_store(db)
+    stored = audit_runs.store_plan(
+        context.admin_context(), audit, 'engine-1', audit['strategy_id'],
+        MIGRATE_X, None, [], finish_audit=True, start=True)
+    assert (stored.started, stored.start_refused) == (True, None)
+    shown = api.get('/v1/action_plans/' + stored.plan).json
+    assert shown['state'] == 'PENDING'
+    other = audit_runs.store_plan(
+        context.admin_context(), _one_shot_to_store(db), 'engine-1',
+        audit['strategy_id'], [weight.PlannedAction(
+            '33333333-3333-4333-8333-333333333333', 'migrate',
+            {'resource_id': 'x', 'migration_type': 'live',
+             'source_node': 'n1'}, [])], None, [], finish_audit=True,
+        start=True)
+    assert not other.started
+
+
 def test_an_auto_trigger_that_cannot_start_says_why(api, db):
     """auto_trigger's start refused (another started plan holds the same
-    resources): the plan stays RECOMMENDED and its status message says
-    why, where it used to be swallowed."""
+    resources): the plan is stored RECOMMENDED and its status message says
+    why, where the refusal used to be swallowed."""
     from watcher_ha.db import action_plans
     holder, _ = factories.action_plan(db, factories.audit(db), kinds=[
         ('migrate', {'resource_id': 'x', 'migration_type': 'live',
@@ -180,15 +214,35 @@ def test_an_auto_trigger_that_cannot_start_says_why(api, db):
                             action_plans.get_plan(context.admin_context(),
                                                   holder['uuid']),
                             'PENDING')
-    plan, _ = factories.action_plan(db, factories.audit(db), kinds=[
-        ('migrate', {'resource_id': 'x', 'migration_type': 'live',
-                     'source_node': 'n1'})])
-    _runner()._start_plan(plan['uuid'])
-    shown = api.get('/v1/action_plans/' + plan['uuid'], version='1.5').json
+    audit = _one_shot_to_store(db)
+    stored = audit_runs.store_plan(
+        context.admin_context(), audit, 'engine-1', audit['strategy_id'],
+        MIGRATE_X, None, [], finish_audit=True, start=True)
+    assert not stored.started
+    shown = api.get('/v1/action_plans/' + stored.plan, version='1.5').json
     assert shown['state'] == 'RECOMMENDED'
+    assert shown['status_message'] == stored.start_refused
     assert shown['status_message'].startswith(
         'auto_trigger could not start it: ')
     assert holder['uuid'] in shown['status_message']
+    assert api.get('/v1/audits/' + audit['uuid']).json['state'] == \
+        'SUCCEEDED'
+
+
+def test_a_one_shot_result_is_dropped_if_the_audit_changed_meanwhile(db):
+    """Suspended and resumed (or edited) while computed: the result read
+    from the audit before is stale, and stored by nobody."""
+    audit = _one_shot_to_store(db)
+    with db.begin() as conn:
+        import sqlalchemy as sa
+        from watcher_ha.db import models
+        conn.execute(sa.update(models.Audit).where(
+            models.Audit.id == audit['id']).values(
+                version=models.Audit.version + 1))
+    with pytest.raises(audit_runs.LostOwnership):
+        audit_runs.store_plan(
+            context.admin_context(), audit, 'engine-1',
+            audit['strategy_id'], [], None, [], finish_audit=True)
 
 
 def test_plans_later_rounds_replaced_are_archived_after_the_retention(
@@ -207,17 +261,18 @@ def test_plans_later_rounds_replaced_are_archived_after_the_retention(
     uuids = []
     for index in range(3):
         row = audit_runs.get(context.admin_context(), audit['uuid'])
-        uuid, _ = audit_runs.store_plan(
+        uuid = audit_runs.store_plan(
             context.admin_context(), row, 'engine-1', audit['strategy_id'],
             planned[index:index + 1], None, [], finish_audit=False,
-            next_run_time=T0 + datetime.timedelta(minutes=index))
+            next_run_time=T0 + datetime.timedelta(minutes=index)).plan
         uuids.append(uuid)
     # An empty round, and the second round's plan started by an operator
     # before the third replaced it: it stays.
     row = audit_runs.get(context.admin_context(), audit['uuid'])
-    empty, _ = audit_runs.store_plan(
+    empty = audit_runs.store_plan(
         context.admin_context(), row, 'engine-1', audit['strategy_id'], [],
-        None, [], finish_audit=False, next_run_time=T0 + T0.resolution)
+        None, [], finish_audit=False,
+        next_run_time=T0 + T0.resolution).plan
     with db.begin() as conn:
         conn.execute(sa.update(models.ActionPlan).where(
             models.ActionPlan.uuid == uuids[1]).values(state='FAILED'))

@@ -51,11 +51,11 @@ def test_members_come_and_go(conf):
     first.start()
     second.start()
     try:
-        assert first.members() == {'one', 'two'}
+        assert first.look().live == {'one', 'two'}
         assert coordination.read_members('watcher-ha-applier') == {
             'one', 'two'}
         second.stop()
-        assert first.members() == {'one'}
+        assert first.look().live == {'one'}
     finally:
         first.stop()
         second.stop()
@@ -70,7 +70,7 @@ def test_restarted_before_its_membership_expired(conf):
     restarted = coordination.Group('watcher-ha-applier', 'one')
     try:
         restarted.start()
-        assert restarted.members() == {'one'}
+        assert restarted.look().live == {'one'}
     finally:
         restarted.stop()
         killed.stop()

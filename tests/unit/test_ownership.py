@@ -45,6 +45,7 @@ class _Domain:
         self.release_calls = 0
         self.gate = threading.Event()
         self.gate.set()
+        self.entered = threading.Event()
 
     def unclaimed(self, context):
         return list(self.pending)
@@ -53,6 +54,7 @@ class _Domain:
         return list(self.rows.values())
 
     def take(self, uuid):
+        self.entered.set()
         self.gate.wait(5)
         self.calls.append(('take', uuid))
 
@@ -245,11 +247,44 @@ def test_stop_interrupts_waits_and_hands_back(engine):
     owner.start(None)
     domain.gate.clear()
     owner.submit('running', domain.take, 'running')
+    assert domain.entered.wait(5)
     threading.Timer(0.3, domain.gate.set).start()
     owner.stop(5)
     assert domain.calls == [('interrupt', ['running']), ('take', 'running')]
     assert domain.release_calls == 1
     assert not owner.submit('late', domain.take, 'late')
+
+
+def test_stop_does_not_wait_for_jobs_still_queued(db):
+    """Two workers, both busy; a third job waits in the pool's queue.
+    The stop waits for the two running ones only, then hands back."""
+    domain = _Domain()
+    owner = ownership.Owner(domain, ME, 2, threading.Event())
+    owner.start(None)
+    domain.gate.clear()
+    for uuid in ('a', 'b', 'queued'):
+        owner.submit(uuid, domain.take, uuid)
+    threading.Timer(0.3, domain.gate.set).start()
+    started = time.monotonic()
+    owner.stop(10)
+    assert time.monotonic() - started < 3
+    assert sorted(domain.calls[1:]) == [('take', 'a'), ('take', 'b')]
+    assert domain.release_calls == 1
+
+
+def test_a_hand_back_the_database_fails_is_tried_again(engine):
+    from oslo_db import exception as db_exc
+    owner, domain = engine
+    owner.start(None)
+    failures = [db_exc.DBConnectionError('gone')]
+
+    def release(context):
+        if failures:
+            raise failures.pop()
+        domain.release_calls += 1
+    domain.release = release
+    owner.stop(5)
+    assert domain.release_calls == 1
 
 
 def test_a_lapsed_member_stops_the_jobs_of_rows_taken_from_it(engine):
@@ -267,3 +302,37 @@ def test_a_lapsed_member_stops_the_jobs_of_rows_taken_from_it(engine):
     # It waited for them.
     assert {call for call in domain.calls[1:]} >= {
         ('take', 'ended'), ('take', 'taken')}
+
+
+def test_an_adopted_row_is_never_taken_for_a_stranded_one(engine):
+    """The sweep's self-check runs while an adoption's compare-and-swap
+    commits: the row is already the adoption's job, so the self-check
+    leaves it to the adoption (which knows its predecessor died)."""
+    owner, domain = engine
+    owner.start(_Group(_View({ME}, gone={'dead'})))
+    domain.rows = {'plan': ownership.Held('plan', 'dead')}
+    adopted, release = threading.Event(), threading.Event()
+    real_adopt = domain.adopt
+
+    def slow_adopt(context, held, gone):
+        won = real_adopt(context, held, gone)
+        adopted.set()
+        release.wait(5)
+        return won
+    domain.adopt = slow_adopt
+    owner.look()
+    assert adopted.wait(5)
+    owner.sweep()
+    release.set()
+    _drain(owner)
+    assert domain.calls == [('resume', 'plan', ownership.ADOPTED, 'dead')]
+
+
+def test_a_daemon_without_a_group_takes_only_rows_nobody_owns(engine):
+    owner, domain = engine
+    owner.start(None)
+    domain.rows = {'nobodys': ownership.Held('nobodys', None),
+                   'theirs': ownership.Held('theirs', 'other')}
+    owner.look()
+    _drain(owner)
+    assert domain.calls == [('resume', 'nobodys', ownership.ADOPTED, None)]

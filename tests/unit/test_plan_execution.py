@@ -293,3 +293,61 @@ def test_every_nova_request_that_may_change_something_passes_the_fence():
         checked.request('/os-services/1', 'PUT')
     assert calls == [('GET', '/servers/x'), 'fence',
                      ('POST', '/servers/x/action'), 'fence']
+    # keystoneauth's own token request is not the cloud's business.
+    calls.clear()
+    assert checked.request('/v3/auth/tokens', 'POST',
+                           authenticated=False) == 'answer'
+    assert calls == [('POST', '/v3/auth/tokens')]
+
+
+def test_a_plan_whose_action_failed_is_resumed_to_its_failure(db, journal):
+    """The run that failed an action could not record the plan's end (its
+    applier died, or the database failed that write): whoever runs the
+    plan next ends it FAILED and runs nothing more, where it used to run
+    the failed action's children and end SUCCEEDED."""
+    plan, _ = _running_plan(db, 'a', ('b', 'pre'), 'c')
+    assert _execute(plan)[0] == 'FAILED'
+    journal.clear()
+    state, message = _execute(plan)
+    assert state == 'FAILED'
+    assert 'b is not where the plan says' in message
+    assert journal == []
+    assert [state for state, _ in _actions(db, plan)] == [
+        'SUCCEEDED', 'FAILED', 'PENDING']
+
+
+def test_a_resumed_rollback_reverts_only_what_it_had_not(db, journal,
+                                                         rollback):
+    plan, actions = _running_plan(db, 'a', 'b', ('c', 'pre'))
+    assert _execute(plan)[0] == 'FAILED'
+    assert journal[-2:] == [('revert', 'b'), ('revert', 'a')]
+    # As if the run died after reverting b only.
+    with db.begin() as conn:
+        conn.execute(sa.update(models.Action).where(
+            models.Action.id == actions[0]['id']).values(
+                status_message=None))
+    journal.clear()
+    state, message = _execute(plan)
+    assert state == 'FAILED'
+    assert journal == [('revert', 'a')]
+
+
+def test_a_cancel_coming_in_before_an_action_starts_stops_it(db, journal):
+    """Between the run's look at the plan (ONGOING) and the action's
+    start, an operator cancels: the start, in the transaction that checks
+    the plan, refuses, and the plan ends CANCELLED with nothing run."""
+    plan, actions = _running_plan(db, 'a')
+    run = workflow.PlanRun(plan, HOST, CATALOG, threading.Event())
+    looked = run.plan_state
+
+    def cancel_after_looking():
+        state = looked()
+        with db.begin() as conn:
+            conn.execute(sa.update(models.ActionPlan).where(
+                models.ActionPlan.id == plan['id']).values(
+                    state='CANCELLING'))
+        return state
+    run.plan_state = cancel_after_looking
+    assert run.execute()[0] == 'CANCELLED'
+    assert journal == []
+    assert _actions(db, plan) == [('PENDING', None)]

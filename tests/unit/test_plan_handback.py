@@ -4,13 +4,16 @@ against the cloud before anything runs again; CANCELLING plans end
 CANCELLED with what was left of them."""
 
 import threading
+import time
 
+import pytest
 import sqlalchemy as sa
 
 from tests import factories
 from watcher_ha.applier import manager
 from watcher_ha.applier import recovery
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.common import ownership
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
 
@@ -43,22 +46,37 @@ def _states(db, plan):
 
 def test_release_hands_back_ongoing_and_ends_cancelling(db, admin_context):
     running = _plan(db, 'ONGOING')
-    cancelling = _plan(db, 'CANCELLING')
+    cancelling = _plan(db, 'CANCELLING',
+                       action_states=('SUCCEEDED', 'PENDING', 'PENDING'))
     other = _plan(db, 'ONGOING', host='applier-2')
-    handed, ended = plan_runs.release(admin_context, 'applier-1')
+    handed, ended, _ = plan_runs.release(admin_context, 'applier-1')
     assert handed == [running['uuid']]
     [(uuid, end)] = ended
     assert (uuid, end.before, end.state) == (cancelling['uuid'],
                                              'CANCELLING', 'CANCELLED')
     assert sorted(state for _, state in end.cancelled) == [
-        'ONGOING', 'PENDING']
+        'PENDING', 'PENDING']
     assert _states(db, running) == (
         'PENDING', None, ['SUCCEEDED', 'ONGOING', 'PENDING'])
     assert _states(db, cancelling) == (
         'CANCELLED', 'applier-1', ['SUCCEEDED', 'CANCELLED', 'CANCELLED'])
     assert _states(db, other) == (
         'ONGOING', 'applier-2', ['SUCCEEDED', 'ONGOING', 'PENDING'])
-    assert plan_runs.release(admin_context, 'applier-1') == ([], [])
+    assert plan_runs.release(admin_context, 'applier-1') == ([], [], [])
+
+
+def test_a_plan_being_cancelled_with_an_interrupted_action_is_handed_back(
+        db, admin_context):
+    """Its interrupted action (a migration Nova may finish) must not be
+    recorded CANCELLED unchecked: the plan stays CANCELLING with no owner,
+    for the applier that adopts it to ask the action first."""
+    cancelling = _plan(db, 'CANCELLING')
+    handed, ended, handed_cancelling = plan_runs.release(admin_context,
+                                                         'applier-1')
+    assert (handed, ended, handed_cancelling) == (
+        [], [], [cancelling['uuid']])
+    assert _states(db, cancelling) == (
+        'CANCELLING', None, ['SUCCEEDED', 'ONGOING', 'PENDING'])
 
 
 class _Checked(action_base.Action):
@@ -116,7 +134,8 @@ def test_interrupted_action_that_cannot_tell_fails_the_plan(db,
 
 def test_a_stopping_applier_announces_the_cancel_it_carries_out(
         db, admin_context, notifications):
-    cancelling = _plan(db, 'CANCELLING')
+    cancelling = _plan(db, 'CANCELLING',
+                       action_states=('SUCCEEDED', 'PENDING', 'PENDING'))
     with db.connect() as conn:
         actions = dict(conn.execute(sa.select(
             models.Action.uuid, models.Action.state).where(
@@ -135,3 +154,90 @@ def test_a_stopping_applier_announces_the_cancel_it_carries_out(
         uuid: {'old_state': state, 'state': 'CANCELLED',
                'status_message': None}
         for uuid, state in actions.items() if state != 'SUCCEEDED'}
+
+
+def test_a_handed_back_plan_cancelled_by_its_operator_leaves_no_lie(
+        db, admin_context, api):
+    """Cancelled while waiting for an applier (PENDING), a plan handed
+    back with an interrupted action: that action's effect is unknown, so
+    it ends FAILED saying so, not CANCELLED (no CANCELLED action may have
+    had an effect)."""
+    plan = _plan(db, 'ONGOING')
+    plan_runs.release(admin_context, 'applier-1')
+    resp = api.patch('/v1/action_plans/' + plan['uuid'], body=[
+        {'op': 'replace', 'path': '/state', 'value': 'CANCELLED'}])
+    assert resp.status == 200, resp
+    assert _states(db, plan) == (
+        'CANCELLED', None, ['SUCCEEDED', 'FAILED', 'CANCELLED'])
+    with db.connect() as conn:
+        messages = conn.execute(sa.select(models.Action.status_message)
+                                .where(models.Action.action_plan_id
+                                       == plan['id'])
+                                .order_by(models.Action.id)).scalars().all()
+    assert messages[1].startswith('interrupted when its applier stopped')
+
+
+class _Timed(_Checked):
+    """recover() answers NOT_DONE and notes when it was asked."""
+    asked = []
+
+    @classmethod
+    def resources(cls, input_parameters):
+        return {('server', 's1')}
+
+    def recover(self, started_at):
+        _Timed.asked.append(time.monotonic())
+        return action_base.NOT_DONE
+
+
+@pytest.fixture
+def cancel_mode(conf):
+    from watcher_ha.conf import CONF
+    CONF.set_override('recovery', 'cancel', group='watcher_applier')
+    CONF.set_override('takeover_grace', 1, group='watcher_applier')
+    yield
+    CONF.clear_override('recovery', group='watcher_applier')
+    CONF.clear_override('takeover_grace', group='watcher_applier')
+
+
+def _stranded(db, admin_context, started_here):
+    """A plan held by applier-1 whose ONGOING action another run let
+    through its fence a moment ago; settled as stranded (as when its
+    adoption's commit was not acknowledged)."""
+    plan = _plan(db, 'ONGOING')
+    with db.begin() as conn:
+        conn.execute(sa.update(models.Action).where(
+            models.Action.action_plan_id == plan['id']).values(
+                action_type='timed', input_parameters={},
+                fenced_at=models.utcnow()))
+    ongoing = [a for a in plan_runs.actions_of(admin_context, plan)
+               if a['state'] == 'ONGOING']
+    _Timed.asked = []
+    started = time.monotonic()
+    runs_on = recovery.Recovery(
+        admin_context, plan_runs.get(admin_context, plan['uuid']),
+        'applier-1', {'timed': _Timed}, ownership.STRANDED, 'applier-1',
+        threading.Event(),
+        {a['uuid'] for a in ongoing} if started_here else set()).settle()
+    return plan, runs_on, _Timed.asked[0] - started
+
+
+def test_a_stranded_plan_whose_action_ran_elsewhere_is_a_lost_ones(
+        db, admin_context, cancel_mode):
+    """Not started by this process, its interrupted action may have a
+    call on the wire: the applier waits for it to land before looking,
+    and resolves the plan by the recovery mode (cancel), where it used to
+    resume it at once, running the action again."""
+    plan, runs_on, waited = _stranded(db, admin_context, started_here=False)
+    assert not runs_on
+    assert waited >= 0.8
+    assert _states(db, plan)[0] == 'CANCELLED'
+    assert _states(db, plan)[2] == ['SUCCEEDED', 'CANCELLED', 'CANCELLED']
+
+
+def test_a_stranded_plan_whose_action_ran_here_resumes_at_once(
+        db, admin_context, cancel_mode):
+    plan, runs_on, waited = _stranded(db, admin_context, started_here=True)
+    assert runs_on
+    assert waited < 0.5
+    assert _states(db, plan)[2] == ['SUCCEEDED', 'PENDING', 'PENDING']

@@ -91,12 +91,14 @@ def wait_for_calls_in_flight(context, plan, stopping):
     last = plan_runs.last_fence_pass(context, plan)
     if last is None:
         return True
-    left = (last + datetime.timedelta(
-        seconds=CONF.watcher_applier.takeover_grace)
-        - models.utcnow()).total_seconds()
+    grace = CONF.watcher_applier.takeover_grace
+    # Never more than the grace: a stamp from a clock ahead of ours must
+    # not hold the plan for longer.
+    left = min(grace, (last + datetime.timedelta(seconds=grace)
+                       - models.utcnow()).total_seconds())
     if left <= 0:
         return True
     LOG.info('Action plan %s: a call to the cloud was let through %.1f s '
              'ago; waiting %.1f s for it to land before looking',
-             plan['uuid'], CONF.watcher_applier.takeover_grace - left, left)
+             plan['uuid'], grace - left, left)
     return not stopping.wait(left)

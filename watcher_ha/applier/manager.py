@@ -5,11 +5,13 @@ stall or stop, is the ownership engine's (common/ownership.py); this module
 says how to take, run, resume and hand back one plan.
 """
 
+import contextlib
 import threading
 
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.applier import fencing
 from watcher_ha.applier import recovery
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
@@ -45,8 +47,11 @@ class ActionPlans:
         self.host = host
         self.actions = {}
         self._stopping = owner_stopping
-        # {plan uuid: its PlanRun while its actions run here}
+        # {plan uuid: its PlanRun, or its Recovery, while it runs here}
         self._runs = {}
+        # {plan uuid: the actions of it this process started}, until the
+        # plan's end is recorded here (see recovery.Recovery).
+        self._started_here = {}
         self._lock = threading.Lock()
 
     def unclaimed(self, context):
@@ -75,9 +80,8 @@ class ActionPlans:
         notifier.action_plan('execution.start', uuid)
         # A plan handed back by an applier that stopped may hold actions
         # it interrupted: check them before running anything again.
-        if self._recovery(context, plan, recovery.HANDED_BACK,
-                          self.host).settle():
-            self._carry_out(context, plan)
+        self._settle_and_run(context, plan, recovery.HANDED_BACK,
+                             self.host)
 
     def resume(self, uuid, why, previous):
         context = watcher_context.admin_context()
@@ -85,46 +89,64 @@ class ActionPlans:
         if (plan['hostname'] != self.host
                 or plan['state'] not in plan_runs.RUNNING):
             return
-        if self._recovery(context, plan, why, previous).settle():
+        self._settle_and_run(context, plan, why, previous)
+
+    def _settle_and_run(self, context, plan, why, previous):
+        uuid = plan['uuid']
+        settling = recovery.Recovery(
+            context, plan, self.host, self.actions, why, previous,
+            self._stopping, frozenset(self._started_here.get(uuid, ())))
+        try:
+            with self._running(uuid, settling):
+                runs_on = settling.settle()
+        except (plan_runs.LostPlan, fencing.Fenced) as err:
+            LOG.info('Action plan %s is not settled on %s: %s', uuid,
+                     self.host, err)
+            return
+        if runs_on:
             LOG.info('Action plan %s goes on, on %s', uuid, self.host)
             self._carry_out(context, plan_runs.get(context, uuid))
+        else:
+            self._started_here.pop(uuid, None)
 
-    def _recovery(self, context, plan, why, previous):
-        return recovery.Recovery(context, plan, self.host, self.actions,
-                                 why, previous, self._stopping)
+    @contextlib.contextmanager
+    def _running(self, uuid, work):
+        """``work`` (a PlanRun or a Recovery) is what interrupt() aborts
+        for the plan meanwhile."""
+        with self._lock:
+            self._runs[uuid] = work
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._runs.pop(uuid, None)
 
     def _carry_out(self, context, plan):
         """Run the plan's remaining actions and record how it ended."""
         uuid = plan['uuid']
         run = workflow.PlanRun(plan, self.host, self.actions,
-                               self._stopping)
-        with self._lock:
-            self._runs[uuid] = run
+                               self._stopping,
+                               self._started_here.setdefault(uuid, set()))
         try:
-            state, message = run.execute()
+            with self._running(uuid, run):
+                state, message = run.execute()
         except workflow.Interrupted as err:
             LOG.info('Action plan %s stops on %s: %s', uuid, self.host, err)
             return
-        finally:
-            with self._lock:
-                self._runs.pop(uuid, None)
         self._record_end(context, plan, state, message)
+        self._started_here.pop(uuid, None)
 
     def _record_end(self, context, plan, state, message):
         """End the plan in ``state``, with its actions that did not start
-        cancelled unless it succeeded, and say so."""
+        cancelled unless it succeeded, and say so once it is recorded."""
         uuid = plan['uuid']
-        if state == ActionPlanState.CANCELLED:
-            # The cancel an operator asked for is carried out from here:
-            # the running actions ended, the others will not run.
-            notifier.action_plan('cancel.start', uuid)
         ended = plan_runs.finish(context, plan, self.host, state, message)
         if ended is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
-        if ended.state != state and ended.state == ActionPlanState.CANCELLED:
-            notifier.action_plan('cancel.start', uuid)
-        announce_end(uuid, ended)
+        LOG.info('Action plan %s %s%s', uuid, ended.state,
+                 ': %s' % ended.message if ended.message else '')
+        notifier.plan_ended(uuid, ended)
 
     def interrupt(self, uuids):
         with self._lock:
@@ -138,31 +160,23 @@ class ActionPlans:
         return set(runs)
 
     def release(self, context):
-        released, cancelled = plan_runs.release(context, self.host)
+        released, cancelled, cancelling = plan_runs.release(context,
+                                                            self.host)
         if released:
             LOG.info('Handed action plan(s) %s back to the other appliers',
                      ', '.join(released))
+        if cancelling:
+            LOG.info('Handed action plan(s) %s, being cancelled, back to '
+                     'the other appliers: their interrupted actions must be '
+                     'checked first', ', '.join(cancelling))
         for uuid in released:
             notifier.action_plan('update', uuid,
                                  old_state=ActionPlanState.ONGOING)
         for uuid, ended in cancelled:
-            notifier.action_plan('cancel.start', uuid)
-            announce_end(uuid, ended, 'cancelled as %s stopped' % self.host)
-
-
-def announce_end(uuid, ended, message=None):
-    message = message or ended.message
-    LOG.info('Action plan %s %s%s', uuid, ended.state,
-             ': %s' % message if message else '')
-    notifier.action_plan('update', uuid, old_state=ended.before)
-    notifier.actions_followed(ended.cancelled)
-    if ended.state == ActionPlanState.FAILED:
-        notifier.action_plan('execution.error', uuid,
-                             error=RuntimeError(message))
-    elif ended.state == ActionPlanState.CANCELLED:
-        notifier.action_plan('cancel.end', uuid)
-    else:
-        notifier.action_plan('execution.end', uuid)
+            LOG.info('Action plan %s CANCELLED as %s stopped', uuid,
+                     self.host)
+            notifier.plan_ended(uuid, ended,
+                                'cancelled as %s stopped' % self.host)
 
 
 class ApplierManager:

@@ -8,18 +8,22 @@ stopped. The actions left ONGOING were interrupted:
 their effect may or may not be in the cloud.
 
 ``[watcher_applier] recovery`` says what happens to the plan of an
-applier that died (adopted, restarted): ``cancel`` ends it CANCELLED,
-``resume`` lets it run on. A stranded or handed-back plan always runs on:
-nobody died. A plan being cancelled ends
-CANCELLED in every case.
+applier that died: ``cancel`` ends it CANCELLED, ``resume`` lets it run
+on. A plan handed back by an applier that stopped runs on: nobody died.
+A stranded plan runs on if every interrupted action was started by this
+process (its run stopped on a database error); otherwise it is resolved
+as the plan of a dead applier, whatever brought it here (an adoption whose
+commit was not acknowledged, a retry of a settling that failed). A plan
+being cancelled ends CANCELLED in every case.
 
 Either way, each interrupted action that touches the cloud is first asked
 (``recover()``, through its fence) what became of it: DONE counts as
 SUCCEEDED; NOT_DONE runs again (resume) or is CANCELLED (cancel); UNKNOWN
-fails the action and the plan rather than risk running it twice. An
-action that touches nothing (sleep, nop) is resumed by recover() or simply
-cancelled. Before asking, an adopter waits for any call its predecessor
-let through the fence to land (fencing.wait_for_calls_in_flight).
+fails the action (and, resumed, the plan) rather than risk running it
+twice. An action that touches nothing (sleep, nop) is resumed by
+recover() or simply cancelled. Before asking about an action another
+process started, the applier waits for any call let through its fence to
+land (fencing.wait_for_calls_in_flight).
 """
 
 from oslo_config import cfg
@@ -61,42 +65,60 @@ def reason_for(why, host, previous):
                            % previous,
         ownership.RESTARTED: 'its applier %s was lost while running it '
                              '(it restarted)' % host,
-        ownership.STRANDED: 'its run on %s stopped unexpectedly' % host,
+        ownership.STRANDED: 'an earlier run of it stopped in the middle',
         HANDED_BACK: 'the applier running it stopped',
     }[why]
 
 
-def mode_for(plan, why):
-    if plan['state'] == ActionPlanState.CANCELLING:
-        # Its operator asked for the cancel: finish it.
-        return CANCEL
-    if why in (ownership.STRANDED, HANDED_BACK):
-        # Nobody died: the plan goes on where it stopped.
-        return RESUME
-    return CONF.watcher_applier.recovery
-
-
 class Recovery:
-    """The settling of one plan now run by ``host``."""
+    """The settling of one plan now run by ``host``.
+
+    ``started_here``: the actions of the plan this process started (its
+    runs that stopped short): a stranded plan whose interrupted actions
+    are all among them was not left by a dead applier, and none of its
+    calls can still be on the wire. Any other interrupted action was
+    started by another applier, or an earlier life of this one, whatever
+    brought the plan here: the plan is resolved as the plan of a lost
+    applier, and calls let through its fence must land first.
+    """
 
     def __init__(self, context, plan, host, catalog, why, previous,
-                 stopping):
+                 stopping, started_here=frozenset()):
         self.context = context
         self.plan = plan
         self.host = host
         self.catalog = catalog
-        self.why = why
-        self.reason = reason_for(why, host, previous)
-        self.mode = mode_for(plan, why)
+        # Adopted from nobody: a stopping applier handed it back (a plan
+        # being cancelled, with actions it interrupted).
+        self.why = (HANDED_BACK if why == ownership.ADOPTED
+                    and previous is None else why)
+        self.reason = reason_for(self.why, host, previous)
         self.stopping = stopping
+        self._started_here = started_here
+        self._checking = None
+        self._lost = None
+
+    def _mode(self, foreign):
+        """``foreign``: some interrupted action was started elsewhere."""
+        if self.plan['state'] == ActionPlanState.CANCELLING:
+            # Its operator asked for the cancel: finish it.
+            return CANCEL
+        if self.why == HANDED_BACK:
+            # Handed back by an applier that stopped: nobody died.
+            return RESUME
+        if self.why == ownership.STRANDED and not foreign:
+            return RESUME
+        return CONF.watcher_applier.recovery
 
     def settle(self):
         """Settle the interrupted actions, and end the plan if it does not
         run on; True if it should run on."""
         interrupted = plan_runs.interrupted(self.context, self.plan)
-        if (interrupted and self.why != ownership.STRANDED
-                and not fencing.wait_for_calls_in_flight(
-                    self.context, self.plan, self.stopping)):
+        foreign = [a for a in interrupted
+                   if a['uuid'] not in self._started_here]
+        self.mode = self._mode(foreign)
+        if foreign and not fencing.wait_for_calls_in_flight(
+                self.context, self.plan, self.stopping):
             return False
         for action in interrupted:
             target, message = self._fate(action)
@@ -119,11 +141,24 @@ class Recovery:
             return False
         return True
 
+    def abort(self, lost=None):
+        """Stop the check under way (the applier stops, or lost the plan
+        while out of its group)."""
+        if lost:
+            self._lost = lost
+        checking = self._checking
+        if checking is not None:
+            checking.abort()
+
     def _fate(self, action):
         """(the state an interrupted action goes to, its message)."""
         cls = self.catalog.get(action['action_type'])
-        touches_cloud = cls is None or cls.resources(
-            action['input_parameters'] or {})
+        try:
+            touches_cloud = cls is None or cls.resources(
+                action['input_parameters'] or {})
+        except Exception:  # noqa: BLE001
+            # Parameters its plugin cannot read: its effect is unknown.
+            touches_cloud = True
         if self.mode == CANCEL and not touches_cloud:
             return ActionState.CANCELLED, None
         verdict = self._verdict(cls, action)
@@ -141,8 +176,15 @@ class Recovery:
                               self._halted)
         try:
             plugin = cls(action['input_parameters'], self.context, fence)
+            self._checking = plugin
+            if self._halted():
+                raise fencing.Fenced(self._halted())
             started = action['updated_at'] or action['created_at']
-            return plugin.recover(started)
+            verdict = plugin.recover(started)
+            if self._halted():
+                # Cut short: what it found says nothing.
+                raise fencing.Fenced(self._halted())
+            return verdict
         except fencing.Fenced:
             # Not ours to settle any more (or the applier stops).
             raise
@@ -154,7 +196,7 @@ class Recovery:
     def _halted(self):
         if self.stopping.is_set():
             return 'the applier %s is stopping' % self.host
-        return None
+        return self._lost
 
     def _end(self, state, message):
         ended = plan_runs.finish(self.context, self.plan, self.host, state,
@@ -163,6 +205,4 @@ class Recovery:
             return
         LOG.warning('Action plan %s %s%s', self.plan['uuid'], ended.state,
                     ': %s' % ended.message if ended.message else '')
-        notifier.action_plan('update', self.plan['uuid'],
-                             old_state=ended.before)
-        notifier.actions_followed(ended.cancelled)
+        notifier.plan_ended(self.plan['uuid'], ended)

@@ -37,6 +37,11 @@ CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 
+# What a rollback records on each action it reverted, or tried to.
+REVERTED = 'reverted after the plan failed'
+REVERT_FAILED = 'reverting it after the plan failed failed'
+
+
 class PlanCancelled(Exception):
     """The plan is being cancelled: no further action starts."""
 
@@ -68,6 +73,7 @@ class ActionTask(task.Task):
         if token is None:
             # Skipped by a user, or done by an earlier run of the plan.
             return
+        run.started_here.add(action['uuid'])
         LOG.info('Executing action %s (%s) of plan %s', action['uuid'],
                  action['action_type'], run.plan['uuid'])
         notifier.action('update', action['uuid'],
@@ -78,7 +84,7 @@ class ActionTask(task.Task):
                                                   ActionState.ONGOING,
                                                   token))
         except Exception as err:  # noqa: BLE001
-            self._failed(err)
+            self._failed(err, token)
         run.started(plugin)
         try:
             plugin.pre_condition()
@@ -96,17 +102,16 @@ class ActionTask(task.Task):
                 raise Interrupted(halted)
             if not isinstance(err, action_base.ActionError):
                 LOG.exception('Action %s raised', action['uuid'])
-            self._failed(err)
+            self._failed(err, token)
         finally:
             run.finished(plugin)
-        run.move(action, ActionState.ONGOING, ActionState.SUCCEEDED)
+        run.end(action, token, ActionState.SUCCEEDED)
         run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
 
-    def _failed(self, err):
+    def _failed(self, err, token):
         reason = str(err) or type(err).__name__
-        self.run.move(self.action, ActionState.ONGOING, ActionState.FAILED,
-                      reason)
+        self.run.end(self.action, token, ActionState.FAILED, reason)
         notifier.action('execution.error', self.action['uuid'], error=err)
         raise ActionFailed(self.action, reason)
 
@@ -120,11 +125,14 @@ class ActionTask(task.Task):
 class PlanRun:
     """Everything one execution of one plan shares across its tasks."""
 
-    def __init__(self, plan, host, catalog, stopping):
+    def __init__(self, plan, host, catalog, stopping, started_here=None):
         self.plan = plan
         self.host = host
         self.catalog = catalog
         self.stopping = stopping
+        # Where the run notes each action it starts (see
+        # recovery.Recovery).
+        self.started_here = set() if started_here is None else started_here
         self.context = watcher_context.admin_context()
         self._running = set()
         # Why this run was stopped on its own (the plan was taken over).
@@ -164,6 +172,8 @@ class PlanRun:
         of whoever owns the plan takes it up again)."""
         try:
             yield
+        except plan_runs.PlanCancelling:
+            raise PlanCancelled()
         except plan_runs.LostPlan as err:
             raise Interrupted(str(err))
         except db_engine.DB_ERRORS as err:
@@ -174,13 +184,23 @@ class PlanRun:
         with self._recording():
             return plan_runs.plan_state(self.context, self.plan)
 
-    def move(self, action, source, target, status_message=None):
+    def move(self, action, source, target, status_message=None,
+             token=None):
         """The action's move (see plan_runs.move_action): its new version,
-        or None if it was not in ``source``."""
+        or None if it was not in ``source`` (at ``token``)."""
         with self._recording():
             return plan_runs.move_action(self.context, self.plan, self.host,
                                          action, source, target,
-                                         status_message)
+                                         status_message, token)
+
+    def end(self, action, token, state, status_message=None):
+        """Record how the action this run began (at version ``token``)
+        ended; if it is not that run's any more (taken over, settled by
+        another), the run stops there."""
+        if self.move(action, ActionState.ONGOING, state, status_message,
+                     token) is None:
+            raise Interrupted('action %s was taken from this run'
+                              % action['uuid'])
 
     def started(self, plugin):
         self._running.add(plugin)
@@ -222,6 +242,13 @@ class PlanRun:
         (state, message), or raises Interrupted."""
         with self._recording():
             actions = plan_runs.actions_of(self.context, self.plan)
+        failed = [a for a in actions if a['state'] == ActionState.FAILED]
+        if failed:
+            # An earlier run ended on this failure but could not record
+            # the plan's end (its applier died, or lost the database):
+            # end it as that run would have, running nothing more.
+            return self._outcome(ActionFailed(
+                failed[0], failed[0]['status_message'] or 'it failed'))
         flow = self.flow(actions)
         if not len(flow):
             return self._outcome(None)
@@ -259,8 +286,12 @@ class PlanRun:
         fence; record what became of each. Returns what to add to the
         plan's status message."""
         with self._recording():
+            # Those an earlier run of the rollback reverted already (or
+            # tried to) are left alone.
             done = [a for a in plan_runs.actions_of(self.context, self.plan)
-                    if a['state'] == ActionState.SUCCEEDED]
+                    if a['state'] == ActionState.SUCCEEDED
+                    and not (a['status_message'] or '').startswith(
+                        (REVERTED, REVERT_FAILED))]
         here = dict(self._succeeded)
         by_uuid = {a['uuid']: a for a in done}
         # Those of an earlier run first (in creation order), then this
@@ -284,10 +315,10 @@ class PlanRun:
                 LOG.warning('Reverting action %s failed: %s',
                             action['uuid'], err)
                 failed.append(action['uuid'])
-                note = 'reverting it after the plan failed failed: %s' % err
+                note = '%s: %s' % (REVERT_FAILED, err)
             else:
                 reverted.append(action['uuid'])
-                note = 'reverted after the plan failed'
+                note = REVERTED
             with self._recording():
                 plan_runs.note_action(self.context, self.plan, self.host,
                                       action, ActionState.SUCCEEDED, note)

@@ -81,7 +81,10 @@ def check_writes(session, before_write):
     send = session.request
 
     def request(url, method, **kwargs):
-        if method.upper() not in READ_ONLY:
+        # Unauthenticated requests are the session's own (keystoneauth
+        # fetching a token): they change nothing in the cloud.
+        if (method.upper() not in READ_ONLY
+                and kwargs.get('authenticated') is not False):
             before_write()
         return send(url, method, **kwargs)
     session.request = request

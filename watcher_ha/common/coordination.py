@@ -195,12 +195,6 @@ class Group:
             return Membership(live, read_at >= self._unknown_until, read_at,
                               self._absent_since, self._timeout)
 
-    def members(self):
-        """The live members' names, or None when the backend cannot be
-        read."""
-        view = self.look()
-        return None if view is None else view.live
-
     def _read(self):
         try:
             ids = self._coordinator.get_members(self.group).get()

@@ -127,13 +127,15 @@ class Daemon(service.ServiceBase):
             self._rpc_server.stop()
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
-        self.manager.stop(STOP_TIMEOUT)
-        if self._rpc_server is not None:
-            self._rpc_server.wait()
-        # Last: the others must not take over what is still being handed
-        # back.
-        self.group.stop()
-        self._heartbeat.stop()
+        try:
+            self.manager.stop(STOP_TIMEOUT)
+            if self._rpc_server is not None:
+                self._rpc_server.wait()
+        finally:
+            # Last, whatever happened: the others must not take over what
+            # is still being handed back, and must see this daemon leave.
+            self.group.stop()
+            self._heartbeat.stop()
         LOG.info('%s stopped', self.binary)
 
     def wait(self):

@@ -42,6 +42,20 @@ from watcher_ha.db import engine as db_engine
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
+class _Alone:
+    """The membership of a daemon without a group: itself, for good. It
+    adopts only rows nobody owns (an audit resumed by an operator, a plan
+    handed back while being cancelled)."""
+
+    known = True
+
+    def __init__(self, host):
+        self.live = frozenset((host,))
+
+    def gone(self, member):
+        return member is None
+
+
 # Why a row owned by this daemon is worked on again (``Domain.resume``).
 RESTARTED = 'restarted'   # an earlier life of this daemon held it
 ADOPTED = 'adopted'       # taken over from a gone peer
@@ -113,6 +127,9 @@ class Owner:
         self._lock = threading.Lock()
         # {uuid: [(func, args) to run after the job in hand]}
         self._in_flight = {}
+        # The rows whose job a worker runs now (the others wait in the
+        # pool's queue).
+        self._working = set()
         # Set when the daemon stops; the domain's jobs watch it too.
         self.stopping = stopping
 
@@ -146,6 +163,8 @@ class Owner:
         return True
 
     def _job(self, uuid, func, args):
+        with self._lock:
+            self._working.add(uuid)
         while True:
             try:
                 if not self.stopping.is_set():
@@ -155,9 +174,10 @@ class Owner:
                 LOG.exception('%s %s: %s failed', self.domain.kind, uuid,
                               getattr(func, '__name__', func))
             with self._lock:
-                queued = self._in_flight[uuid]
+                queued = self._in_flight.get(uuid)
                 if not queued or self.stopping.is_set():
-                    del self._in_flight[uuid]
+                    self._in_flight.pop(uuid, None)
+                    self._working.discard(uuid)
                     return
                 func, args = queued.pop(0)
 
@@ -203,9 +223,10 @@ class Owner:
         """Read the membership; adopt the rows of gone owners that the
         ring gives this host, and hand over the rows that follow the ring
         to where it now puts them."""
-        if self.group is None or self.stopping.is_set():
+        if self.stopping.is_set():
             return
-        view = self.group.look(before_rejoin=self._lapsed)
+        view = (_Alone(self.host) if self.group is None
+                else self.group.look(before_rejoin=self._lapsed))
         if view is None or not view.known:
             # Nobody may be presumed gone, nor the ring trusted.
             return
@@ -233,11 +254,18 @@ class Owner:
             return
         if assigned != self.host or not view.gone(held.owner):
             return
-        if self.domain.adopt(context, held, held.owner):
-            LOG.warning('%s %s adopted from %s', self.domain.kind,
-                        held.uuid, held.owner or 'no owner')
-            self.submit(held.uuid, self.domain.resume, held.uuid, ADOPTED,
-                        held.owner)
+        # The compare-and-swap runs as the row's job: from the moment it
+        # commits, the row is one this daemon is working on (the
+        # self-check leaves it alone).
+        self.submit(held.uuid, self._adopt, held)
+
+    def _adopt(self, held):
+        if not self.domain.adopt(watcher_context.admin_context(), held,
+                                 held.owner):
+            return
+        LOG.warning('%s %s adopted from %s', self.domain.kind, held.uuid,
+                    held.owner or 'no owner')
+        self.domain.resume(held.uuid, ADOPTED, held.owner)
 
     def _lapsed(self):
         """This daemon fell out of its group: the others may have adopted
@@ -269,6 +297,29 @@ class Owner:
         self.domain.interrupt(self.in_flight())
         if self._pool is not None:
             self._pool.shutdown(wait=False)
-        while self.in_flight() and time.monotonic() < deadline - 1:
+        # Jobs still queued never start (they see ``stopping``): wait for
+        # those a worker runs only.
+        while self._busy_workers() and time.monotonic() < deadline - 1:
             time.sleep(0.1)
-        self.domain.release(watcher_context.admin_context())
+        self._release(deadline)
+
+    def _busy_workers(self):
+        with self._lock:
+            return bool(self._working)
+
+    def _release(self, deadline):
+        """Hand back what this daemon holds; a database error is retried
+        until ``deadline``: left held, its work would wait for a
+        take-over (and be cancelled by it, for a plan)."""
+        while True:
+            try:
+                self.domain.release(watcher_context.admin_context())
+                return
+            except db_engine.DB_ERRORS as err:
+                if time.monotonic() >= deadline:
+                    LOG.error('Could not hand back what %s holds: %s; the '
+                              'others will take it over', self.host, err)
+                    return
+                LOG.warning('Handing back what %s holds failed (%s); '
+                            'trying again', self.host, err)
+                time.sleep(0.5)

@@ -99,6 +99,28 @@ def _move_actions(session, plan_id, target):
     return [(uuid, state) for uuid, state in moved]
 
 
+# An interrupted action of a plan cancelled before any applier checked it.
+UNCHECKED = ('interrupted when its applier stopped, and its plan was '
+             'cancelled before another applier could check its effect in '
+             'the cloud: look at the cloud')
+
+
+def _fail_interrupted(session, plan_id):
+    """A plan cancelled while handed back (PENDING) may hold actions its
+    applier interrupted as it stopped: their effect is unknown (a
+    migration Nova may have finished), so they end FAILED, saying so,
+    rather than CANCELLED. Returns them as (uuid, state before)."""
+    where = (Action.action_plan_id == plan_id,
+             Action.state == ActionState.ONGOING)
+    moved = [(uuid, ActionState.ONGOING) for uuid in session.execute(
+        sa.select(Action.uuid).where(*where)).scalars()]
+    if moved:
+        transitions.write(session, Action, list(where),
+                          target=ActionState.FAILED,
+                          values={'status_message': UNCHECKED})
+    return moved
+
+
 # Actions follow their plan when it is cancelled or archived by a user.
 _ACTIONS_FOLLOW = {
     ActionPlanState.CANCELLED: ActionState.CANCELLED,
@@ -112,17 +134,23 @@ ENDED = (ActionPlanState.SUCCEEDED, ActionPlanState.FAILED,
          ActionPlanState.DELETED)
 
 
+def resources_of(actions):
+    """What ``actions`` (rows: action_type, input_parameters) act on, as
+    their plugins declare it."""
+    from watcher_ha.applier.actions import base as action_base
+    return action_base.resources_of(actions)
+
+
 def _resources(session, plan_id):
     """What the plan's actions that will run act on."""
-    from watcher_ha.applier.actions import base as action_base
     actions = session.execute(
         sa.select(Action.action_type, Action.input_parameters).where(
             Action.action_plan_id == plan_id,
             Action.deleted_at.is_(None),
             Action.state != ActionState.SKIPPED))
-    return action_base.resources_of(
-        {'action_type': a.action_type,
-         'input_parameters': a.input_parameters} for a in actions)
+    return resources_of({'action_type': a.action_type,
+                         'input_parameters': a.input_parameters}
+                        for a in actions)
 
 
 def transition(context, row, target, actor=state_machines.USER):
@@ -155,9 +183,11 @@ def _transition(context, row, target, actor, wanted):
     with engine.writer.using(context) as session:
         transitions.compare_and_swap(session, state_machines.ACTION_PLAN,
                                      ActionPlan, row, target, actor, values)
+        if target == ActionPlanState.CANCELLED:
+            moved = _fail_interrupted(session, row['id'])
         if target in _ACTIONS_FOLLOW:
-            moved = _move_actions(session, row['id'],
-                                  _ACTIONS_FOLLOW[target])
+            moved += _move_actions(session, row['id'],
+                                   _ACTIONS_FOLLOW[target])
         if target == ActionPlanState.PENDING:
             wanted.clear()
             wanted.update(_resources(session, row['id']))
@@ -165,16 +195,6 @@ def _transition(context, row, target, actor, wanted):
         elif target in ENDED:
             claims.release(session, [row['id']])
     return moved
-
-
-@engine.retry_on_deadlock
-def note_plan(context, row, state, status_message):
-    """Set the plan's status message if it is still in ``state``; True if
-    written."""
-    with engine.writer.using(context) as session:
-        return bool(transitions.write(
-            session, ActionPlan, [ActionPlan.id == row['id']],
-            states=(state,), values={'status_message': status_message}))
 
 
 # A user may only skip actions of a plan that has not started.

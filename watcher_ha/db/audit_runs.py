@@ -6,7 +6,9 @@ engine makes afterwards is conditioned on still being that owner, so an
 engine that lost the audit (handed over, taken over) writes nothing.
 """
 
+import dataclasses
 import datetime
+import functools
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -18,7 +20,9 @@ from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
+from watcher_ha.db import action_plans
 from watcher_ha.db import audits
+from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import query
@@ -193,20 +197,71 @@ def _cancel_recommended(session, audit_id, plan_uuid):
     return cancelled
 
 
-@engine.retry_on_deadlock
+@dataclasses.dataclass(frozen=True)
+class Stored:
+    """A plan stored by store_plan: its UUID, the UUIDs of the earlier
+    plans it replaced, whether it was stored started (auto_trigger), and
+    if auto_trigger could not start it, why."""
+    plan: str
+    cancelled: list
+    started: bool = False
+    start_refused: str | None = None
+
+
+class _Held(Exception):
+    """Another started plan holds some of what the new plan touches."""
+
+
 def store_plan(context, row, host, strategy_id, planned, indicators,
-               global_efficacy, finish_audit, next_run_time=None):
+               global_efficacy, finish_audit, next_run_time=None,
+               start=False):
     """Store the plan an audit produced, in one transaction, if ``host``
     still owns the audit. ``finish_audit`` also moves a one-shot or event
-    audit to SUCCEEDED. For a continuous audit the same UPDATE closes the
-    round ``row`` was due for (``next_run_time`` is the next one), so a
-    round has exactly one plan even when an engine dies or is paused in
-    the middle of it; its earlier RECOMMENDED plans are cancelled. The
-    plan records its round, under a unique key: should two engines ever
-    both believe they close one round, the database refuses the second
-    plan, dropped like any result of a round closed by another.
-    Returns (plan uuid, uuids of the plans cancelled)."""
+    audit to SUCCEEDED, if nobody changed the audit since ``row`` was read
+    (an operator's suspend, resume or edit makes the result stale). For a
+    continuous audit the same UPDATE closes the round ``row`` was due for
+    (``next_run_time`` is the next one), so a round has exactly one plan
+    even when an engine dies or is paused in the middle of it; its earlier
+    RECOMMENDED plans are cancelled. The plan records its round, under a
+    unique key: should two engines ever both believe they close one round,
+    the database refuses the second plan, dropped like any result of a
+    round closed by another.
+
+    ``start`` (auto_trigger): the plan is stored started (PENDING), with
+    its claims on what it touches, in the same transaction: no crash
+    between the two can leave it unstarted. If another started plan holds
+    some of that, it is stored RECOMMENDED with the reason as its status
+    message. Returns Stored."""
     plan_uuid = uuidutils.generate_uuid()
+    stored = functools.partial(_store, context, plan_uuid, row, host,
+                               strategy_id, planned, indicators,
+                               global_efficacy, finish_audit, next_run_time)
+    if not (start and planned):
+        return stored()
+    wanted = action_plans.resources_of(
+        {'action_type': a.action_type,
+         'input_parameters': a.input_parameters} for a in planned)
+    try:
+        return stored(wanted)
+    except _Held:
+        pass
+    # Claims left by a plan that ended without releasing them must not
+    # block; otherwise someone really holds something.
+    if claims.clear_stale(context, wanted):
+        try:
+            return stored(wanted)
+        except _Held:
+            pass
+    return stored(refused='auto_trigger could not start it: %s'
+                  % claims.overlap(context, -1, plan_uuid, wanted))
+
+
+@engine.retry_on_deadlock
+def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
+           global_efficacy, finish_audit, next_run_time, wanted=None,
+           refused=None):
+    """store_plan's transaction; ``wanted``: start the plan, claiming
+    those resources (raises _Held if one is held)."""
     now = models.utcnow()
     with engine.writer.using(context) as session:
         if finish_audit:
@@ -214,7 +269,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
             closed = transitions.write(
                 session, Audit, [Audit.id == row['id']],
                 target=AuditState.SUCCEEDED, states=(AuditState.ONGOING,),
-                owner=host,
+                owner=host, version=row['version'],
                 values={'status_message': None, 'next_run_time': None})
         else:
             closed = transitions.write(
@@ -225,12 +280,17 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
             raise LostOwnership(audit=row['uuid'], host=host)
         stale_uuids = [] if finish_audit else _cancel_recommended(
             session, row['id'], plan_uuid)
+        if not planned:
+            # An empty plan has nothing left to do.
+            state = ActionPlanState.SUCCEEDED
+        elif wanted is not None:
+            state = ActionPlanState.PENDING
+        else:
+            state = ActionPlanState.RECOMMENDED
         try:
             plan_id = session.execute(sa.insert(models.ActionPlan).values(
                 uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
-                # An empty plan has nothing left to do.
-                state=(ActionPlanState.RECOMMENDED if planned
-                       else ActionPlanState.SUCCEEDED),
+                state=state, status_message=refused,
                 global_efficacy=global_efficacy, created_at=now,
                 audit_round=None if finish_audit else round_of(row),
                 planned_by=host)).inserted_primary_key[0]
@@ -250,4 +310,11 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
                 dict(uuid=uuidutils.generate_uuid(), action_plan_id=plan_id,
                      created_at=now, **indicator)
                 for indicator in indicators])
-    return plan_uuid, stale_uuids
+        if wanted is not None:
+            try:
+                claims.insert(session, plan_id, wanted)
+            except db_exc.DBDuplicateEntry:
+                # The whole transaction rolls back with it.
+                raise _Held()
+    return Stored(plan_uuid, stale_uuids, started=wanted is not None,
+                  start_refused=refused)

@@ -72,21 +72,42 @@ context_manager.append_on_engine_create(_tune_sqlite)
 LOCK_WAIT_SECONDS = 10
 
 
-def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS):
-    statement = {
-        'mysql': 'SET SESSION innodb_lock_wait_timeout = %d' % seconds,
-        'postgresql': "SET SESSION lock_timeout = '%ds'" % seconds,
+# How long a transaction may sit idle, a statement done and the next not
+# sent, before the server ends it: its holder is stuck (a daemon paused, or
+# cut off, in the middle of it) and would keep its rows locked until it
+# resumes, the others' waits for them timing out one after another
+# meanwhile. Its holder's next statement then fails, and its work is taken
+# up again as after any lost statement.
+IDLE_TRANSACTION_SECONDS = 30
+
+
+def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS,
+                     idle_seconds=IDLE_TRANSACTION_SECONDS):
+    statements = {
+        'mysql': ['SET SESSION innodb_lock_wait_timeout = %d' % seconds,
+                  # MariaDB only (10.3 and later); MySQL has none.
+                  'SET SESSION idle_transaction_timeout = %d'
+                  % idle_seconds],
+        'postgresql': ["SET SESSION lock_timeout = '%ds'" % seconds,
+                       "SET SESSION idle_in_transaction_session_timeout = "
+                       "'%ds'" % idle_seconds],
     }.get(engine.dialect.name)
-    if statement is None:
+    if statements is None:
         return
 
     @sa.event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn, _record):
         cursor = dbapi_conn.cursor()
-        cursor.execute(statement)
+        cursor.execute(statements[0])
+        try:
+            cursor.execute(statements[1])
+        except Exception:  # noqa: BLE001
+            # An Oracle MySQL without the variable: lock waits still end.
+            if engine.dialect.name == 'postgresql':
+                raise
         cursor.close()
         if engine.dialect.name == 'postgresql':
-            # psycopg2 opened a transaction for the SET: end it.
+            # psycopg2 opened a transaction for the SETs: end it.
             dbapi_conn.commit()
 
 

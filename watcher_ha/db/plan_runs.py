@@ -39,6 +39,10 @@ class LostPlan(Exception):
                          '(%s).' % (plan, host))
 
 
+class PlanCancelling(Exception):
+    """The plan is being cancelled: no action may start."""
+
+
 def get(context, uuid):
     return query.get_row(context, action_plans.PLAN_VIEW, uuid,
                          archived_too=True)
@@ -78,25 +82,28 @@ def plan_state(context, plan):
             ActionPlan.id == plan['id'])).scalar()
 
 
-def action_version(context, action):
-    with engine.reader.connection.using(context) as conn:
-        return conn.execute(sa.select(Action.version).where(
-            Action.id == action['id'])).scalar()
-
-
 @engine.retry_on_deadlock
 def move_action(context, plan, host, action, source, target,
-                status_message=None):
+                status_message=None, token=None):
     """Move one action from ``source`` to ``target`` while ``host`` runs
-    its plan. Returns the action's new version, or None if it was not in
-    ``source`` (skipped by a user, done by an earlier run); raises
-    LostPlan if the plan is gone."""
+    its plan (and, given ``token``, if the action is still at that
+    version: the run that began it records its end). Returns the action's
+    new version, or None if it was not in ``source`` (skipped by a user,
+    done by an earlier run) or not at ``token`` any more; raises
+    LostPlan if the plan is gone. Starting an action (to ONGOING) also
+    needs the plan ONGOING, in the same transaction: a cancel that came
+    in since the caller looked raises PlanCancelling."""
+    starting = target == ActionState.ONGOING
     with engine.writer.using(context) as session:
-        if not _lock_owned(session, plan, host):
+        if not _lock_owned(session, plan, host,
+                           (ActionPlanState.ONGOING,) if starting
+                           else RUNNING):
+            if starting and _lock_owned(session, plan, host):
+                raise PlanCancelling()
             raise LostPlan(plan['uuid'], host)
         if not transitions.write(
                 session, Action, [Action.id == action['id']],
-                target=target, states=(source,),
+                target=target, states=(source,), version=token,
                 values={'status_message': status_message}):
             return None
         return session.execute(sa.select(Action.version).where(
@@ -120,13 +127,12 @@ def pass_fence(context, plan, host, action, state, token):
     """The fence before a call to the cloud: True if ``host`` still runs
     the plan and the action is still in ``state`` at version ``token``
     (nobody took it over since, even to give it back); the pass is
-    stamped on the action (``fenced_at``)."""
-    owned = sa.exists().where(ActionPlan.id == plan['id'],
-                              ActionPlan.hostname == host,
-                              ActionPlan.state.in_(RUNNING))
+    stamped on the action (``fenced_at``). The plan row is locked first,
+    as every writer of a running plan's actions locks it: an adoption
+    waits for the pass to commit, or the pass sees the adoption."""
     with engine.writer.using(context) as session:
-        return bool(transitions.write(
-            session, Action, [Action.id == action['id'], owned],
+        return bool(_lock_owned(session, plan, host) and transitions.write(
+            session, Action, [Action.id == action['id']],
             states=(state,), version=token,
             values={'fenced_at': models.utcnow()}, bump=False,
             stamp=False))
@@ -134,11 +140,10 @@ def pass_fence(context, plan, host, action, state, token):
 
 def last_fence_pass(context, plan):
     """When a call to the cloud was last let through for one of the
-    plan's unfinished actions (naive UTC), or None."""
+    plan's actions (naive UTC), or None."""
     with engine.reader.connection.using(context) as conn:
         return conn.execute(sa.select(sa.func.max(Action.fenced_at)).where(
-            Action.action_plan_id == plan['id'],
-            Action.state.in_(UNFINISHED))).scalar()
+            Action.action_plan_id == plan['id'])).scalar()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,18 +199,27 @@ def release(context, host, uuids=None):
 
     ONGOING plans go back to PENDING with no owner, for any applier to
     take; their interrupted actions stay ONGOING for the taker to check
-    (see applier/recovery.py). CANCELLING plans end CANCELLED, as finish()
-    ends them: their operator asked for it. Returns (the UUIDs handed
-    back, and for each plan cancelled (uuid, Ended)).
+    (see applier/recovery.py). A CANCELLING plan with no action left
+    running ends CANCELLED, as finish() ends it: its operator asked for
+    it. One whose actions were interrupted stays CANCELLING with no owner:
+    the applier that adopts it asks those actions what became of them
+    before it ends it (an interrupted migration Nova finishes must not be
+    recorded as CANCELLED). Returns (the UUIDs of the ONGOING plans handed
+    back, for each plan cancelled (uuid, Ended), the UUIDs of the
+    CANCELLING plans handed back).
     """
-    handed = _hand_back(context, host, uuids)
-    ended = []
+    handed = _hand_back(context, host, uuids, ActionPlanState.ONGOING)
+    ended, cancelling = [], []
     for plan in _held(context, host, uuids, ActionPlanState.CANCELLING):
+        if interrupted(context, plan):
+            cancelling += _hand_back(context, host, [plan['uuid']],
+                                     ActionPlanState.CANCELLING)
+            continue
         finished = finish(context, plan, host, ActionPlanState.CANCELLED,
                           unfinished=UNFINISHED)
         if finished is not None:
             ended.append((plan['uuid'], finished))
-    return handed, ended
+    return handed, ended, cancelling
 
 
 def _held_by(host, uuids, state):
@@ -227,18 +241,22 @@ def _held(context, host, uuids, state):
 
 
 @engine.retry_on_deadlock
-def _hand_back(context, host, uuids):
-    where = _held_by(host, uuids, ActionPlanState.ONGOING)
+def _hand_back(context, host, uuids, state):
+    """Drop ``host``'s ownership of its plans in ``state`` (among
+    ``uuids``): ONGOING ones go back to PENDING, CANCELLING ones stay so.
+    Returns their UUIDs."""
+    where = _held_by(host, uuids, state)
     with engine.writer.using(context) as session:
         if not transitions.lock(session, ActionPlan, where):
             return []
         handed = list(session.execute(
             sa.select(ActionPlan.uuid).where(*where).order_by(
                 ActionPlan.id)).scalars())
-        transitions.write(session, ActionPlan, where,
-                          target=ActionPlanState.PENDING,
-                          states=(ActionPlanState.ONGOING,), owner=host,
-                          values={'hostname': None})
+        transitions.write(
+            session, ActionPlan, where,
+            target=(ActionPlanState.PENDING
+                    if state == ActionPlanState.ONGOING else None),
+            states=(state,), owner=host, values={'hostname': None})
     return handed
 
 
@@ -275,9 +293,10 @@ def running(context):
 def adopt(context, uuid, previous, host):
     """Make ``host`` the runner of a plan ``previous`` was running (it is
     gone): True for the one applier that wins. The versions of the plan's
-    interrupted actions move on in the same transaction: a fence checked
-    by ``previous`` with its old token fails from now on, even if the plan
-    comes back to it later."""
+    actions move on in the same transaction: a fence checked by
+    ``previous`` with its old token (an action it ran, or one it was
+    reverting) fails from now on, even if the plan comes back to it
+    later."""
     with engine.writer.using(context) as session:
         plan_id = session.execute(sa.select(ActionPlan.id).where(
             ActionPlan.uuid == uuid)).scalar()
@@ -287,6 +306,5 @@ def adopt(context, uuid, previous, host):
             return False
         # updated_at keeps telling when each began (see recovery).
         transitions.write(session, Action,
-                          [Action.action_plan_id == plan_id],
-                          states=(ActionState.ONGOING,), stamp=False)
+                          [Action.action_plan_id == plan_id], stamp=False)
     return True

@@ -13,7 +13,6 @@ from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import parameters
-from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
@@ -165,20 +164,22 @@ class Auditor:
             self._failed(row, stage, err, finish, next_run_time)
             return
         try:
-            plan_uuid, cancelled = audit_runs.store_plan(
+            stored = audit_runs.store_plan(
                 self._context(), row, self.host, strategy_id, planned,
                 solution.efficacy_indicators(), solution.global_efficacy(),
-                finish_audit=finish, next_run_time=next_run_time)
+                finish_audit=finish, next_run_time=next_run_time,
+                start=row['auto_trigger'])
         except audit_runs.LostOwnership as err:
             LOG.info('%s', err)
             return
+        plan_uuid = stored.plan
         LOG.info('Audit %s produced action plan %s with %d action(s)',
                  uuid, plan_uuid, len(planned))
         notifier.audit('planner.end', uuid)
         notifier.action_plan('create', plan_uuid)
         for action in planned:
             notifier.action('create', action.uuid)
-        for stale in cancelled:
+        for stale in stored.cancelled:
             notifier.action_plan('update', stale,
                                  old_state=ActionPlanState.RECOMMENDED)
             # Its actions, never started, were cancelled with it.
@@ -188,8 +189,17 @@ class Auditor:
                     self._context(), stale, ActionState.CANCELLED))
         if finish:
             notifier.audit('update', uuid, old_state=AuditState.ONGOING)
-        if row['auto_trigger'] and planned:
-            self._start_plan(plan_uuid)
+        if stored.start_refused:
+            LOG.warning('Action plan %s: %s', plan_uuid,
+                        stored.start_refused)
+        if stored.started:
+            # auto_trigger: stored started, as the operator would have
+            # started it; the applier the launch reaches takes it (or a
+            # sweep, if the launch is lost).
+            notifier.action_plan('update', plan_uuid,
+                                 old_state=ActionPlanState.RECOMMENDED)
+            applier_rpcapi.ApplierAPI().launch_action_plan(self._context(),
+                                                           plan_uuid)
 
     def _snapshots(self, uuid, strategy):
         """{name: snapshot} of the models the strategy reads, waiting up
@@ -224,24 +234,3 @@ class Auditor:
             # A continuous audit carries on: the next round may succeed.
             audit_runs.advance_round(self._context(), row, self.host,
                                      next_run_time)
-
-    def _start_plan(self, plan_uuid):
-        """auto_trigger: start the plan as the operator would have. If it
-        cannot start (another started plan holds what it touches), it
-        stays RECOMMENDED, and its status message says why."""
-        context = self._context()
-        plan = action_plans.get_plan(context, plan_uuid)
-        try:
-            action_plans.transition(context, plan, ActionPlanState.PENDING,
-                                    state_machines.USER)
-        except exception.Conflict as err:
-            message = 'auto_trigger could not start it: %s' % err
-            LOG.warning('Action plan %s: %s', plan_uuid, message)
-            if action_plans.note_plan(context, plan,
-                                      ActionPlanState.RECOMMENDED, message):
-                notifier.action_plan('update', plan_uuid,
-                                     old_state=ActionPlanState.RECOMMENDED)
-            return
-        notifier.action_plan('update', plan_uuid,
-                             old_state=ActionPlanState.RECOMMENDED)
-        applier_rpcapi.ApplierAPI().launch_action_plan(context, plan_uuid)

@@ -161,6 +161,24 @@ def actions_followed(moved, deleted=False):
             action('update', uuid, old_state=old_state)
 
 
+def plan_ended(uuid, ended, message=None):
+    """What an applier announces once a plan's end is recorded (``ended``,
+    plan_runs.Ended): the plan's update, its actions that followed it, and
+    the end of its execution or of its cancel (cancel.start, when it ends
+    CANCELLED, then cancel.end)."""
+    message = message or ended.message
+    if ended.state == 'CANCELLED':
+        action_plan('cancel.start', uuid)
+    action_plan('update', uuid, old_state=ended.before)
+    actions_followed(ended.cancelled)
+    if ended.state == 'FAILED':
+        action_plan('execution.error', uuid, error=RuntimeError(message))
+    elif ended.state == 'CANCELLED':
+        action_plan('cancel.end', uuid)
+    else:
+        action_plan('execution.end', uuid)
+
+
 def service_update(row, old_status, new_status):
     """service.update: a daemon went FAILED or came back ACTIVE."""
     _send('service.update', lambda: payloads.service_update(

@@ -144,8 +144,9 @@ def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
             [], None, [], finish_audit=False, next_run_time=due)
 
     outcomes = race(close_round)
-    assert len([o for o in outcomes if isinstance(o, tuple)]) == 1, outcomes
-    assert all(isinstance(o, (tuple, audit_runs.LostOwnership))
+    assert len([o for o in outcomes if isinstance(o, audit_runs.Stored)]) \
+        == 1, outcomes
+    assert all(isinstance(o, (audit_runs.Stored, audit_runs.LostOwnership))
                for o in outcomes), outcomes
     with migrated_engine.begin() as conn:
         conn.execute(sa.update(models.Audit).where(
@@ -166,6 +167,7 @@ def test_one_plan_per_round_of_a_continuous_audit(migrated_engine):
     event = factories.audit(migrated_engine, state=AuditState.ONGOING,
                             hostname='engine-1', audit_type='EVENT')
     for _ in range(2):
+        event = audit_runs.get(context.admin_context(), event['uuid'])
         audit_runs.store_plan(context.admin_context(), event, 'engine-1',
                               event['strategy_id'], [], None, [],
                               finish_audit=True)
@@ -263,8 +265,7 @@ def test_a_new_round_leaves_a_plan_started_meanwhile_alone(migrated_engine):
     finally:
         sa.event.remove(migrated_engine, 'after_cursor_execute',
                         pause_after_reading_the_plans)
-    _, cancelled = outcome['round']
-    assert cancelled == [stale['uuid']]
+    assert outcome['round'].cancelled == [stale['uuid']]
 
     def states(plan):
         with migrated_engine.connect() as conn:
@@ -275,3 +276,35 @@ def test_a_new_round_leaves_a_plan_started_meanwhile_alone(migrated_engine):
                     .order_by(models.Action.id)).scalars().all())
     assert states(started) == ('PENDING', ['PENDING', 'PENDING'])
     assert states(stale) == ('CANCELLED', ['CANCELLED', 'CANCELLED'])
+
+
+@pytest.mark.parametrize('empty_engine', ['mysql', 'postgresql'],
+                         indirect=True)
+def test_a_transaction_left_idle_is_ended_by_the_server(migrated_engine):
+    """A daemon paused in the middle of a transaction (between two of its
+    statements) would keep its rows locked for as long as the pause: the
+    server ends that transaction once it has been idle for
+    IDLE_TRANSACTION_SECONDS (here 2 s), the others' writes go through,
+    and the paused daemon's next statement fails instead of writing."""
+    from watcher_ha.db import audit_runs
+    from watcher_ha.db import engine as db_engine
+    db_engine.limit_lock_waits(migrated_engine, seconds=1, idle_seconds=2)
+    migrated_engine.dispose()
+    audit = factories.audit(migrated_engine, state=AuditState.ONGOING,
+                            hostname='engine-1', audit_type='CONTINUOUS',
+                            interval='60')
+    with migrated_engine.connect() as paused:
+        paused.begin()
+        paused.execute(sa.update(models.Audit).where(
+            models.Audit.id == audit['id']).values(
+                version=models.Audit.version))
+        time.sleep(3)
+        assert audit_runs.change_owner(context.admin_context(),
+                                       audit['uuid'], 'engine-1',
+                                       'engine-2')
+        with pytest.raises(db_engine.DB_ERRORS):
+            paused.execute(sa.update(models.Audit).where(
+                models.Audit.id == audit['id']).values(
+                    hostname='engine-1'))
+    assert audit_runs.get(context.admin_context(),
+                          audit['uuid'])['hostname'] == 'engine-2'

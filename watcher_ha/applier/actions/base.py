@@ -87,9 +87,10 @@ class Action:
         action's effect is in place (DONE), absent so that it may run
         again (NOT_DONE), or unknowable (UNKNOWN). May finish what is
         left of the action first, as long as nothing is done twice (and
-        through the fence). Asked only of actions that touch resources
-        (see ``resources``) when their plan is cancelled rather than
-        resumed."""
+        through the fence). When the plan resumes, every interrupted
+        action is asked; when it is cancelled, only those that touch
+        resources (see ``resources``): one that touches nothing is simply
+        cancelled."""
         return UNKNOWN
 
     def abort(self):
