@@ -69,11 +69,14 @@ class ActionTask(task.Task):
         run.check_halted()
         if run.plan_state() == ActionPlanState.CANCELLING:
             raise PlanCancelled()
+        # Noted before the start is sent: should its commit go
+        # unacknowledged, the action still counts as begun by this
+        # process, not by a lost applier (see recovery.Recovery).
+        run.started_here.add(action['uuid'])
         token = run.move(action, ActionState.PENDING, ActionState.ONGOING)
         if token is None:
             # Skipped by a user, or done by an earlier run of the plan.
             return
-        run.started_here.add(action['uuid'])
         LOG.info('Executing action %s (%s) of plan %s', action['uuid'],
                  action['action_type'], run.plan['uuid'])
         notifier.action('update', action['uuid'],

@@ -42,20 +42,6 @@ from watcher_ha.db import engine as db_engine
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
-class _Alone:
-    """The membership of a daemon without a group: itself, for good. It
-    adopts only rows nobody owns (an audit resumed by an operator, a plan
-    handed back while being cancelled)."""
-
-    known = True
-
-    def __init__(self, host):
-        self.live = frozenset((host,))
-
-    def gone(self, member):
-        return member is None
-
-
 # Why a row owned by this daemon is worked on again (``Domain.resume``).
 RESTARTED = 'restarted'   # an earlier life of this daemon held it
 ADOPTED = 'adopted'       # taken over from a gone peer
@@ -112,6 +98,20 @@ class Domain(Protocol):
 
     def release(self, context) -> None:
         """Hand back every row this host holds (it stops)."""
+
+
+class _Alone:
+    """The membership of a daemon without a group: itself, for good. It
+    adopts only rows nobody owns (an audit resumed by an operator, a plan
+    handed back while being cancelled)."""
+
+    known = True
+
+    def __init__(self, host):
+        self.live = frozenset((host,))
+
+    def gone(self, member):
+        return member is None
 
 
 class Owner:
