@@ -95,12 +95,12 @@ def test_an_action_started_while_its_applier_stops_is_aborted():
     stopping = threading.Event()
     run = workflow.PlanRun({'uuid': 'p'}, 'applier-1', {}, stopping)
     stopping.set()
-    run.abort()
+    run.halt.abort()
     action = sleep.Sleep({'duration': 30})
-    run.started(action)
-    assert action.aborted
-    with pytest.raises(action_base.ActionError):
-        action.execute()
+    with run.halt.running(action):
+        assert action.aborted
+        with pytest.raises(action_base.ActionError):
+            action.execute()
 
 
 def test_installed_actions_are_the_planners_action_types():

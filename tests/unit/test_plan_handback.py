@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
+from watcher_ha.applier import fencing
 from watcher_ha.applier import manager
 from watcher_ha.applier import recovery
 from watcher_ha.applier.actions import base as action_base
@@ -241,3 +242,47 @@ def test_a_stranded_plan_whose_action_ran_here_resumes_at_once(
     assert runs_on
     assert waited < 0.5
     assert _states(db, plan)[2] == ['SUCCEEDED', 'PENDING', 'PENDING']
+
+
+class _Waiting(_Timed):
+    """recover() waits (as a migration under way is waited for) until
+    aborted, then fails as an aborted wait does."""
+    waiting = threading.Event()
+
+    def recover(self, started_at):
+        _Waiting.waiting.set()
+        self._aborted.wait(10)
+        raise action_base.ActionError('aborted while waiting for the server')
+
+
+def test_a_check_cut_short_leaves_the_action_to_the_next_runner(
+        db, admin_context):
+    """The applier stops, or loses the plan, while recover() waits: what
+    the cut-short check says is nothing, so the action stays ONGOING for
+    whoever settles the plan next (it used to end FAILED, its effect
+    'unknown')."""
+    plan = _plan(db, 'ONGOING')
+    with db.begin() as conn:
+        conn.execute(sa.update(models.Action).where(
+            models.Action.action_plan_id == plan['id']).values(
+                action_type='waiting', input_parameters={}))
+    _Waiting.waiting.clear()
+    settling = recovery.Recovery(
+        admin_context, plan_runs.get(admin_context, plan['uuid']),
+        'applier-1', {'waiting': _Waiting}, ownership.STRANDED, 'applier-1',
+        threading.Event())
+    outcome = []
+
+    def settle():
+        try:
+            outcome.append(settling.settle())
+        except fencing.Fenced as err:
+            outcome.append(err)
+    thread = threading.Thread(target=settle)
+    thread.start()
+    assert _Waiting.waiting.wait(10)
+    settling.halt.abort('the plan was taken over')
+    thread.join(10)
+    assert isinstance(outcome[0], fencing.Fenced)
+    assert _states(db, plan) == (
+        'ONGOING', 'applier-1', ['SUCCEEDED', 'ONGOING', 'PENDING'])

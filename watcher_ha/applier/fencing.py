@@ -34,6 +34,7 @@ sending it) can still land later; Nova then refuses it for a server that
 is migrating or already on the destination.
 """
 
+import contextlib
 import datetime
 
 from oslo_config import cfg
@@ -49,6 +50,47 @@ LOG = log.getLogger(__name__)
 
 class Fenced(Exception):
     """This applier may not call the cloud for this action (any more)."""
+
+
+class Halt:
+    """Why this applier's work on one plan (a run of its actions, or the
+    settling of its interrupted ones) must stop now, or None: the applier
+    stops, or found the plan taken over while it was out of its group.
+    Callable: what the work's fences ask. It aborts the plugins running
+    meanwhile when the work must stop."""
+
+    def __init__(self, host, stopping):
+        self._host = host
+        self._stopping = stopping
+        self._lost = None
+        self._running = set()
+
+    def __call__(self):
+        if self._stopping.is_set():
+            return 'the applier %s is stopping' % self._host
+        return self._lost
+
+    def abort(self, lost=None):
+        """Abort the running plugins; ``lost``: the plan was taken over
+        (the applier's stop needs no reason, ``stopping`` says it)."""
+        if lost:
+            self._lost = lost
+        for plugin in list(self._running):
+            plugin.abort()
+
+    @contextlib.contextmanager
+    def running(self, plugin):
+        """``plugin`` runs meanwhile: an abort reaches it."""
+        self._running.add(plugin)
+        # The applier's stop sets ``stopping`` and then aborts what it
+        # finds running: a plugin added after that look is aborted here,
+        # or it would run to its end while its applier shuts down.
+        if self():
+            plugin.abort()
+        try:
+            yield plugin
+        finally:
+            self._running.discard(plugin)
 
 
 class Fence:

@@ -155,8 +155,8 @@ class ActionPlans:
         lost = (None if self._stopping.is_set()
                 else 'the plan was taken over while %s was out of its group'
                 % self.host)
-        for run in runs.values():
-            run.abort(lost)
+        for work in runs.values():
+            work.halt.abort(lost)
         return set(runs)
 
     def release(self, context):

@@ -94,9 +94,8 @@ class Recovery:
                     and previous is None else why)
         self.reason = reason_for(self.why, host, previous)
         self.stopping = stopping
+        self.halt = fencing.Halt(host, stopping)
         self._started_here = started_here
-        self._checking = None
-        self._lost = None
 
     def _mode(self, foreign):
         """``foreign``: some interrupted action was started elsewhere."""
@@ -141,15 +140,6 @@ class Recovery:
             return False
         return True
 
-    def abort(self, lost=None):
-        """Stop the check under way (the applier stops, or lost the plan
-        while out of its group)."""
-        if lost:
-            self._lost = lost
-        checking = self._checking
-        if checking is not None:
-            checking.abort()
-
     def _fate(self, action):
         """(the state an interrupted action goes to, its message)."""
         cls = self.catalog.get(action['action_type'])
@@ -173,30 +163,26 @@ class Recovery:
             return action_base.UNKNOWN
         fence = fencing.Fence(self.context, self.plan, self.host, action,
                               ActionState.ONGOING, action['version'],
-                              self._halted)
+                              self.halt)
         try:
             plugin = cls(action['input_parameters'], self.context, fence)
-            self._checking = plugin
-            if self._halted():
-                raise fencing.Fenced(self._halted())
             started = action['updated_at'] or action['created_at']
-            verdict = plugin.recover(started)
-            if self._halted():
-                # Cut short: what it found says nothing.
-                raise fencing.Fenced(self._halted())
-            return verdict
+            with self.halt.running(plugin):
+                verdict = plugin.recover(started)
         except fencing.Fenced:
             # Not ours to settle any more (or the applier stops).
             raise
         except Exception:  # noqa: BLE001
-            LOG.exception('Checking interrupted action %s failed',
-                          action['uuid'])
-            return action_base.UNKNOWN
-
-    def _halted(self):
-        if self.stopping.is_set():
-            return 'the applier %s is stopping' % self.host
-        return self._lost
+            if not self.halt():
+                LOG.exception('Checking interrupted action %s failed',
+                              action['uuid'])
+                return action_base.UNKNOWN
+        halted = self.halt()
+        if halted:
+            # Cut short (an aborted wait fails or answers early): what it
+            # found says nothing, and the action stays as it is.
+            raise fencing.Fenced(halted)
+        return verdict
 
     def _end(self, state, message):
         ended = plan_runs.finish(self.context, self.plan, self.host, state,

@@ -88,15 +88,15 @@ class ActionTask(task.Task):
                                                   token))
         except Exception as err:  # noqa: BLE001
             self._failed(err, token)
-        run.started(plugin)
         try:
-            plugin.pre_condition()
-            plugin.execute()
-            plugin.post_condition()
+            with run.halt.running(plugin):
+                plugin.pre_condition()
+                plugin.execute()
+                plugin.post_condition()
         except fencing.Fenced as err:
             raise Interrupted(str(err))
         except Exception as err:  # noqa: BLE001
-            halted = run.halted()
+            halted = run.halt()
             if halted and plugin.aborted:
                 # Interrupted, not failed. It stays ONGOING: its effect may
                 # have begun in the cloud (a migration Nova goes on with),
@@ -106,8 +106,6 @@ class ActionTask(task.Task):
             if not isinstance(err, action_base.ActionError):
                 LOG.exception('Action %s raised', action['uuid'])
             self._failed(err, token)
-        finally:
-            run.finished(plugin)
         run.end(action, token, ActionState.SUCCEEDED)
         run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
@@ -137,9 +135,7 @@ class PlanRun:
         # recovery.Recovery).
         self.started_here = set() if started_here is None else started_here
         self.context = watcher_context.admin_context()
-        self._running = set()
-        # Why this run was stopped on its own (the plan was taken over).
-        self._lost = None
+        self.halt = fencing.Halt(host, stopping)
         # (action uuid, its plugin) in the order they succeeded here.
         self._succeeded = []
 
@@ -155,16 +151,10 @@ class PlanRun:
 
     def fence(self, action, state, token):
         return fencing.Fence(self.context, self.plan, self.host, action,
-                             state, token, self.halted)
-
-    def halted(self):
-        """Why this run must stop now, or None."""
-        if self.stopping.is_set():
-            return 'the applier %s is stopping' % self.host
-        return self._lost
+                             state, token, self.halt)
 
     def check_halted(self):
-        halted = self.halted()
+        halted = self.halt()
         if halted:
             raise Interrupted(halted)
 
@@ -205,26 +195,8 @@ class PlanRun:
             raise Interrupted('action %s was taken from this run'
                               % action['uuid'])
 
-    def started(self, plugin):
-        self._running.add(plugin)
-        # stop() sets ``stopping`` and then aborts what it finds running:
-        # a plugin added after that look is aborted here, or it would run
-        # to its end while its applier shuts down.
-        if self.halted():
-            plugin.abort()
-
-    def finished(self, plugin):
-        self._running.discard(plugin)
-
     def succeeded(self, action, plugin):
         self._succeeded.append((action['uuid'], plugin))
-
-    def abort(self, lost=None):
-        """Stop the running actions; ``lost``: the plan was taken over."""
-        if lost:
-            self._lost = lost
-        for plugin in list(self._running):
-            plugin.abort()
 
     def flow(self, actions):
         """The graph of the actions still to run."""
