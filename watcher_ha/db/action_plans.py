@@ -3,7 +3,6 @@
 import datetime
 
 import sqlalchemy as sa
-from oslo_db import exception as db_exc
 
 from watcher_ha.common import exception
 from watcher_ha.common import state_machines
@@ -160,18 +159,9 @@ def transition(context, row, target, actor=state_machines.USER):
     holds what; ending it releases them. Returns the actions that
     followed the plan, as (uuid, state before)."""
     wanted = set()
-    try:
-        return _transition(context, row, target, actor, wanted)
-    except db_exc.DBDuplicateEntry:
-        # Our transaction is gone. Claims left by a plan that ended
-        # without releasing them must not block: clear them and try once
-        # more; otherwise someone really holds something.
-        if not claims.clear_stale(context, wanted):
-            raise claims.overlap(context, row['id'], row['uuid'], wanted)
-        try:
-            return _transition(context, row, target, actor, wanted)
-        except db_exc.DBDuplicateEntry:
-            raise claims.overlap(context, row['id'], row['uuid'], wanted)
+    return claims.claiming(
+        context, row['id'], row['uuid'], wanted,
+        lambda: _transition(context, row, target, actor, wanted))
 
 
 @engine.retry_on_deadlock

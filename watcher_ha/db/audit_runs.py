@@ -208,10 +208,6 @@ class Stored:
     start_refused: str | None = None
 
 
-class _Held(Exception):
-    """Another started plan holds some of what the new plan touches."""
-
-
 def store_plan(context, row, host, strategy_id, planned, indicators,
                global_efficacy, finish_audit, next_run_time=None,
                start=False):
@@ -242,18 +238,12 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
         {'action_type': a.action_type,
          'input_parameters': a.input_parameters} for a in planned)
     try:
-        return stored(wanted)
-    except _Held:
-        pass
-    # Claims left by a plan that ended without releasing them must not
-    # block; otherwise someone really holds something.
-    if claims.clear_stale(context, wanted):
-        try:
-            return stored(wanted)
-        except _Held:
-            pass
-    return stored(refused='auto_trigger could not start it: %s'
-                  % claims.overlap(context, -1, plan_uuid, wanted))
+        return claims.claiming(context, -1, plan_uuid, wanted,
+                               lambda: stored(wanted))
+    except LostOwnership:
+        raise
+    except exception.Conflict as held:
+        return stored(refused='auto_trigger could not start it: %s' % held)
 
 
 @engine.retry_on_deadlock
@@ -261,7 +251,7 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
            global_efficacy, finish_audit, next_run_time, wanted=None,
            refused=None):
     """store_plan's transaction; ``wanted``: start the plan, claiming
-    those resources (raises _Held if one is held)."""
+    those resources (DBDuplicateEntry if one is held)."""
     now = models.utcnow()
     with engine.writer.using(context) as session:
         if finish_audit:
@@ -311,10 +301,7 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
                      created_at=now, **indicator)
                 for indicator in indicators])
         if wanted is not None:
-            try:
-                claims.insert(session, plan_id, wanted)
-            except db_exc.DBDuplicateEntry:
-                # The whole transaction rolls back with it.
-                raise _Held()
+            # A claim held elsewhere rolls the whole transaction back.
+            claims.insert(session, plan_id, wanted)
     return Stored(plan_uuid, stale_uuids, started=wanted is not None,
                   start_refused=refused)

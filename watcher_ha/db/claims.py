@@ -9,6 +9,7 @@ releasing them are cleared when they stand in someone's way.
 """
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
 from watcher_ha.common import exception
 from watcher_ha.common.states import ActionPlanState
@@ -59,6 +60,24 @@ def clear_stale(context, wanted):
     with engine.writer.using(context) as session:
         return session.execute(sa.delete(Claim).where(
             _where(wanted), Claim.action_plan_id.not_in(holding))).rowcount
+
+
+def claiming(context, plan_id, plan_uuid, wanted, attempt):
+    """Run ``attempt()``: a transaction that inserts, with whatever else it
+    writes, the claims of ``wanted`` (a set it may fill) for the plan. If
+    one is held (DBDuplicateEntry: that transaction is gone), claims left
+    by plans that ended without releasing them are cleared and it is tried
+    once more; really held, it raises the Conflict naming who holds
+    what."""
+    try:
+        return attempt()
+    except db_exc.DBDuplicateEntry:
+        if not clear_stale(context, wanted):
+            raise overlap(context, plan_id, plan_uuid, wanted)
+    try:
+        return attempt()
+    except db_exc.DBDuplicateEntry:
+        raise overlap(context, plan_id, plan_uuid, wanted)
 
 
 def overlap(context, plan_id, plan_uuid, wanted):
