@@ -308,7 +308,8 @@ def test_services_silent_past_the_retention_are_forgotten(db):
     factories.service(db, host='in-group', last_seen_up=old)
     factories.service(db, host='alive')
     gone = services.forget_silent(
-        context.admin_context(), 7 * 24 * 3600,
+        context.admin_context(),
+        services.all_services(context.admin_context()), 7 * 24 * 3600,
         {'watcher-ha-decision-engine': {'in-group'}})
     assert [row['host'] for row in gone] == ['retired']
     assert sorted(row['host'] for row in services.all_services(

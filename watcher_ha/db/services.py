@@ -26,10 +26,14 @@ def status(row, members=None):
     live = (members or {}).get(row['name'])
     if live is not None:
         return ACTIVE if row['host'] in live else FAILED
-    seen = row['last_seen_up'] or row['updated_at'] or row['created_at']
-    age = models.utcnow() - seen
+    age = models.utcnow() - last_report(row)
     limit = datetime.timedelta(seconds=CONF.service_down_time)
     return ACTIVE if abs(age) <= limit else FAILED
+
+
+def last_report(row):
+    """When the service last reported (registered, if never since)."""
+    return row['last_seen_up'] or row['updated_at'] or row['created_at']
 
 
 VIEW = query.View(
@@ -84,17 +88,18 @@ def announce(context, row, new_status):
 
 
 @engine.retry_on_deadlock
-def forget_silent(context, retention, members=None):
-    """Delete the services silent in the registry for over ``retention``
-    seconds and absent from their coordination group (a retired host);
-    returns the rows deleted. A service that reported meanwhile stays:
-    each DELETE is conditioned on the last report read."""
+def forget_silent(context, rows, retention, members=None):
+    """Delete the services among ``rows`` (as all_services reads them)
+    silent in the registry for over ``retention`` seconds and absent from
+    their coordination group (a retired host); returns the rows deleted.
+    A service that reported since ``rows`` were read stays: each DELETE is
+    conditioned on the last report read."""
     cutoff = models.utcnow() - datetime.timedelta(seconds=retention)
     table = models.Service
     gone = []
-    for row in all_services(context):
+    for row in rows:
         live = (members or {}).get(row['name']) or ()
-        seen = row['last_seen_up'] or row['updated_at'] or row['created_at']
+        seen = last_report(row)
         if seen >= cutoff or row['host'] in live:
             continue
         with engine.writer.using(context) as session:

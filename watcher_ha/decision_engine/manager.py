@@ -252,7 +252,8 @@ class DecisionEngineManager:
         Services silent for longer than the retention are forgotten."""
         context = watcher_context.admin_context()
         members = coordination.members_by_binary()
-        for row in services_db.all_services(context):
+        rows = services_db.all_services(context)
+        for row in rows:
             current = services_db.status(row, members)
             if (current != row['notified_status']
                     and services_db.announce(context, row, current)):
@@ -262,7 +263,7 @@ class DecisionEngineManager:
                                         current)
         retention = CONF.service_retention
         if retention:
-            for row in services_db.forget_silent(context, retention,
+            for row in services_db.forget_silent(context, rows, retention,
                                                  members):
                 LOG.info('Service %s on %s was silent for over %d s: '
                          'removed from the services', row['name'],
