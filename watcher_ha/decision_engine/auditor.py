@@ -103,14 +103,15 @@ class Auditor:
         try:
             due = scheduling.next_run(row['interval'], now,
                                       row['next_run_time'])
-        except (ValueError, OverflowError) as err:
+        except scheduling.UnschedulableInterval as err:
             # Accepted before the API checked intervals: it would fail
             # every round, for ever.
             self._finish(row, AuditState.FAILED,
                          'its interval %r cannot be scheduled (%s): create '
                          'the audit again with an interval in seconds or a '
-                         'cron expression that runs within the next years'
-                         % (row['interval'], err))
+                         'cron expression that runs within the next %d '
+                         'years' % (row['interval'], err,
+                                    scheduling.MAX_CRON_YEARS))
             return
         self._execute(row, finish=False, next_run_time=due)
 
