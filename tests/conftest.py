@@ -20,7 +20,9 @@ from watcher_ha.notifications import notifier
 
 # Tables emptied after each test; the catalog (goals...) stays.
 MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
-                  'audits', 'audit_templates', 'services')
+                  'audits', 'audit_templates', 'services', 'vmoves',
+                  'host_notifications', 'segment_hosts',
+                  'failover_segments')
 
 
 @pytest.fixture(scope='session')

@@ -1,4 +1,5 @@
-"""Reading the request/response pairs captured from OpenStack Watcher 17."""
+"""Reading the request/response pairs captured from OpenStack Watcher 17
+and from Masakari 22."""
 
 import dataclasses
 import json
@@ -15,6 +16,7 @@ SHARED_DIR = pathlib.Path(os.environ.get(
     'WATCHER_HA_SHARED',
     pathlib.Path(__file__).resolve().parents[2] / 'shared'))
 GOLDEN_DIR = SHARED_DIR / 'reference' / 'watcher-api-golden'
+MASAKARI_GOLDEN_DIR = SHARED_DIR / 'reference' / 'masakari-api-golden'
 
 
 @dataclasses.dataclass
@@ -41,7 +43,8 @@ def _headers(lines):
 def load(path):
     text = path.read_text()
     request_part, response_part = text.split('### RESPONSE\n', 1)
-    response_part = response_part.split('### RESPONSE BODY (pretty)')[0]
+    # Pretty-printed copies of the bodies follow, under '### ' headings.
+    response_part = response_part.split('\n### ')[0]
     request_lines = request_part.split('### REQUEST\n', 1)[1].split('\n')
     method, target, _ = request_lines[0].split(' ')
     blank = request_lines.index('') if '' in request_lines else len(
@@ -59,11 +62,11 @@ def load(path):
                     json.loads(body) if body else None)
 
 
-def exchanges():
-    found = [load(p) for p in sorted(GOLDEN_DIR.glob('[0-9][0-9]_*.txt'))]
+def exchanges(directory=GOLDEN_DIR, pattern='[0-9][0-9]_*.txt'):
+    found = [load(p) for p in sorted(directory.glob(pattern))]
     if not found:
-        message = ('No Watcher golden exchanges in %s: clone the project '
-                   'beside shared/ or set WATCHER_HA_SHARED.' % GOLDEN_DIR)
+        message = ('No golden exchanges in %s: clone the project beside '
+                   'shared/ or set WATCHER_HA_SHARED.' % directory)
         if servers.in_ci():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)

@@ -497,3 +497,51 @@ def test_forged_identity_headers_are_dropped_on_public_routes(keystone):
         assert not {'HTTP_X_ROLES', 'HTTP_X_IDENTITY_STATUS',
                     'HTTP_X_USER_ID', 'HTTP_X_PROJECT_ID',
                     'HTTP_X_IS_ADMIN_PROJECT'} & set(seen), path
+
+
+# -- the instance-ha API (Masakari's) ----------------------------------------
+
+def masakari_call(api, method, path, token=None, body=None):
+    headers = {'OpenStack-API-Version': 'instance-ha 1.3'}
+    if token:
+        headers['X-Auth-Token'] = token
+    return api.request(method, '/instance-ha' + path, body=body,
+                       headers=headers)
+
+
+@pytest.mark.parametrize('path', ['', '/', '/v1', '/v1/', '/healthcheck'])
+def test_instance_ha_discovery_needs_no_token(api, path):
+    # openstacksdk reads the version document without a token first.
+    resp = masakari_call(api, 'GET', path)
+    assert resp.status == 200, resp
+
+
+@pytest.mark.parametrize('method, path', [
+    ('GET', '/v1/segments'), ('GET', '/v1/notifications'),
+    ('POST', '/v1/notifications'), ('GET', '/v1/versions/v1.0')])
+def test_instance_ha_calls_need_a_token(api, method, path):
+    assert_unauthorized(masakari_call(api, method, path))
+
+
+def test_instance_ha_rules_are_masakaris_and_admin_only(api, keystone):
+    resp = masakari_call(api, 'GET', '/v1/segments', keystone.member)
+    assert resp.status == 403, resp
+    assert resp.json == {'forbidden': {
+        'code': 403,
+        'message': policy_message('os_masakari_api:segments:index')}}
+    resp = masakari_call(api, 'POST', '/v1/segments', keystone.reader,
+                         body={'segment': {'name': 'x', 'service_type': 'C',
+                                           'recovery_method': 'auto'}})
+    assert resp.status == 403, resp
+    resp = masakari_call(api, 'POST', '/v1/segments', keystone.admin,
+                         body={'segment': {'name': 'x', 'service_type': 'C',
+                                           'recovery_method': 'auto'}})
+    assert resp.status == 201, resp
+    # The project in the URL is the token's (Masakari's endpoints carry
+    # it), or the request is refused.
+    resp = masakari_call(api, 'GET', '/v1/%s/segments' % keystone.project_id,
+                         keystone.admin)
+    assert [s['name'] for s in resp.json['segments']] == ['x']
+    resp = masakari_call(api, 'GET', '/v1/%s/segments' % uuid.uuid4().hex,
+                         keystone.admin)
+    assert resp.status == 400, resp

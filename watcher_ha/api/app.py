@@ -15,6 +15,7 @@ from watcher_ha.api import body_limit
 from watcher_ha.api import errors
 from watcher_ha.api import hooks
 from watcher_ha.api import pecan_speedups
+from watcher_ha.instance_ha.api import app as instance_ha_app
 
 CONF = cfg.CONF
 
@@ -43,6 +44,26 @@ class Request(pecan.Request):
         return webob.multidict.NoVars('the API reads JSON bodies only')
 
 
+class Mount:
+    """Send the requests under ``prefix`` to ``app`` (the instance-ha
+    API), with the prefix moved to SCRIPT_NAME; the others to
+    ``default`` (the Watcher API)."""
+
+    def __init__(self, default, prefix, app):
+        self.default = default
+        self.prefix = prefix
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == self.prefix or path.startswith(self.prefix + '/'):
+            environ['SCRIPT_NAME'] = (environ.get('SCRIPT_NAME', '')
+                                      + self.prefix)
+            environ['PATH_INFO'] = path[len(self.prefix):]
+            return self.app(environ, start_response)
+        return self.default(environ, start_response)
+
+
 def setup_app(conf=None):
     conf = conf or CONF
     pecan_speedups.install()
@@ -57,10 +78,13 @@ def setup_app(conf=None):
         logging=False,
     )
     app = errors.ErrorFormatMiddleware(app)
+    prefix = conf.instance_ha.api_path_prefix
+    app = Mount(app, prefix, instance_ha_app.setup_app(conf))
     app = access_log.AccessLogMiddleware(app)
     if conf.auth_strategy == 'keystone':
         app = auth.AuthTokenMiddleware(
-            app, conf, public_webhooks=not conf.api.enable_webhooks_auth)
+            app, conf, public_webhooks=not conf.api.enable_webhooks_auth,
+            public_prefix=prefix)
     app = body_limit.BodySizeLimit(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = cors.CORS(app, conf)

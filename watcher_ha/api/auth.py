@@ -17,14 +17,23 @@ IDENTITY_HEADER_PREFIXES = (
 
 class AuthTokenMiddleware(auth_token.AuthProtocol):
 
-    def __init__(self, app, conf, public_webhooks=False):
+    def __init__(self, app, conf, public_webhooks=False,
+                 public_prefix=None):
         self._unauthenticated_app = app
         self._public_webhooks = public_webhooks
+        # The instance-ha API's version documents, which openstacksdk
+        # reads without a token before its first call, and its health
+        # check.
+        self._public_under_prefix = re.compile(
+            '^%s(/|/v1/?|/healthcheck)?$' % re.escape(public_prefix)
+        ) if public_prefix else None
         super().__init__(app, {'oslo_config_config': conf})
 
     def _is_public(self, path):
         return bool(PUBLIC_ROUTES.match(path) or (
-            self._public_webhooks and WEBHOOK_ROUTES.match(path)))
+            self._public_webhooks and WEBHOOK_ROUTES.match(path)) or (
+            self._public_under_prefix is not None
+            and self._public_under_prefix.match(path)))
 
     def __call__(self, environ, start_response):
         if self._is_public(environ.get('PATH_INFO', '')):

@@ -63,7 +63,13 @@ def raw_body():
 
 def json_body():
     """The request body as parsed JSON, or 400 if it is not JSON."""
-    raw = raw_body()
+    return parse_json(raw_body())
+
+
+def parse_json(raw):
+    """``raw`` (bytes) as JSON: InvalidJSON if it is not JSON, with NaN or
+    infinities, JSONTooDeep past MAX_JSON_DEPTH, InvalidNUL for a NUL
+    character in any string."""
     try:
         body = json.loads(raw, parse_constant=_refuse_constant,
                           parse_float=_finite)

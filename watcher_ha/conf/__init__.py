@@ -8,6 +8,7 @@ from watcher_ha.conf import coordination
 from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
+from watcher_ha.conf import instance_ha
 from watcher_ha.conf import messaging
 from watcher_ha.conf import middleware
 from watcher_ha.conf import simulator
@@ -22,6 +23,7 @@ def register_opts(conf):
     applier.register_opts(conf)
     coordination.register_opts(conf)
     decision_engine.register_opts(conf)
+    instance_ha.register_opts(conf)
     weight_planner.register_opts(conf)
     database.register_opts(conf)
     messaging.register_opts(conf)

@@ -28,6 +28,12 @@ def utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+def as_dict(row):
+    """The columns of an ORM object, as {name: value}."""
+    return {column.name: getattr(row, column.name)
+            for column in row.__table__.columns}
+
+
 class Base(orm.DeclarativeBase):
     # Deterministic constraint names, the same on every database.
     metadata = sa.MetaData(naming_convention={
@@ -234,3 +240,87 @@ class ActionPlanClaim(Base):
         sa.ForeignKey('action_plans.id', ondelete='CASCADE'), index=True)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         default=utcnow)
+
+
+# Instance HA (the Masakari API v1). Masakari's columns and names, with
+# hard deletes: a deleted segment takes its hosts with it, and notifications
+# and their server moves stay as the record of what happened.
+
+class FailoverSegment(TimestampMixin, Base):
+    """A group of compute hosts whose servers fail over to one another."""
+    __tablename__ = 'failover_segments'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255), unique=True)
+    service_type: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    enabled: orm.Mapped[bool] = orm.mapped_column(default=True)
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    recovery_method: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+
+
+class SegmentHost(TimestampMixin, Base):
+    """A compute host of a failover segment (Masakari's ``hosts``)."""
+    __tablename__ = 'segment_hosts'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    # A host belongs to one segment at most: names are unique overall.
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(HOST_LEN),
+                                              unique=True)
+    failover_segment_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('failover_segments.id', ondelete='CASCADE'),
+        index=True)
+    type: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    control_attributes: orm.Mapped[str] = orm.mapped_column(sa.Text)
+    reserved: orm.Mapped[bool] = orm.mapped_column(default=False)
+    on_maintenance: orm.Mapped[bool] = orm.mapped_column(default=False)
+
+
+class HostNotification(TimestampMixin, Base):
+    """A failure reported by a monitor (Masakari's ``notifications``)."""
+    __tablename__ = 'host_notifications'
+    __table_args__ = (
+        # Duplicates are looked for among a host's recent reports.
+        sa.Index('ix_host_notifications_source_generated',
+                 'source_host_uuid', 'generated_time'),
+    )
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    notification_uuid: orm.Mapped[str] = orm.mapped_column(
+        sa.String(UUID_LEN), unique=True)
+    generated_time: orm.Mapped[datetime.datetime]
+    type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    payload: orm.Mapped[dict[str, Any]]
+    # The host and segment as they were when the report arrived: a host
+    # deleted or moved since does not rewrite history.
+    source_host_uuid: orm.Mapped[str] = orm.mapped_column(
+        sa.String(UUID_LEN))
+    failover_segment_uuid: orm.Mapped[str] = orm.mapped_column(
+        sa.String(UUID_LEN), index=True)
+    status: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
+                                                index=True)
+    message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Optimistic concurrency for the status machine.
+    version: orm.Mapped[int] = orm.mapped_column(default=1)
+
+
+class VMove(TimestampMixin, Base):
+    """One server moved off a failed host by a recovery (API 1.3)."""
+    __tablename__ = 'vmoves'
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True)
+    notification_uuid: orm.Mapped[str] = orm.mapped_column(
+        sa.String(UUID_LEN), index=True)
+    instance_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN))
+    instance_name: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    source_host: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    dest_host: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    start_time: orm.Mapped[datetime.datetime | None]
+    end_time: orm.Mapped[datetime.datetime | None]
+    type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    status: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)

@@ -87,9 +87,12 @@ def lock(session, model, where, *, states=None, owner=ANY_OWNER):
     the write lock at once (waiting for it) instead of upgrading a read
     snapshot later, which fails at once when another writer came between.
     """
+    unchanged = {'updated_at': model.updated_at}
+    if hasattr(model, 'version'):
+        unchanged['version'] = model.version
     return session.execute(sa.update(model).where(
         *_matching(model, where, states, owner)).values(
-            version=model.version, updated_at=model.updated_at)).rowcount
+            **unchanged)).rowcount
 
 
 def _matching(model, where, states, owner):

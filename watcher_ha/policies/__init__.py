@@ -9,6 +9,7 @@ from watcher_ha.policies import audit_template
 from watcher_ha.policies import base
 from watcher_ha.policies import data_model
 from watcher_ha.policies import goal
+from watcher_ha.policies import instance_ha
 from watcher_ha.policies import scoring_engine
 from watcher_ha.policies import service
 from watcher_ha.policies import strategy
@@ -28,4 +29,5 @@ def list_rules():
         service.list_rules(),
         data_model.list_rules(),
         webhook.list_rules(),
+        instance_ha.list_rules(),
     ))

@@ -1,0 +1,194 @@
+"""Failover segments and their hosts.
+
+A segment, and every host in it, is "in use" while a notification of the
+segment waits for, or is in, a recovery (status new, running or error):
+neither may then be changed or deleted, so that a recovery never finds its
+segment rewritten under it. Each such write locks the segment's row first
+(its first statement, so that SQLite takes its write lock at once), as a
+notification's arrival does (db/host_notifications.py), so that the check
+and the write are one step against any API worker.
+"""
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import pages
+from watcher_ha.db import transitions
+from watcher_ha.instance_ha import exception
+from watcher_ha.instance_ha import statuses
+
+Segment = models.FailoverSegment
+Host = models.SegmentHost
+Notification = models.HostNotification
+
+
+def _host_view(host, segment):
+    shown = models.as_dict(host)
+    shown['failover_segment'] = models.as_dict(segment)
+    return shown
+
+
+# Segments.
+
+def list_segments(context, paging, filters):
+    """``filters``: column name -> value, each compared for equality."""
+    with engine.reader.using(context) as session:
+        rows = pages.page(session, Segment, paging, *[
+            getattr(Segment, name) == value
+            for name, value in filters.items()])
+        return [models.as_dict(row) for row in rows]
+
+
+def _segment(session, uuid, lock=False):
+    """The segment ``uuid``; ``lock``: held for the transaction, which
+    must not have read anything before (transitions.lock)."""
+    if lock:
+        transitions.lock(session, Segment, [Segment.uuid == uuid])
+    row = session.execute(sa.select(Segment).where(
+        Segment.uuid == uuid)).scalar_one_or_none()
+    if row is None:
+        raise exception.SegmentNotFound(segment=uuid)
+    return row
+
+
+def get_segment(context, uuid):
+    with engine.reader.using(context) as session:
+        return models.as_dict(_segment(session, uuid))
+
+
+@engine.retry_on_deadlock
+def create_segment(context, values):
+    try:
+        with engine.writer.using(context) as session:
+            row = Segment(uuid=uuidutils.generate_uuid(), **values)
+            session.add(row)
+            session.flush()
+            return models.as_dict(row)
+    except db_exc.DBDuplicateEntry:
+        raise exception.SegmentNameTaken(name=values['name'])
+
+
+def _in_use(session, segment):
+    return session.execute(sa.select(sa.exists().where(
+        Notification.failover_segment_uuid == segment.uuid,
+        Notification.status.in_(statuses.IN_RECOVERY)))).scalar()
+
+
+@engine.retry_on_deadlock
+def update_segment(context, uuid, values):
+    try:
+        with engine.writer.using(context) as session:
+            row = _segment(session, uuid, lock=True)
+            if _in_use(session, row):
+                raise exception.SegmentInUse(segment=uuid)
+            for name, value in values.items():
+                setattr(row, name, value)
+            session.flush()
+            return models.as_dict(row)
+    except db_exc.DBDuplicateEntry:
+        raise exception.SegmentNameTaken(name=values.get('name'))
+
+
+@engine.retry_on_deadlock
+def delete_segment(context, uuid):
+    """Delete the segment and its hosts."""
+    with engine.writer.using(context) as session:
+        row = _segment(session, uuid, lock=True)
+        if _in_use(session, row):
+            raise exception.SegmentInUseDelete(segment=uuid)
+        # Explicitly, not by the foreign key's cascade: SQLite enforces
+        # it only on connections that asked for foreign keys.
+        session.execute(sa.delete(Host).where(
+            Host.failover_segment_id == row.id))
+        session.delete(row)
+
+
+# Hosts.
+
+def _host(session, segment, host_uuid):
+    if not uuidutils.is_uuid_like(host_uuid):
+        raise exception.HostNotFound(host=host_uuid)
+    row = session.execute(sa.select(Host).where(
+        Host.uuid == host_uuid,
+        Host.failover_segment_id == segment.id)).scalar_one_or_none()
+    if row is None:
+        raise exception.HostNotInSegment(host=host_uuid,
+                                         segment=segment.uuid)
+    return row
+
+
+def _segment_of_host(session, segment_uuid, host_uuid, lock=False):
+    """The segment, locked if asked; a 404 naming the host when the
+    segment does not exist (Masakari's answer)."""
+    if not uuidutils.is_uuid_like(host_uuid):
+        raise exception.HostNotFound(host=host_uuid)
+    try:
+        return _segment(session, segment_uuid, lock=lock)
+    except exception.SegmentNotFound:
+        raise exception.HostNotInSegment(host=host_uuid,
+                                         segment=segment_uuid)
+
+
+def list_hosts(context, segment_uuid, paging, filters):
+    with engine.reader.using(context) as session:
+        segment = _segment(session, segment_uuid)
+        rows = pages.page(session, Host, paging,
+                          Host.failover_segment_id == segment.id, *[
+                              getattr(Host, name) == value
+                              for name, value in filters.items()])
+        return [_host_view(row, segment) for row in rows]
+
+
+def get_host(context, segment_uuid, host_uuid):
+    with engine.reader.using(context) as session:
+        segment = _segment_of_host(session, segment_uuid, host_uuid)
+        return _host_view(_host(session, segment, host_uuid), segment)
+
+
+@engine.retry_on_deadlock
+def create_host(context, segment_uuid, values):
+    try:
+        with engine.writer.using(context) as session:
+            segment = _segment(session, segment_uuid, lock=True)
+            row = Host(uuid=uuidutils.generate_uuid(),
+                       failover_segment_id=segment.id, **values)
+            session.add(row)
+            session.flush()
+            return _host_view(row, segment)
+    except db_exc.DBDuplicateEntry:
+        raise exception.HostNameTaken(name=values['name'])
+
+
+def _host_to_change(session, segment_uuid, host_uuid, done):
+    """The host and its segment, locked; 409 while the segment is in
+    use."""
+    segment = _segment_of_host(session, segment_uuid, host_uuid, lock=True)
+    row = _host(session, segment, host_uuid)
+    if _in_use(session, segment):
+        raise exception.HostInUse(host=host_uuid, done=done)
+    return segment, row
+
+
+@engine.retry_on_deadlock
+def update_host(context, segment_uuid, host_uuid, values):
+    try:
+        with engine.writer.using(context) as session:
+            segment, row = _host_to_change(session, segment_uuid,
+                                           host_uuid, 'updated')
+            for name, value in values.items():
+                setattr(row, name, value)
+            session.flush()
+            return _host_view(row, segment)
+    except db_exc.DBDuplicateEntry:
+        raise exception.HostNameTaken(name=values.get('name'))
+
+
+@engine.retry_on_deadlock
+def delete_host(context, segment_uuid, host_uuid):
+    with engine.writer.using(context) as session:
+        _segment, row = _host_to_change(session, segment_uuid, host_uuid,
+                                        'deleted')
+        session.delete(row)
