@@ -48,6 +48,8 @@ def upgrade():
         sa.Column('control_attributes', sa.Text(), nullable=False),
         sa.Column('reserved', sa.Boolean(), nullable=False),
         sa.Column('on_maintenance', sa.Boolean(), nullable=False),
+        sa.Column('claimed_by', sa.String(length=36), nullable=True),
+        sa.Column('claimed_at', TIMESTAMP, nullable=True),
         *_timestamps(),
         sa.ForeignKeyConstraint(
             ['failover_segment_id'], ['failover_segments.id'],
@@ -61,6 +63,8 @@ def upgrade():
         batch_op.create_index(
             batch_op.f('ix_segment_hosts_failover_segment_id'),
             ['failover_segment_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_segment_hosts_claimed_by'),
+                              ['claimed_by'], unique=False)
     op.create_table(
         'host_notifications',
         sa.Column('id', sa.Integer(), nullable=False),

@@ -275,6 +275,11 @@ class SegmentHost(TimestampMixin, Base):
     control_attributes: orm.Mapped[str] = orm.mapped_column(sa.Text)
     reserved: orm.Mapped[bool] = orm.mapped_column(default=False)
     on_maintenance: orm.Mapped[bool] = orm.mapped_column(default=False)
+    # Internal. The recovery (its notification) that took this reserved
+    # host, while it runs (db/reserved_hosts.py).
+    claimed_by: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(UUID_LEN), index=True)
+    claimed_at: orm.Mapped[datetime.datetime | None]
 
 
 class HostNotification(TimestampMixin, Base):

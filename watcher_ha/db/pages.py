@@ -25,9 +25,14 @@ class Paging:
     marker: str | None = None
 
 
+# Bookkeeping columns the API does not show.
+INTERNAL = frozenset(('version', 'claimed_by', 'claimed_at'))
+
+
 def sort_keys_of(model):
     return frozenset(column.name for column in model.__table__.columns
-                     if not isinstance(column.type, sa.JSON))
+                     if not isinstance(column.type, sa.JSON)
+                     and column.name not in INTERNAL)
 
 
 def page(session, model, paging, *where):

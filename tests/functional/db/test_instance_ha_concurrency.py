@@ -1,6 +1,7 @@
-"""Instance HA's rules hold against concurrent API workers, on every
+"""Instance HA's rules hold against concurrent writers, on every
 supported database: one report however many times a monitor's retries
-deliver it at once, and no segment changed while a report joins it."""
+deliver it at once, no segment changed while a report joins it, and no
+reserved host claimed by two recoveries."""
 
 import datetime
 
@@ -9,6 +10,8 @@ from tests.functional.db.test_concurrency import race
 from watcher_ha.common import context
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
+from watcher_ha.db import pages
+from watcher_ha.db import reserved_hosts
 from watcher_ha.instance_ha import exception
 
 GENERATED = datetime.datetime(2026, 11, 24, 10, 0, 0)
@@ -70,3 +73,75 @@ def test_a_segment_is_not_changed_under_an_arriving_report(migrated_engine):
         first_report = min(t for kind, t in order if kind == 'report')
         assert all(t <= first_report for kind, t in order if kind == 'edit')
         assert len([o for o in order if o[0] == 'report']) == RACERS // 2
+
+
+def _segment_with_reserved(name, failed, reserved):
+    ctx = context.admin_context()
+    segment = failover_segments.create_segment(ctx, {
+        'name': name, 'service_type': 'COMPUTE',
+        'recovery_method': 'reserved_host'})
+    for host in failed:
+        failover_segments.create_host(ctx, segment['uuid'], {
+            'name': host, 'type': 'COMPUTE', 'control_attributes': ''})
+    for host in reserved:
+        failover_segments.create_host(ctx, segment['uuid'], {
+            'name': host, 'type': 'COMPUTE', 'control_attributes': '',
+            'reserved': True})
+    return segment
+
+
+def _first_free(held, free):
+    return [] if held else free[:1]
+
+
+def test_a_reserved_host_serves_one_recovery(migrated_engine):
+    """Four hosts of a segment fail at once and four recoveries, each
+    needing one host, claim from four reserved hosts: each gets its own,
+    round after round; claiming again returns what is held."""
+    ctx = context.admin_context()
+    for round_ in range(30):
+        failed = ['failed-%d-%d' % (round_, i) for i in range(4)]
+        reserved = ['spare-%d-%d' % (round_, i) for i in range(4)]
+        segment = _segment_with_reserved('claims-%d' % round_, failed,
+                                         reserved)
+        recoveries = iter(['recovery-%d-%d' % (round_, i)
+                           for i in range(4)])
+
+        def one_recovery():
+            recovery = next(recoveries)
+            return recovery, reserved_hosts.claim(
+                ctx, segment['uuid'], recovery, _first_free)
+
+        outcomes = race(one_recovery, racers=4)
+        assert not [o for o in outcomes if isinstance(o, Exception)], \
+            outcomes
+        taken = [hosts for _recovery, hosts in outcomes]
+        assert all(len(hosts) == 1 for hosts in taken), taken
+        assert sorted(h for hosts in taken for h in hosts) == reserved
+        recovery, hosts = outcomes[0]
+        assert reserved_hosts.claim(ctx, segment['uuid'], recovery,
+                                    _first_free) == hosts
+        # A fifth failure finds the pool empty.
+        assert reserved_hosts.claim(ctx, segment['uuid'], 'late',
+                                    _first_free) == []
+
+
+def test_unused_claims_go_back_to_the_pool(migrated_engine):
+    ctx = context.admin_context()
+    segment = _segment_with_reserved('pool', ['failed'], ['r1', 'r2'])
+    assert reserved_hosts.claim(ctx, segment['uuid'], 'recovery',
+                                lambda held, free: free) == ['r1', 'r2']
+    hosts = {h['name']: h for h in failover_segments.list_hosts(
+        ctx, segment['uuid'], pages.Paging(), {})}
+    assert not hosts['r1']['reserved'] and not hosts['r2']['reserved']
+    assert reserved_hosts.release(ctx, 'recovery', ['r2']) == 1
+    assert reserved_hosts.settle(ctx, 'recovery') == 1
+    hosts = {h['name']: h for h in failover_segments.list_hosts(
+        ctx, segment['uuid'], pages.Paging(), {})}
+    assert (hosts['r1']['reserved'], hosts['r1']['claimed_by']) == (
+        False, None)
+    assert (hosts['r2']['reserved'], hosts['r2']['claimed_by']) == (
+        True, None)
+    # r2 serves the next failure.
+    assert reserved_hosts.claim(ctx, segment['uuid'], 'next',
+                                _first_free) == ['r2']

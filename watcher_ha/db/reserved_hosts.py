@@ -1,0 +1,114 @@
+"""Reserved hosts of a failover segment, claimed by recoveries.
+
+A recovery (named by its notification) claims the reserved hosts it
+needs in one transaction that first locks the segment's row, then moves
+each chosen host with a conditional UPDATE (still reserved, claimed by
+nobody): two failures handled at once on different controllers are
+serialised by the lock, and if anything lets two transactions race past
+it anyway, the second one's UPDATE finds the host taken and the claim is
+made again from what is left. No reserved host ever serves two
+recoveries.
+
+The lock is the database's, not a coordination backend's: a claim must
+not wait on Redis when hosts fail, which is when controllers fail too.
+
+A claimed host is no longer ``reserved`` (it becomes a normal host, as in
+Masakari) and carries ``claimed_by`` until its recovery settles: then the
+hosts it used keep their servers and the others go back to the pool.
+"""
+
+import sqlalchemy as sa
+
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import transitions
+
+Segment = models.FailoverSegment
+Host = models.SegmentHost
+
+# Claims made again when a host went to another recovery under us.
+ATTEMPTS = 5
+
+
+class ClaimLost(Exception):
+    """Another recovery took a host between this one's read and write."""
+
+
+def _names(session, *where):
+    return [name for (name,) in session.execute(
+        sa.select(Host.name).where(*where).order_by(Host.id))]
+
+
+def held_by(context, notification_uuid):
+    """Names of the hosts the recovery holds."""
+    with engine.reader.using(context) as session:
+        return _names(session, Host.claimed_by == notification_uuid)
+
+
+def claim(context, segment_uuid, notification_uuid, choose):
+    """Claim reserved hosts of ``segment_uuid`` for the recovery
+    ``notification_uuid``; return the names it holds, in claim order.
+
+    ``choose(held, free)`` gets the names this recovery already holds and
+    those free in the segment (reserved, not on maintenance, claimed by
+    nobody), and returns the free ones to claim too: it must not call
+    anything slow, since the segment is locked meanwhile. Claiming again
+    keeps what is held: a recovery run again after a take-over holds
+    what it held, plus what it still needs.
+    """
+    for _attempt in range(ATTEMPTS):
+        try:
+            return _claim(context, segment_uuid, notification_uuid,
+                          choose)
+        except ClaimLost:
+            continue
+    raise ClaimLost('reserved hosts of segment %s kept going to other '
+                    'recoveries' % segment_uuid)
+
+
+@engine.retry_on_deadlock
+def _claim(context, segment_uuid, notification_uuid, choose):
+    with engine.writer.using(context) as session:
+        transitions.lock(session, Segment, [Segment.uuid == segment_uuid])
+        segment_id = session.execute(sa.select(Segment.id).where(
+            Segment.uuid == segment_uuid)).scalar()
+        if segment_id is None:
+            return []
+        held = _names(session, Host.claimed_by == notification_uuid)
+        free = _names(session, Host.failover_segment_id == segment_id,
+                      Host.reserved.is_(True), Host.claimed_by.is_(None),
+                      Host.on_maintenance.is_(False))
+        chosen = [name for name in choose(held, free) if name in free]
+        now = models.utcnow()
+        for name in chosen:
+            moved = session.execute(sa.update(Host).where(
+                Host.name == name, Host.failover_segment_id == segment_id,
+                Host.reserved.is_(True), Host.claimed_by.is_(None)).values(
+                    reserved=False, claimed_by=notification_uuid,
+                    claimed_at=now)).rowcount
+            if moved != 1:
+                raise ClaimLost(name)
+        return held + chosen
+
+
+@engine.retry_on_deadlock
+def release(context, notification_uuid, names):
+    """Give the hosts ``names`` held by the recovery back to the pool:
+    reserved again, claimed by nobody."""
+    if not names:
+        return 0
+    with engine.writer.using(context) as session:
+        return session.execute(sa.update(Host).where(
+            Host.claimed_by == notification_uuid,
+            Host.name.in_(sorted(names))).values(
+                reserved=True, claimed_by=None, claimed_at=None)).rowcount
+
+
+@engine.retry_on_deadlock
+def settle(context, notification_uuid):
+    """The recovery is over: the hosts it still holds keep their servers
+    as normal hosts, claimed by nobody."""
+    with engine.writer.using(context) as session:
+        return session.execute(sa.update(Host).where(
+            Host.claimed_by == notification_uuid).values(
+                claimed_by=None, claimed_at=None)).rowcount
