@@ -109,10 +109,10 @@ def upgrade():
         sa.Column('message', sa.Text(), nullable=True),
         *_timestamps(),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_vmoves')),
+        sa.UniqueConstraint(
+            'notification_uuid', 'instance_uuid',
+            name=op.f('uq_vmoves_notification_uuid_instance_uuid')),
         sa.UniqueConstraint('uuid', name=op.f('uq_vmoves_uuid')))
-    with op.batch_alter_table('vmoves') as batch_op:
-        batch_op.create_index(batch_op.f('ix_vmoves_notification_uuid'),
-                              ['notification_uuid'], unique=False)
 
 
 def downgrade():

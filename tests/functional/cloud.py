@@ -10,6 +10,8 @@ from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
 
 from tests.functional import fixtures
+from watcher_ha.common import clients
+from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
 # Four hosts, twelve servers, and migrations fast enough for tests.
@@ -52,3 +54,22 @@ def nova(url, password='admin'):
         project_name='admin', user_domain_name='Default',
         project_domain_name='Default')
     return nova_client.Client('2.96', session=ks_session.Session(auth=auth))
+
+
+@contextlib.contextmanager
+def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
+    """[nova] of this process pointed at the simulator at ``url``
+    (auth_type none), the applier's polling quick, in the block."""
+    clients.register_opts(CONF)
+    overrides = (('auth_type', 'none', 'nova'),
+                 ('endpoint_override', url + '/compute/v2.1', 'nova'),
+                 ('poll_interval', poll_interval, 'watcher_applier'),
+                 ('migration_timeout', migration_timeout,
+                  'watcher_applier'))
+    for option, value, group in overrides:
+        CONF.set_override(option, value, group=group)
+    try:
+        yield
+    finally:
+        for option, _value, group in overrides:
+            CONF.clear_override(option, group=group)

@@ -12,13 +12,13 @@ import threading
 import pytest
 
 from tests.functional.cloud import nova
+from tests.functional.cloud import nova_of_this_process
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import change_nova_service_state
 from watcher_ha.applier.actions import migrate
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
@@ -28,25 +28,12 @@ def cloud(tmp_path, request):
     """The simulator's URL and an admin novaclient, with [nova] of this
     process pointed at it; a test's indirect parameter sets the
     migrations' speed (MB/s)."""
-    clients.register_opts(CONF)
     spec = scenario.generate(hosts=3, servers=6, seed=2)
     # By default a cold migration of the largest flavor takes about a
     # second.
     spec['bandwidth_mb_per_s'] = getattr(request, 'param', 20000)
-    with simulator(tmp_path, spec) as url:
-        CONF.set_override('auth_type', 'none', group='nova')
-        CONF.set_override('endpoint_override', url + '/compute/v2.1',
-                          group='nova')
-        CONF.set_override('poll_interval', 0.1, group='watcher_applier')
-        CONF.set_override('migration_timeout', 30, group='watcher_applier')
-        try:
-            yield url, nova(url)
-        finally:
-            for option, group in (('auth_type', 'nova'),
-                                  ('endpoint_override', 'nova'),
-                                  ('poll_interval', 'watcher_applier'),
-                                  ('migration_timeout', 'watcher_applier')):
-                CONF.clear_override(option, group=group)
+    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+        yield url, nova(url)
 
 
 def some_server(client):

@@ -312,11 +312,15 @@ class HostNotification(TimestampMixin, Base):
 class VMove(TimestampMixin, Base):
     """One server moved off a failed host by a recovery (API 1.3)."""
     __tablename__ = 'vmoves'
+    __table_args__ = (
+        # One move per server and recovery, however often it is retried.
+        sa.UniqueConstraint('notification_uuid', 'instance_uuid'),
+    )
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
                                               unique=True)
     notification_uuid: orm.Mapped[str] = orm.mapped_column(
-        sa.String(UUID_LEN), index=True)
+        sa.String(UUID_LEN))
     instance_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN))
     instance_name: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))

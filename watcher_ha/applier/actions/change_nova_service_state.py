@@ -10,7 +10,7 @@ ENABLED = 'enabled'
 DISABLED = 'disabled'
 
 
-class ChangeNovaServiceState(nova_base.NovaAction):
+class ChangeNovaServiceState(nova_base.ComputeService):
     name = 'change_nova_service_state'
     description = 'Enables or disables the nova-compute service of a node.'
     schema = {
@@ -31,22 +31,6 @@ class ChangeNovaServiceState(nova_base.NovaAction):
         # (status, disabled reason) before the action: what a revert puts
         # back. None until pre_condition reads it.
         self._before = None
-
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(base.COMPUTE_NODE, input_parameters['resource_name'])}
-
-    @property
-    def host(self):
-        return self.input_parameters['resource_name']
-
-    def _service(self):
-        found = self.nova.services.list(host=self.host,
-                                        binary='nova-compute')
-        if not found:
-            raise base.ActionError('no nova-compute service on %s'
-                                   % self.host)
-        return found[0]
 
     def pre_condition(self):
         service = self._service()

@@ -27,7 +27,7 @@ COLD = 'cold'
 MOVABLE = {LIVE: ('ACTIVE', 'PAUSED'), COLD: ('ACTIVE', 'SHUTOFF')}
 
 
-class Migrate(nova_base.NovaAction):
+class Migrate(nova_base.ServerMove):
     name = 'migrate'
     description = ('Moves a server to another compute node: live if it '
                    'runs, cold otherwise.')
@@ -43,27 +43,6 @@ class Migrate(nova_base.NovaAction):
         'required': ['resource_id', 'migration_type', 'source_node'],
         'additionalProperties': True,
     }
-
-    @classmethod
-    def resources(cls, input_parameters):
-        found = {(base.SERVER, input_parameters['resource_id']),
-                 (base.COMPUTE_NODE, input_parameters['source_node'])}
-        if input_parameters.get('destination_node'):
-            found.add((base.COMPUTE_NODE,
-                       input_parameters['destination_node']))
-        return found
-
-    @property
-    def uuid(self):
-        return self.input_parameters['resource_id']
-
-    @property
-    def source(self):
-        return self.input_parameters['source_node']
-
-    @property
-    def destination(self):
-        return self.input_parameters.get('destination_node')
 
     def pre_condition(self):
         server = self.server(self.uuid)

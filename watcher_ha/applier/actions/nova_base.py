@@ -56,6 +56,57 @@ class NovaAction(base.Action):
                                % (what, timeout))
 
 
+class ServerMove(NovaAction):
+    """An action that moves one server (``resource_id``) off its
+    ``source_node``, to ``destination_node`` if given."""
+
+    # Whether the started plan holds the source node too (a failed host
+    # being evacuated is no resource another plan could use).
+    holds_source = True
+
+    @classmethod
+    def resources(cls, input_parameters):
+        found = {(base.SERVER, input_parameters['resource_id'])}
+        if cls.holds_source:
+            found.add((base.COMPUTE_NODE, input_parameters['source_node']))
+        if input_parameters.get('destination_node'):
+            found.add((base.COMPUTE_NODE,
+                       input_parameters['destination_node']))
+        return found
+
+    @property
+    def uuid(self):
+        return self.input_parameters['resource_id']
+
+    @property
+    def source(self):
+        return self.input_parameters['source_node']
+
+    @property
+    def destination(self):
+        return self.input_parameters.get('destination_node')
+
+
+class ComputeService(NovaAction):
+    """An action on the nova-compute service of ``resource_name``."""
+
+    @classmethod
+    def resources(cls, input_parameters):
+        return {(base.COMPUTE_NODE, input_parameters['resource_name'])}
+
+    @property
+    def host(self):
+        return self.input_parameters['resource_name']
+
+    def _service(self):
+        found = self.nova.services.list(host=self.host,
+                                        binary='nova-compute')
+        if not found:
+            raise base.ActionError('no nova-compute service on %s'
+                                   % self.host)
+        return found[0]
+
+
 def host_of(server):
     return getattr(server, 'OS-EXT-SRV-ATTR:host', None)
 

@@ -15,6 +15,10 @@ from oslo_utils import uuidutils
 GROUP = 'watcher_planners.weight'
 
 DEFAULT_WEIGHTS = {
+    # A host-failure recovery: the failed host is fenced before any of
+    # its servers is evacuated.
+    'force_host_down': 90,
+    'evacuate': 35,
     'turn_host_to_acpi_s3_state': 10,
     'resize': 20,
     'migrate': 30,
@@ -23,6 +27,8 @@ DEFAULT_WEIGHTS = {
     'nop': 60,
 }
 DEFAULT_PARALLELIZATION = {
+    'force_host_down': 1,
+    'evacuate': 10,
     'turn_host_to_acpi_s3_state': 2,
     'resize': 2,
     'migrate': 2,

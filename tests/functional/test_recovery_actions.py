@@ -1,0 +1,133 @@
+"""The actions of a host-failure recovery against the simulator's Compute
+API (novaclient, auth_type none): force_host_down fences the failed host
+in Nova; evacuate is refused until then, rebuilds each server on the
+reserved host it is given, starts again a server that ran, records the
+move as a vmove, and when its applier died, says what came of it."""
+
+import pytest
+import requests
+import sqlalchemy as sa
+
+from tests.functional.cloud import nova
+from tests.functional.cloud import nova_of_this_process
+from tests.functional.cloud import simulator
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import evacuate
+from watcher_ha.applier.actions import force_host_down
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.common import context as watcher_context
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.simulator import scenario
+
+NOTIFICATION = '5b1f3c55-0000-4000-8000-000000000001'
+
+
+@pytest.fixture
+def cloud(tmp_path, db):
+    """The simulator's URL and an admin novaclient, [nova] of this
+    process pointed at it; three hosts, the servers on the first two."""
+    spec = scenario.generate(hosts=3, servers=6, seed=4)
+    spare = spec['hosts'][2]['name']
+    for server in spec['servers']:
+        if server['host'] == spare:
+            server['host'] = spec['hosts'][0]['name']
+    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+        yield url, nova(url), spec
+
+
+def fail(url, host):
+    requests.post('%s/simulator/hosts/%s/fail' % (url, host),
+                  timeout=10).raise_for_status()
+
+
+def servers_on(client, host):
+    return sorted((s for s in client.servers.list()
+                   if nova_base.host_of(s) == host), key=lambda s: s.id)
+
+
+def evacuation(server, source, destination=None):
+    return evacuate.Evacuate({
+        'resource_id': server.id, 'resource_name': server.name,
+        'source_node': source, 'destination_node': destination,
+        'notification_uuid': NOTIFICATION},
+        context=watcher_context.admin_context())
+
+
+def fence(host):
+    return force_host_down.ForceHostDown({'resource_name': host})
+
+
+def vmove_of(server):
+    with engine.get_engine().connect() as conn:
+        return conn.execute(sa.select(models.VMove).where(
+            models.VMove.instance_uuid == server.id)).mappings().first()
+
+
+def test_fencing_forces_the_failed_host_down_and_is_idempotent(cloud):
+    _url, client, spec = cloud
+    host = spec['hosts'][0]['name']
+    action = fence(host)
+    action.execute()
+    action.post_condition()
+    [service] = client.services.list(host=host, binary='nova-compute')
+    assert (service.status, service.forced_down, service.state) == (
+        'disabled', True, 'down')
+    assert service.disabled_reason == force_host_down.DISABLED_REASON
+    action.execute()        # again: nothing changes, nothing fails
+    assert fence(host).recover(None) == base.DONE
+    assert fence(spec['hosts'][1]['name']).recover(None) == base.NOT_DONE
+
+
+def test_nova_refuses_to_evacuate_from_a_host_still_up(cloud):
+    _url, client, spec = cloud
+    source = spec['hosts'][0]['name']
+    server = servers_on(client, source)[0]
+    with pytest.raises(base.ActionError, match='Nova refused to evacuate'):
+        action = evacuation(server, source)
+        action.pre_condition()
+        action.execute()
+    assert nova_base.host_of(client.servers.get(server.id)) == source
+    assert vmove_of(server)['status'] == 'failed'
+
+
+def test_a_fenced_hosts_servers_come_back_on_the_reserved_host(cloud):
+    url, client, spec = cloud
+    source, spare = spec['hosts'][0]['name'], spec['hosts'][2]['name']
+    running, stopped = servers_on(client, source)[:2]
+    for server, status in ((running, 'ACTIVE'), (stopped, 'SHUTOFF')):
+        if server.status != status:
+            (server.start if status == 'ACTIVE' else server.stop)()
+    fail(url, source)
+    fence(source).execute()
+    for server in (running, stopped):
+        action = evacuation(client.servers.get(server.id), source, spare)
+        action.pre_condition()
+        action.execute()
+        action.post_condition()
+    back = client.servers.get(running.id)
+    assert (nova_base.host_of(back), back.status) == (spare, 'ACTIVE')
+    still_stopped = client.servers.get(stopped.id)
+    assert (nova_base.host_of(still_stopped), still_stopped.status) == (
+        spare, 'SHUTOFF')
+    move = vmove_of(running)
+    assert (move['status'], move['source_host'], move['dest_host'],
+            move['type']) == ('succeeded', source, spare, 'evacuation')
+    assert move['start_time'] <= move['end_time']
+    # Run again (a take-over): nothing moves twice.
+    again = evacuation(back, source, spare)
+    again.pre_condition()
+    again.execute()
+    assert again.recover(None) == base.DONE
+    evacuations = client.migrations.list(instance_uuid=running.id,
+                                         migration_type='evacuation')
+    assert len(evacuations) == 1
+
+
+def test_a_server_not_yet_evacuated_may_be_evacuated_again(cloud):
+    url, client, spec = cloud
+    source = spec['hosts'][0]['name']
+    fail(url, source)
+    fence(source).execute()
+    server = servers_on(client, source)[0]
+    assert evacuation(server, source).recover(None) == base.NOT_DONE

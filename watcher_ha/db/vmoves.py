@@ -1,0 +1,42 @@
+"""The server moves of a recovery (Masakari's vmoves): one row per server
+of a notification, written by the evacuate action as the move goes."""
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from watcher_ha.db import engine
+from watcher_ha.db import models
+
+VMove = models.VMove
+
+PENDING = 'pending'
+ONGOING = 'ongoing'
+SUCCEEDED = 'succeeded'
+FAILED = 'failed'
+IGNORED = 'ignored'
+
+
+@engine.retry_on_deadlock
+def record(context, notification_uuid, instance_uuid, **values):
+    """Create or update the move of ``instance_uuid`` for the recovery of
+    ``notification_uuid`` with ``values`` (status, dest_host, times...):
+    a recovery run again after a take-over updates the same row."""
+    where = (VMove.notification_uuid == notification_uuid,
+             VMove.instance_uuid == instance_uuid)
+    try:
+        with engine.writer.using(context) as session:
+            if session.execute(sa.update(VMove).where(*where).values(
+                    updated_at=models.utcnow(), **values)).rowcount:
+                return
+            session.add(VMove(uuid=uuidutils.generate_uuid(),
+                              notification_uuid=notification_uuid,
+                              instance_uuid=instance_uuid,
+                              type=values.pop('type', 'evacuation'),
+                              status=values.pop('status', PENDING),
+                              **values))
+    except db_exc.DBDuplicateEntry:
+        # Another writer created it between our UPDATE and INSERT.
+        with engine.writer.using(context) as session:
+            session.execute(sa.update(VMove).where(*where).values(
+                updated_at=models.utcnow(), **values))
