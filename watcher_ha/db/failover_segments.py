@@ -192,3 +192,16 @@ def delete_host(context, segment_uuid, host_uuid):
         _segment, row = _host_to_change(session, segment_uuid, host_uuid,
                                         'deleted')
         session.delete(row)
+
+
+@engine.retry_on_deadlock
+def set_maintenance(context, segment_uuid, host_name):
+    """Put a failed host of the segment on maintenance (its recovery is
+    over): only an operator takes it off again. Not held by the rule for
+    segments in use: the recovery holding it is the one writing."""
+    with engine.writer.using(context) as session:
+        session.execute(sa.update(Host).where(
+            Host.name == host_name,
+            Host.failover_segment_id.in_(sa.select(Segment.id).where(
+                Segment.uuid == segment_uuid))).values(
+                    on_maintenance=True))

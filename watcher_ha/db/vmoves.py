@@ -18,16 +18,22 @@ IGNORED = 'ignored'
 
 
 @engine.retry_on_deadlock
-def record(context, notification_uuid, instance_uuid, **values):
+def record(context, notification_uuid, instance_uuid, unless=(), **values):
     """Create or update the move of ``instance_uuid`` for the recovery of
     ``notification_uuid`` with ``values`` (status, dest_host, times...):
-    a recovery run again after a take-over updates the same row."""
-    where = (VMove.notification_uuid == notification_uuid,
-             VMove.instance_uuid == instance_uuid)
+    a recovery run again after a take-over updates the same row, unless
+    its status is one of ``unless``."""
+    where = [VMove.notification_uuid == notification_uuid,
+             VMove.instance_uuid == instance_uuid]
+    if unless:
+        where.append(VMove.status.not_in(unless))
     try:
         with engine.writer.using(context) as session:
             if session.execute(sa.update(VMove).where(*where).values(
                     updated_at=models.utcnow(), **values)).rowcount:
+                return
+            if unless and session.execute(sa.select(VMove.id).where(
+                    *where[:2])).first():
                 return
             session.add(VMove(uuid=uuidutils.generate_uuid(),
                               notification_uuid=notification_uuid,
@@ -40,3 +46,11 @@ def record(context, notification_uuid, instance_uuid, **values):
         with engine.writer.using(context) as session:
             session.execute(sa.update(VMove).where(*where).values(
                 updated_at=models.utcnow(), **values))
+
+
+def of(context, notification_uuid):
+    """{instance_uuid: row} of the recovery's moves."""
+    with engine.reader.using(context) as session:
+        return {row.instance_uuid: models.as_dict(row)
+                for row in session.execute(sa.select(VMove).where(
+                    VMove.notification_uuid == notification_uuid)).scalars()}

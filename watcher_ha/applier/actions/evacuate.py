@@ -40,6 +40,9 @@ class Evacuate(nova_base.ServerMove):
             'source_node': {'type': 'string', 'minLength': 1},
             'destination_node': {'type': ['string', 'null']},
             'notification_uuid': {'type': ['string', 'null']},
+            # The destination is the reserved host the recovery's claim
+            # chose for the server (its vmove), not destination_node.
+            'destination_from_claim': {'type': 'boolean'},
         },
         'required': ['resource_id', 'source_node'],
         'additionalProperties': True,
@@ -52,6 +55,18 @@ class Evacuate(nova_base.ServerMove):
         super().__init__(input_parameters, context, fence)
         # Whether the server ran when its host failed; None until read.
         self._was_running = None
+
+    @property
+    def destination(self):
+        if not self.input_parameters.get('destination_from_claim'):
+            return self.input_parameters.get('destination_node')
+        move = vmoves.of(self.context, self.input_parameters[
+            'notification_uuid']).get(self.uuid)
+        if move is None or move['dest_host'] is None:
+            raise base.ActionError(
+                'the recovery found no reserved host with room for server '
+                '%s' % self.uuid)
+        return move['dest_host']
 
     def pre_condition(self):
         server = self.server(self.uuid)

@@ -18,7 +18,9 @@ DEFAULT_WEIGHTS = {
     # A host-failure recovery: the failed host is fenced before any of
     # its servers is evacuated.
     'force_host_down': 90,
+    'claim_reserved_hosts': 85,
     'evacuate': 35,
+    'settle_recovery': 5,
     'turn_host_to_acpi_s3_state': 10,
     'resize': 20,
     'migrate': 30,
@@ -28,7 +30,9 @@ DEFAULT_WEIGHTS = {
 }
 DEFAULT_PARALLELIZATION = {
     'force_host_down': 1,
+    'claim_reserved_hosts': 1,
     'evacuate': 10,
+    'settle_recovery': 1,
     'turn_host_to_acpi_s3_state': 2,
     'resize': 2,
     'migrate': 2,

@@ -1,0 +1,117 @@
+"""A host-failure recovery end to end, the recovery audit created by
+hand (the notification's own recovery comes next): the real daemons
+(separate processes on RabbitMQ and MariaDB) against the simulator.
+
+A host of a reserved_host segment fails with its HA-enabled servers; the
+host_recovery plan fences it, claims the reserved host, evacuates every
+server onto it (started again where it ran), records one vmove per
+server, and puts the failed host on maintenance; the unused reserved
+host stays reserved.
+"""
+
+import requests
+
+from tests import servers
+from tests.functional import daemons
+from tests.functional.cloud import simulator
+from tests.functional.fixtures import wait_for
+from tests.functional.test_host_maintenance import nova_sections
+from watcher_ha.simulator import scenario
+
+FAILED, OTHER, SPARE, SPARE_2 = ('compute-0000', 'compute-0001',
+                                 'compute-0002', 'compute-0003')
+
+
+def spec():
+    made = scenario.generate(hosts=4, servers=10, seed=5)
+    for server in made['servers']:
+        # The reserved hosts are empty; the failed host has them all.
+        if server['host'] in (SPARE, SPARE_2, OTHER):
+            server['host'] = FAILED
+        server['metadata'] = {'HA_Enabled': 'True'}
+    return made
+
+
+def ha(cluster, method, path, body=None):
+    resp = requests.request(method, cluster.url + '/instance-ha/v1' + path,
+                            json=body, timeout=30)
+    assert resp.status_code < 300, resp.text
+    return resp.json() if resp.content else None
+
+
+def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', spec()) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1'])
+            segment = ha(cluster, 'POST', '/segments', {'segment': {
+                'name': 'rack-1', 'recovery_method': 'reserved_host',
+                'service_type': 'COMPUTE'}})['segment']
+            for name, reserved in ((FAILED, False), (OTHER, False),
+                                   (SPARE, True), (SPARE_2, True)):
+                ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
+                   {'host': {'name': name, 'type': 'COMPUTE',
+                             'control_attributes': '',
+                             'reserved': reserved}})
+            before = requests.get(sim_url + '/simulator/state',
+                                  timeout=10).json()['servers']
+            requests.post('%s/simulator/hosts/%s/fail' % (sim_url, FAILED),
+                          timeout=10).raise_for_status()
+            notification = ha(cluster, 'POST', '/notifications', {
+                'notification': {
+                    'type': 'COMPUTE_HOST', 'hostname': FAILED,
+                    'generated_time': '2026-11-24T10:00:00',
+                    'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
+                                'cluster_status': 'OFFLINE'}}})[
+                'notification']
+            resp = requests.post(cluster.url + '/v1/audits', json={
+                'goal': 'cluster_maintaining', 'strategy': 'host_recovery',
+                'audit_type': 'EVENT', 'auto_trigger': True,
+                'parameters': {
+                    'notification_uuid': notification['notification_uuid'],
+                    'segment_uuid': segment['uuid'],
+                    'failed_host': FAILED,
+                    'recovery_method': 'reserved_host'}}, timeout=10)
+            assert resp.status_code == 201, resp.text
+            audit = resp.json()['uuid']
+            # An event audit runs when its webhook is called.
+            resp = requests.post(cluster.url + '/v1/webhooks/' + audit,
+                                 json={}, timeout=10)
+            assert resp.status_code == 202, resp.text
+
+            def plan_ended():
+                plans = requests.get(
+                    cluster.url + '/v1/action_plans?audit_uuid=' + audit,
+                    timeout=10).json()['action_plans']
+                return plans if plans and plans[0]['state'] in (
+                    'SUCCEEDED', 'FAILED') else None
+            [plan] = wait_for(plan_ended, 120, 'the recovery plan')
+            assert plan['state'] == 'SUCCEEDED', plan
+
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            moved = {uuid for uuid, s in before.items()
+                     if s['host'] == FAILED}
+            assert {after['servers'][u]['host'] for u in moved} == {SPARE}
+            for uuid in moved:
+                assert after['servers'][uuid]['vm_state'] == before[uuid][
+                    'vm_state'], uuid
+            assert after['hosts'][FAILED]['forced_down']
+            assert after['hosts'][SPARE]['status'] == 'enabled'
+            vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves'
+                        % notification['notification_uuid'])['vmoves']
+            assert sorted(m['instance_uuid'] for m in vmoves) == sorted(
+                moved)
+            assert {(m['status'], m['source_host'], m['dest_host'])
+                    for m in vmoves} == {('succeeded', FAILED, SPARE)}
+            hosts = {h['name']: h for h in ha(
+                cluster, 'GET', '/segments/%s/hosts' % segment['uuid'])[
+                'hosts']}
+            assert (hosts[SPARE]['reserved'], hosts[SPARE_2]['reserved'],
+                    hosts[FAILED]['on_maintenance']) == (False, True, True)
+    finally:
+        delete()

@@ -1,0 +1,126 @@
+"""host_recovery on model snapshots and a segment in the database."""
+
+import dataclasses
+
+import pytest
+
+from tests.unit.strategies.test_host_maintenance import actions
+from tests.unit.strategies.test_host_maintenance import cluster
+from watcher_ha.common import context
+from watcher_ha.db import failover_segments
+from watcher_ha.decision_engine.goal import cluster_maintaining
+from watcher_ha.decision_engine.model import state
+from watcher_ha.decision_engine.strategy import base
+from watcher_ha.decision_engine.strategy import host_recovery
+
+NODES = {'failed': (16, 32768, 'enabled', 'down'),
+         'busy': (16, 32768, 'enabled', 'up'),
+         'spare-1': (8, 16384, 'disabled', 'up'),
+         'spare-2': (16, 32768, 'disabled', 'up')}
+
+
+@pytest.fixture
+def segment(db):
+    ctx = context.admin_context()
+    made = failover_segments.create_segment(ctx, {
+        'name': 'seg', 'service_type': 'COMPUTE',
+        'recovery_method': 'reserved_host'})
+    for name, reserved in (('failed', False), ('busy', False),
+                           ('spare-1', True), ('spare-2', True)):
+        failover_segments.create_host(ctx, made['uuid'], {
+            'name': name, 'type': 'COMPUTE', 'control_attributes': '',
+            'reserved': reserved})
+    return made
+
+
+def with_metadata(snapshot, metadata):
+    """``snapshot`` with the servers' metadata set: {name: {key: value}}."""
+    changes = state.ClusterState().changes()
+    for node in snapshot.nodes.values():
+        changes.put_node(node)
+    for instance in snapshot.instances.values():
+        changes.put_instance(dataclasses.replace(
+            instance, metadata=tuple(sorted(
+                metadata.get(instance.name, {}).items()))))
+    return changes.state()
+
+
+def run(snapshot, segment, **parameters):
+    strategy = host_recovery.HostRecovery(
+        cluster_maintaining.ClusterMaintaining)
+    parameters = dict({'notification_uuid': 'n-1',
+                       'segment_uuid': segment['uuid'],
+                       'failed_host': 'failed',
+                       'recovery_method': 'reserved_host',
+                       'evacuate_all_instances': False}, **parameters)
+    return actions(strategy.execute({}, parameters,
+                                    models={'compute': snapshot}))
+
+
+SERVERS = [('a', 'failed', 2, 4096, 'active'),
+           ('b', 'failed', 4, 8192, 'stopped'),
+           ('c', 'failed', 1, 2048, 'paused'),
+           ('d', 'failed', 1, 1024, 'active'),
+           ('e', 'busy', 2, 4096, 'active')]
+HA = {'a': {'HA_Enabled': 'True', 'HA_Priority': '2'},
+      'b': {'HA_Enabled': 'true', 'HA_Priority': '1'},
+      'c': {'HA_Enabled': 'True'},
+      'd': {'HA_Enabled': 'True'},
+      'e': {'HA_Enabled': 'True'}}
+
+
+def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
+    found = run(with_metadata(cluster(NODES, SERVERS), HA), segment)
+    kinds = [kind for kind, _ in found]
+    assert kinds == ['force_host_down', 'claim_reserved_hosts', 'evacuate',
+                     'evacuate', 'evacuate', 'settle_recovery']
+    assert found[0][1] == {'resource_name': 'failed'}
+    claim = found[1][1]
+    # Paused servers are not evacuated by Nova; the busy host is no
+    # candidate; the reserved hosts offer what they hold.
+    assert set(claim['servers']) == {'uuid-a', 'uuid-b', 'uuid-d'}
+    assert claim['servers']['uuid-b'] == {'vcpus': 4, 'memory_mb': 8192,
+                                          'disk_gb': 10}
+    assert set(claim['capacity']) == {'spare-1', 'spare-2'}
+    assert claim['capacity']['spare-1']['vcpus'] > 0
+    order = [p['resource_name'] for kind, p in found if kind == 'evacuate']
+    assert order == ['b', 'a', 'd']
+    assert all(p['destination_from_claim'] and p['source_node'] == 'failed'
+               and p['notification_uuid'] == 'n-1'
+               for kind, p in found if kind == 'evacuate')
+    assert found[-1] == ('settle_recovery', {
+        'notification_uuid': 'n-1', 'segment_uuid': segment['uuid'],
+        'source_node': 'failed'})
+
+
+def test_only_ha_enabled_servers_unless_all_are_asked(segment):
+    snapshot = with_metadata(cluster(NODES, SERVERS),
+                             {'a': {'HA_Enabled': 'True'}})
+    moved = [p['resource_name'] for kind, p in run(snapshot, segment)
+             if kind == 'evacuate']
+    assert moved == ['a']
+    moved = [p['resource_name'] for kind, p in run(
+        snapshot, segment, evacuate_all_instances=True)
+        if kind == 'evacuate']
+    assert sorted(moved) == ['a', 'b', 'd']
+
+
+def test_auto_leaves_the_destination_to_nova(segment):
+    found = run(with_metadata(cluster(NODES, SERVERS), HA), segment,
+                recovery_method='auto')
+    assert [k for k, _ in found] == ['force_host_down', 'evacuate',
+                                     'evacuate', 'evacuate',
+                                     'settle_recovery']
+    assert all(p['destination_node'] is None
+               and not p['destination_from_claim']
+               for k, p in found if k == 'evacuate')
+
+
+def test_nothing_to_move_still_fences_and_settles(segment):
+    found = run(cluster(NODES, SERVERS), segment)
+    assert [k for k, _ in found] == ['force_host_down', 'settle_recovery']
+
+
+def test_an_unknown_host_is_named(segment):
+    with pytest.raises(base.StrategyError, match='ghost'):
+        run(cluster(NODES, SERVERS), segment, failed_host='ghost')

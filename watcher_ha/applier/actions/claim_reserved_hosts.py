@@ -1,0 +1,117 @@
+"""claim_reserved_hosts: take the reserved hosts a recovery needs.
+
+The fewest reserved hosts of the segment that hold the failed host's
+servers (``servers``: their sizes; ``capacity``: what each reserved host
+of the segment can hold, both read from the data model when the plan was
+made: reserved hosts are kept empty) are claimed for the recovery in the
+database (db/reserved_hosts.py: no two recoveries ever share one), then
+enabled in Nova so that servers can be rebuilt on them. Each server's
+destination is recorded as its pending vmove, which its evacuate action
+reads; a server no reserved host has room for is recorded as failed.
+
+Run again (a take-over), it keeps what the recovery holds and claims only
+what is still missing. Not reverted: the recovery's last action gives
+back what it did not use.
+"""
+
+from novaclient import exceptions as nova_exc
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.db import reserved_hosts
+from watcher_ha.db import vmoves
+from watcher_ha.instance_ha import packing
+
+_SIZE = {'type': 'object',
+         'properties': {r: {'type': 'number', 'minimum': 0}
+                        for r in packing.RESOURCES},
+         'required': list(packing.RESOURCES)}
+
+
+class ClaimReservedHosts(nova_base.NovaAction):
+    name = 'claim_reserved_hosts'
+    description = ("Claims for a recovery the fewest reserved hosts of "
+                   "the failed host's segment that hold its servers.")
+    schema = {
+        'type': 'object',
+        'properties': {
+            'notification_uuid': {'type': 'string', 'minLength': 1},
+            'segment_uuid': {'type': 'string', 'minLength': 1},
+            'source_node': {'type': 'string', 'minLength': 1},
+            'servers': {'type': 'object', 'additionalProperties': _SIZE},
+            'capacity': {'type': 'object', 'additionalProperties': _SIZE},
+        },
+        'required': ['notification_uuid', 'segment_uuid', 'source_node',
+                     'servers', 'capacity'],
+        'additionalProperties': True,
+    }
+
+    @classmethod
+    def resources(cls, input_parameters):
+        # Which hosts it takes is decided under the segment's lock.
+        return set()
+
+    @property
+    def notification(self):
+        return self.input_parameters['notification_uuid']
+
+    def execute(self):
+        params = self.input_parameters
+        servers = {uuid: packing.Size(**size)
+                   for uuid, size in params['servers'].items()}
+        chosen = {}
+
+        def choose(held, free):
+            candidates = {h: params['capacity'][h]
+                          for h in list(held) + list(free)
+                          if h in params['capacity']}
+            result = packing.fewest_hosts(
+                servers, candidates,
+                held=tuple(h for h in held if h in candidates))
+            chosen['packing'] = result
+            return [h for h in result.hosts if h not in held]
+
+        self.fence()
+        held = reserved_hosts.claim(self.context, params['segment_uuid'],
+                                    self.notification, choose)
+        result = chosen['packing']
+        for host in held:
+            self._enable(host)
+        for server, host in sorted(result.placement.items()):
+            self._record(server, vmoves.PENDING, dest_host=host)
+        for server in result.unplaced:
+            self._record(server, vmoves.FAILED,
+                         message='no reserved host of the segment has room '
+                                 'for it')
+        if not held and servers:
+            raise base.ActionError(
+                'no reserved host of segment %s is free for the servers '
+                'of %s' % (params['segment_uuid'], params['source_node']))
+
+    def _enable(self, host):
+        found = self.nova.services.list(host=host, binary='nova-compute')
+        if not found:
+            raise base.ActionError('reserved host %s has no nova-compute '
+                                   'service' % host)
+        service = found[0]
+        if service.status == 'enabled':
+            return
+        try:
+            self.nova.services.enable(service.id)
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to enable reserved host '
+                                   '%s: %s' % (host, err))
+
+    def _record(self, server, status, **values):
+        self.fence()
+        # A move under way or made (the recovery runs again) keeps its
+        # record.
+        vmoves.record(self.context, self.notification, server,
+                      unless=(vmoves.ONGOING, vmoves.SUCCEEDED),
+                      status=status,
+                      source_host=self.input_parameters['source_node'],
+                      **values)
+
+    def recover(self, started_at):
+        # Claiming again keeps what is held and takes what is missing.
+        return base.NOT_DONE

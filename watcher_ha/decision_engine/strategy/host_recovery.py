@@ -1,0 +1,128 @@
+"""host_recovery: bring the servers of a failed compute host back on
+other hosts (instance HA; the recovery of a host notification).
+
+The plan fences the failed host in Nova first (force_host_down), then
+evacuates its servers: onto the reserved hosts of its failover segment
+(``reserved_host``: claim_reserved_hosts takes the fewest that hold them,
+when the plan runs), or wherever Nova's scheduler puts them (``auto``).
+Its last action (settle_recovery) returns the reserved hosts it did not
+use and puts the failed host on maintenance.
+
+Only servers with the metadata ``HA_Enabled=True`` are evacuated, unless
+``evacuate_all_instances``. They go in order of their ``HA_Priority``
+metadata (an integer, lowest first), unprioritised last; ``[watcher_
+planners.weight] parallelization`` says how many at once. Nova evacuates
+servers that are active, stopped or in error; the others stay.
+"""
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.db import failover_segments
+from watcher_ha.db import pages
+from watcher_ha.decision_engine.strategy import base
+from watcher_ha.instance_ha import packing
+
+RESERVED_HOST = 'reserved_host'
+AUTO = 'auto'
+EVACUABLE = frozenset(('active', 'stopped', 'error'))
+
+
+def _priority(instance):
+    text = instance.metadata_dict.get('HA_Priority')
+    try:
+        return (0, int(text), instance.uuid)
+    except (TypeError, ValueError):
+        return (1, 0, instance.uuid)
+
+
+def _ha_enabled(instance):
+    return str(instance.metadata_dict.get('HA_Enabled', '')).lower() in (
+        'true', '1', 'yes', 'on')
+
+
+class HostRecovery(base.Strategy):
+    name = 'host_recovery'
+    display_name = 'Host failure recovery'
+    goal = 'cluster_maintaining'
+    data_models = ('compute',)
+    parameters_spec = {
+        'properties': {
+            'notification_uuid': {
+                'description': 'The host notification this recovers.',
+                'type': 'string'},
+            'segment_uuid': {
+                'description': "The failed host's failover segment.",
+                'type': 'string'},
+            'failed_host': {
+                'description': 'The failed compute host.',
+                'type': 'string'},
+            'recovery_method': {
+                'description': 'Where the servers go: the segment\'s '
+                               'reserved hosts, or where Nova schedules '
+                               'them.',
+                'enum': [RESERVED_HOST, AUTO], 'default': AUTO},
+            'evacuate_all_instances': {
+                'description': 'Evacuate every server, not only those '
+                               'with the metadata HA_Enabled=True.',
+                'type': 'boolean', 'default': False},
+        },
+        'required': ['notification_uuid', 'segment_uuid', 'failed_host'],
+    }
+
+    def execute(self, audit, parameters, models=None):
+        cluster = (models or {}).get('compute')
+        if cluster is None:
+            raise base.StrategyError('host_recovery needs the compute data '
+                                     'model')
+        failed = parameters['failed_host']
+        if cluster.node(failed) is None:
+            raise base.StrategyError('compute node %s is not in the data '
+                                     'model' % failed)
+        servers = sorted(
+            (i for i in cluster.instances_on(failed)
+             if i.state in EVACUABLE and (
+                 parameters['evacuate_all_instances'] or _ha_enabled(i))),
+            key=_priority)
+        notification = parameters['notification_uuid']
+        solution = self.new_solution()
+        solution.add_action('force_host_down', {'resource_name': failed})
+        by_claim = parameters['recovery_method'] == RESERVED_HOST
+        if by_claim and servers:
+            solution.add_action('claim_reserved_hosts', {
+                'notification_uuid': notification,
+                'segment_uuid': parameters['segment_uuid'],
+                'source_node': failed,
+                'servers': {i.uuid: {r: getattr(i, r)
+                                     for r in packing.RESOURCES}
+                            for i in servers},
+                'capacity': self._reserved_capacity(
+                    cluster, parameters['segment_uuid'], failed)})
+        for instance in servers:
+            solution.add_action('evacuate', {
+                'resource_id': instance.uuid,
+                'resource_name': instance.name,
+                'source_node': failed,
+                'destination_node': None,
+                'destination_from_claim': by_claim,
+                'notification_uuid': notification})
+        solution.add_action('settle_recovery', {
+            'notification_uuid': notification,
+            'segment_uuid': parameters['segment_uuid'],
+            'source_node': failed})
+        return solution
+
+    @staticmethod
+    def _reserved_capacity(cluster, segment_uuid, failed):
+        """What each reserved host of the segment the model knows can
+        hold now: its capacity less what it hosts."""
+        hosts = failover_segments.list_hosts(
+            watcher_context.admin_context(), segment_uuid, pages.Paging(),
+            {'reserved': True})
+        capacity = {}
+        for host in hosts:
+            node = cluster.node(host['name'])
+            if node is None or host['name'] == failed:
+                continue
+            capacity[host['name']] = {
+                r: node.capacity(r) - cluster.used(host['name'], r)
+                for r in packing.RESOURCES}
+        return capacity
