@@ -14,10 +14,8 @@ what is still missing. Not reverted: the recovery's last action gives
 back what it did not use.
 """
 
-from novaclient import exceptions as nova_exc
-
 from watcher_ha.applier.actions import base
-from watcher_ha.applier.actions import nova_base
+from watcher_ha.applier.actions import recovery_base
 from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
 from watcher_ha.instance_ha import packing
@@ -28,32 +26,13 @@ _SIZE = {'type': 'object',
          'required': list(packing.RESOURCES)}
 
 
-class ClaimReservedHosts(nova_base.NovaAction):
+class ClaimReservedHosts(recovery_base.RecoveryAction):
     name = 'claim_reserved_hosts'
     description = ("Claims for a recovery the fewest reserved hosts of "
                    "the failed host's segment that hold its servers.")
-    schema = {
-        'type': 'object',
-        'properties': {
-            'notification_uuid': {'type': 'string', 'minLength': 1},
-            'segment_uuid': {'type': 'string', 'minLength': 1},
-            'source_node': {'type': 'string', 'minLength': 1},
-            'servers': {'type': 'object', 'additionalProperties': _SIZE},
-            'capacity': {'type': 'object', 'additionalProperties': _SIZE},
-        },
-        'required': ['notification_uuid', 'segment_uuid', 'source_node',
-                     'servers', 'capacity'],
-        'additionalProperties': True,
-    }
-
-    @classmethod
-    def resources(cls, input_parameters):
-        # Which hosts it takes is decided under the segment's lock.
-        return set()
-
-    @property
-    def notification(self):
-        return self.input_parameters['notification_uuid']
+    schema = recovery_base.schema(
+        servers={'type': 'object', 'additionalProperties': _SIZE},
+        capacity={'type': 'object', 'additionalProperties': _SIZE})
 
     def execute(self):
         params = self.input_parameters
@@ -74,9 +53,12 @@ class ClaimReservedHosts(nova_base.NovaAction):
         self.fence()
         held = reserved_hosts.claim(self.context, params['segment_uuid'],
                                     self.notification, choose)
-        result = chosen['packing']
+        result = chosen.get('packing')
+        if result is None:
+            raise base.ActionError('failover segment %s no longer exists'
+                                   % params['segment_uuid'])
         for host in held:
-            self._enable(host)
+            self.set_service(host, enabled=True)
         for server, host in sorted(result.placement.items()):
             self._record(server, vmoves.PENDING, dest_host=host)
         for server in result.unplaced:
@@ -87,20 +69,6 @@ class ClaimReservedHosts(nova_base.NovaAction):
             raise base.ActionError(
                 'no reserved host of segment %s is free for the servers '
                 'of %s' % (params['segment_uuid'], params['source_node']))
-
-    def _enable(self, host):
-        found = self.nova.services.list(host=host, binary='nova-compute')
-        if not found:
-            raise base.ActionError('reserved host %s has no nova-compute '
-                                   'service' % host)
-        service = found[0]
-        if service.status == 'enabled':
-            return
-        try:
-            self.nova.services.enable(service.id)
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to enable reserved host '
-                                   '%s: %s' % (host, err))
 
     def _record(self, server, status, **values):
         self.fence()

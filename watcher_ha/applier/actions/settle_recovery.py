@@ -8,10 +8,8 @@ operator has repaired it and clears it. The action fails, naming them, if
 some of the failed host's servers were not moved.
 """
 
-from novaclient import exceptions as nova_exc
-
 from watcher_ha.applier.actions import base
-from watcher_ha.applier.actions import nova_base
+from watcher_ha.applier.actions import recovery_base
 from watcher_ha.db import failover_segments
 from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
@@ -19,34 +17,21 @@ from watcher_ha.db import vmoves
 RESERVED_REASON = 'watcher_ha: reserved host of a failover segment'
 
 
-class SettleRecovery(nova_base.NovaAction):
+class SettleRecovery(recovery_base.RecoveryAction):
     name = 'settle_recovery'
     description = ('Returns the reserved hosts a recovery did not use, and '
                    'puts the failed host on maintenance.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'notification_uuid': {'type': 'string', 'minLength': 1},
-            'segment_uuid': {'type': 'string', 'minLength': 1},
-            'source_node': {'type': 'string', 'minLength': 1},
-        },
-        'required': ['notification_uuid', 'segment_uuid', 'source_node'],
-        'additionalProperties': True,
-    }
-
-    @classmethod
-    def resources(cls, input_parameters):
-        return set()
+    schema = recovery_base.schema()
 
     def execute(self):
-        notification = self.input_parameters['notification_uuid']
+        notification = self.notification
         moves = vmoves.of(self.context, notification)
         used = {move['dest_host'] for move in moves.values()
                 if move['status'] == vmoves.SUCCEEDED}
         unused = [host for host in reserved_hosts.held_by(
             self.context, notification) if host not in used]
         for host in unused:
-            self._disable(host)
+            self.set_service(host, enabled=False, reason=RESERVED_REASON)
         self.fence()
         reserved_hosts.release(self.context, notification, unused)
         reserved_hosts.settle(self.context, notification)
@@ -59,17 +44,6 @@ class SettleRecovery(nova_base.NovaAction):
             raise base.ActionError(
                 'server(s) %s were not moved off %s' % (
                     ', '.join(left), self.input_parameters['source_node']))
-
-    def _disable(self, host):
-        found = self.nova.services.list(host=host, binary='nova-compute')
-        if not found or found[0].status == 'disabled':
-            return
-        try:
-            self.nova.services.disable_log_reason(found[0].id,
-                                                  RESERVED_REASON)
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to disable reserved host '
-                                   '%s again: %s' % (host, err))
 
     def recover(self, started_at):
         # Each step finds what is done and does the rest.
