@@ -78,6 +78,10 @@ def upgrade():
         sa.Column('status', sa.String(length=20), nullable=False),
         sa.Column('message', sa.Text(), nullable=True),
         sa.Column('version', sa.Integer(), nullable=False),
+        sa.Column('hostname', sa.String(length=255), nullable=True),
+        sa.Column('recovery_audit_uuid', sa.String(length=36),
+                  nullable=True),
+        sa.Column('attempts', sa.Integer(), nullable=False),
         *_timestamps(),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_host_notifications')),
         sa.UniqueConstraint(

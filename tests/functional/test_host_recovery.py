@@ -1,12 +1,12 @@
-"""A host-failure recovery end to end, the recovery audit created by
-hand (the notification's own recovery comes next): the real daemons
-(separate processes on RabbitMQ and MariaDB) against the simulator.
+"""A host-failure recovery end to end: the real daemons (separate
+processes on RabbitMQ and MariaDB) against the simulator.
 
-A host of a reserved_host segment fails with its HA-enabled servers; the
-host_recovery plan fences it, claims the reserved host, evacuates every
-server onto it (started again where it ran), records one vmove per
-server, and puts the failed host on maintenance; the unused reserved
-host stays reserved.
+A host of a reserved_host segment fails with its servers and its monitor
+reports it; the decision engine starts the recovery (a host_recovery
+audit), whose plan fences the host, claims the reserved host, evacuates
+every server onto it (started again where it ran), records one vmove per
+server, and puts the failed host on maintenance; the unused reserved host
+stays reserved, and the notification ends finished.
 """
 
 import requests
@@ -68,28 +68,23 @@ def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
                     'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
                                 'cluster_status': 'OFFLINE'}}})[
                 'notification']
-            resp = requests.post(cluster.url + '/v1/audits', json={
-                'goal': 'cluster_maintaining', 'strategy': 'host_recovery',
-                'audit_type': 'EVENT', 'auto_trigger': True,
-                'parameters': {
-                    'notification_uuid': notification['notification_uuid'],
-                    'segment_uuid': segment['uuid'],
-                    'failed_host': FAILED,
-                    'recovery_method': 'reserved_host'}}, timeout=10)
-            assert resp.status_code == 201, resp.text
-            audit = resp.json()['uuid']
-            # An event audit runs when its webhook is called.
-            resp = requests.post(cluster.url + '/v1/webhooks/' + audit,
-                                 json={}, timeout=10)
-            assert resp.status_code == 202, resp.text
+            uuid = notification['notification_uuid']
 
-            def plan_ended():
-                plans = requests.get(
-                    cluster.url + '/v1/action_plans?audit_uuid=' + audit,
-                    timeout=10).json()['action_plans']
-                return plans if plans and plans[0]['state'] in (
-                    'SUCCEEDED', 'FAILED') else None
-            [plan] = wait_for(plan_ended, 120, 'the recovery plan')
+            def recovered():
+                found = ha(cluster, 'GET', '/notifications/' + uuid)[
+                    'notification']
+                return found if found['status'] in (
+                    'finished', 'error', 'failed') else None
+            ended = wait_for(recovered, 120, 'the recovery')
+            assert ended['status'] == 'finished', ended
+            # Its recovery is an audit and a plan of the Watcher API too.
+            [audit] = [a for a in requests.get(
+                cluster.url + '/v1/audits?strategy=host_recovery',
+                timeout=10).json()['audits']
+                if uuid in a['name']]
+            [plan] = requests.get(
+                cluster.url + '/v1/action_plans?audit_uuid='
+                + audit['uuid'], timeout=10).json()['action_plans']
             assert plan['state'] == 'SUCCEEDED', plan
 
             after = requests.get(sim_url + '/simulator/state',

@@ -233,7 +233,7 @@ def _kind(path):
 def _drop_notification(uuid):
     with engine.get_engine().begin() as conn:
         conn.execute(sa.delete(models.HostNotification).where(
-            models.HostNotification.notification_uuid == uuid))
+            models.HostNotification.uuid == uuid))
 
 
 def test_masakari_golden_exchanges_replay(db, nova):

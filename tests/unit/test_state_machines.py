@@ -4,6 +4,7 @@ from watcher_ha.common import state_machines as sm
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
+from watcher_ha.instance_ha import statuses
 
 
 @pytest.mark.parametrize('machine', sm.MACHINES.values(),
@@ -14,7 +15,7 @@ def test_every_state_is_reachable_or_initial(machine):
     unreachable = machine.states - targets
     # Only the initial states have no way in.
     assert unreachable <= {AuditState.PENDING, ActionPlanState.RECOMMENDED,
-                           ActionState.PENDING}
+                           ActionState.PENDING, statuses.NEW}
     # DELETED is terminal everywhere.
     assert 'DELETED' not in sources
 

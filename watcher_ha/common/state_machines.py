@@ -12,6 +12,7 @@ import dataclasses
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import ActionState as A
 from watcher_ha.common.states import AuditState as S
+from watcher_ha.instance_ha import statuses as N
 
 USER = 'user'
 SERVICE = 'service'
@@ -125,4 +126,20 @@ ACTION = StateMachine(
         A.SKIPPED: {A.DELETED: ONLY_SERVICE},
     })
 
-MACHINES = {m.name: m for m in (AUDIT, ACTION_PLAN, ACTION)}
+# A host notification (instance HA), in Masakari's statuses: its recovery
+# is run by a decision engine, which alone moves it.
+NOTIFICATION = StateMachine(
+    name='notification',
+    states=frozenset((N.NEW, N.RUNNING, N.ERROR, N.FAILED, N.IGNORED,
+                      N.FINISHED)),
+    transitions={
+        N.NEW: {N.RUNNING: ONLY_SERVICE,
+                N.IGNORED: ONLY_SERVICE},
+        N.RUNNING: {N.FINISHED: ONLY_SERVICE,
+                    N.ERROR: ONLY_SERVICE},
+        # Tried again, or given up after the last attempt.
+        N.ERROR: {N.RUNNING: ONLY_SERVICE,
+                  N.FAILED: ONLY_SERVICE},
+    })
+
+MACHINES = {m.name: m for m in (AUDIT, ACTION_PLAN, ACTION, NOTIFICATION)}

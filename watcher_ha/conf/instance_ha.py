@@ -20,6 +20,27 @@ OPTS = [
              'is refused as a duplicate (409), counted either side of '
              'the generated_time of the first. Masakari\'s option of the '
              'same name, in [DEFAULT] there.'),
+    cfg.BoolOpt(
+        'evacuate_all_instances', default=True,
+        help='Evacuate every server of a failed host. False: only the '
+             'servers with the metadata HA_Enabled=True (Masakari\'s '
+             '[host_failure] option of the same name).'),
+    cfg.IntOpt(
+        'recovery_attempts', default=3, min=1,
+        help='Attempts at recovering from one host failure before its '
+             'notification is failed (each attempt after the first keeps '
+             'the reserved hosts the earlier ones claimed).'),
+    cfg.FloatOpt(
+        'recovery_retry_interval', default=30, min=0,
+        help='Seconds between a failed recovery attempt and the next.'),
+    cfg.FloatOpt(
+        'recovery_poll_interval', default=1, min=0.05,
+        help='Seconds between two looks of a decision engine at the '
+             'recovery plan it follows.'),
+    cfg.IntOpt(
+        'max_recovery_workers', default=8, min=1,
+        help='Recoveries one decision engine follows at once (each takes '
+             'a thread while its plan runs on the appliers).'),
 ]
 
 

@@ -37,7 +37,7 @@ def list_segments(context, paging, filters):
     """``filters``: column name -> value, each compared for equality."""
     with engine.reader.using(context) as session:
         rows = pages.page(session, Segment, paging, *[
-            getattr(Segment, name) == value
+            pages.column(Segment, name) == value
             for name, value in filters.items()])
         return [models.as_dict(row) for row in rows]
 
@@ -74,7 +74,7 @@ def create_segment(context, values):
 def _in_use(session, segment):
     return session.execute(sa.select(sa.exists().where(
         Notification.failover_segment_uuid == segment.uuid,
-        Notification.status.in_(statuses.IN_RECOVERY)))).scalar()
+        Notification.state.in_(statuses.IN_RECOVERY)))).scalar()
 
 
 @engine.retry_on_deadlock
@@ -137,7 +137,7 @@ def list_hosts(context, segment_uuid, paging, filters):
         segment = _segment(session, segment_uuid)
         rows = pages.page(session, Host, paging,
                           Host.failover_segment_id == segment.id, *[
-                              getattr(Host, name) == value
+                              pages.column(Host, name) == value
                               for name, value in filters.items()])
         return [_host_view(row, segment) for row in rows]
 

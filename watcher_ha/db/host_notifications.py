@@ -31,7 +31,7 @@ ON_MAINTENANCE = ('The host is on maintenance: the notification is '
 
 
 def list_notifications(context, paging, filters, generated_since=None):
-    where = [getattr(Notification, name) == value
+    where = [pages.column(Notification, name) == value
              for name, value in filters.items()]
     if generated_since is not None:
         where.append(Notification.generated_time >= generated_since)
@@ -43,7 +43,7 @@ def list_notifications(context, paging, filters, generated_since=None):
 
 def _notification(session, uuid):
     row = session.execute(sa.select(Notification).where(
-        Notification.notification_uuid == uuid)).scalar_one_or_none()
+        Notification.uuid == uuid)).scalar_one_or_none()
     if row is None:
         raise exception.NotificationNotFound(notification=uuid)
     return row
@@ -114,12 +114,12 @@ def _create(context, values, window, segment_id):
                                                   type=values['type'])
         ignored = host.on_maintenance
         row = Notification(
-            notification_uuid=uuidutils.generate_uuid(),
+            uuid=uuidutils.generate_uuid(),
             generated_time=values['generated_time'],
             type=values['type'], payload=values['payload'],
             source_host_uuid=host.uuid,
             failover_segment_uuid=segment.uuid,
-            status=statuses.IGNORED if ignored else statuses.NEW,
+            state=statuses.IGNORED if ignored else statuses.NEW,
             message=ON_MAINTENANCE if ignored else None)
         session.add(row)
         session.flush()
@@ -140,7 +140,7 @@ def list_vmoves(context, notification_uuid, paging, filters):
         _moves_of(session, notification_uuid)
         rows = pages.page(session, VMove, paging,
                           VMove.notification_uuid == notification_uuid, *[
-                              getattr(VMove, name) == value
+                              pages.column(VMove, name) == value
                               for name, value in filters.items()])
         return [models.as_dict(row) for row in rows]
 

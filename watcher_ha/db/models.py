@@ -29,9 +29,9 @@ def utcnow():
 
 
 def as_dict(row):
-    """The columns of an ORM object, as {name: value}."""
-    return {column.name: getattr(row, column.name)
-            for column in row.__table__.columns}
+    """The mapped columns of an ORM object, as {attribute: value}."""
+    return {attr.key: getattr(row, attr.key)
+            for attr in sa.inspect(row).mapper.column_attrs}
 
 
 class Base(orm.DeclarativeBase):
@@ -291,8 +291,10 @@ class HostNotification(TimestampMixin, Base):
                  'source_host_uuid', 'generated_time'),
     )
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    notification_uuid: orm.Mapped[str] = orm.mapped_column(
-        sa.String(UUID_LEN), unique=True)
+    # Masakari's column names; the names every row with a life cycle has
+    # here (db/transitions.py).
+    uuid: orm.Mapped[str] = orm.mapped_column(
+        'notification_uuid', sa.String(UUID_LEN), unique=True)
     generated_time: orm.Mapped[datetime.datetime]
     type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     payload: orm.Mapped[dict[str, Any]]
@@ -302,11 +304,18 @@ class HostNotification(TimestampMixin, Base):
         sa.String(UUID_LEN))
     failover_segment_uuid: orm.Mapped[str] = orm.mapped_column(
         sa.String(UUID_LEN), index=True)
-    status: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
-                                                index=True)
+    state: orm.Mapped[str] = orm.mapped_column(
+        'status', sa.String(STATE_LEN), index=True)
     message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     # Optimistic concurrency for the status machine.
     version: orm.Mapped[int] = orm.mapped_column(default=1)
+    # Internal. The decision engine that runs its recovery, the recovery
+    # audit of the attempt under way, and how many attempts were made.
+    hostname: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    recovery_audit_uuid: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(UUID_LEN))
+    attempts: orm.Mapped[int] = orm.mapped_column(default=0)
 
 
 class VMove(TimestampMixin, Base):

@@ -26,13 +26,21 @@ class Paging:
 
 
 # Bookkeeping columns the API does not show.
-INTERNAL = frozenset(('version', 'claimed_by', 'claimed_at'))
+INTERNAL = frozenset(('version', 'claimed_by', 'claimed_at', 'hostname',
+                      'recovery_audit_uuid', 'attempts'))
 
 
 def sort_keys_of(model):
-    return frozenset(column.name for column in model.__table__.columns
-                     if not isinstance(column.type, sa.JSON)
-                     and column.name not in INTERNAL)
+    """{API sort key (a column's name): the model's attribute for it}."""
+    return {attr.columns[0].name: attr.key
+            for attr in sa.inspect(model).column_attrs
+            if not isinstance(attr.columns[0].type, sa.JSON)
+            and attr.columns[0].name not in INTERNAL}
+
+
+def column(model, name):
+    """The column ``name`` of ``model``'s table (a filter's name)."""
+    return model.__table__.c[name]
 
 
 def page(session, model, paging, *where):
@@ -43,7 +51,8 @@ def page(session, model, paging, *where):
         if key not in allowed:
             raise exception.InvalidListInput(
                 message=repr(db_exc.InvalidSortKey(key=key)))
-    sort_keys, sort_dirs = list(paging.sort_keys), list(paging.sort_dirs)
+    sort_keys = [allowed[key] for key in paging.sort_keys]
+    sort_dirs = list(paging.sort_dirs)
     if 'id' not in sort_keys:
         # A unique last key: rows that tie on the others keep one order
         # from page to page.

@@ -26,6 +26,7 @@ MACHINE_OF = {
     models.Audit: state_machines.AUDIT,
     models.ActionPlan: state_machines.ACTION_PLAN,
     models.Action: state_machines.ACTION,
+    models.HostNotification: state_machines.NOTIFICATION,
 }
 
 # ``owner``: the row may have any owner.

@@ -19,6 +19,7 @@ from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import garbage_collection
@@ -43,6 +44,9 @@ class Endpoints:
 
     def trigger_audit(self, context, audit_uuid):
         self._manager.submit(audit_uuid)
+
+    def recover_notification(self, context, notification_uuid):
+        self._manager.recover(notification_uuid)
 
     def get_data_model_info(self, context, data_model_type, audit_uuid):
         """The model as Watcher lists it, with its generation and age (an
@@ -121,6 +125,13 @@ class DecisionEngineManager:
             self.audits, self.host,
             CONF.watcher_decision_engine.max_audit_workers,
             threading.Event())
+        # Host notifications (instance HA): their recoveries.
+        stopping = threading.Event()
+        self.recoveries = recoveries.Recoveries(self.host, stopping,
+                                                self.submit)
+        self.recovery_owner = ownership.Owner(
+            self.recoveries, self.host,
+            CONF.instance_ha.max_recovery_workers, stopping)
         self.collectors = None
         self.dispatcher = None
         self._listener = None
@@ -147,6 +158,7 @@ class DecisionEngineManager:
         # One-shot audits stamped with this host were being computed by an
         # earlier life of this engine: computed again from scratch.
         self.owner.start(group)
+        self.recovery_owner.start(group)
 
     def _start_models(self):
         """The data models: notifications flow in at once; each model's
@@ -191,7 +203,9 @@ class DecisionEngineManager:
     def periodic(self):
         engine = CONF.watcher_decision_engine
         return self.owner.periodic(
-            'audits', lambda: engine.sweep_interval) + [
+            'audits', lambda: engine.sweep_interval) + (
+            self.recovery_owner.periodic(
+                'notifications', lambda: engine.sweep_interval)) + [
             daemon.Periodic('continuous_audits', self.run_due_rounds,
                             lambda: engine.continuous_audit_check_interval),
             daemon.Periodic('watch_services', self.watch_services,
@@ -212,6 +226,10 @@ class DecisionEngineManager:
 
     def submit(self, audit_uuid):
         self.owner.submit(audit_uuid, self.audits.take, audit_uuid)
+
+    def recover(self, notification_uuid):
+        self.recovery_owner.submit(notification_uuid, self.recoveries.take,
+                                   notification_uuid)
 
     def run_due_rounds(self):
         for uuid in audit_runs.due_continuous(
@@ -272,6 +290,8 @@ class DecisionEngineManager:
     def stop(self, timeout):
         """Take no more work; give running audits until ``timeout``, then
         hand every audit this engine holds back to the others."""
+        # Following a recovery stops at once: the others pick it up.
+        self.recovery_owner.stop(min(timeout, 5))
         self.owner.stop(timeout)
         if self.collectors is not None:
             self.collectors.stop()

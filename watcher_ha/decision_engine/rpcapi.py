@@ -26,6 +26,13 @@ class DecisionEngineAPI:
         rpc.cast_or_log(self._client, context, 'trigger_audit',
                         audit_uuid=audit_uuid)
 
+    def recover_notification(self, context, notification_uuid):
+        """Ask any decision engine to recover from the failure a host
+        notification reports (fire and forget; the engines' sweep takes a
+        notification whose message was lost)."""
+        rpc.cast_or_log(self._client, context, 'recover_notification',
+                        notification_uuid=notification_uuid)
+
     def _call(self, context, method, **kwargs):
         try:
             return self._client.prepare(retry=rpc.CALL_RETRIES).call(

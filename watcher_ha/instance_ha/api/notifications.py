@@ -4,6 +4,8 @@ from oslo_config import cfg
 
 from watcher_ha.common import policy
 from watcher_ha.db import host_notifications
+from watcher_ha.decision_engine import rpcapi as engine_rpcapi
+from watcher_ha.instance_ha import statuses
 from watcher_ha.instance_ha.api import inputs
 from watcher_ha.instance_ha.api import listing
 from watcher_ha.instance_ha.api import views
@@ -44,4 +46,8 @@ def create(call):
     row = host_notifications.create_notification(
         call.context, values,
         CONF.instance_ha.duplicate_notification_detection_interval)
+    if row['state'] == statuses.NEW:
+        # After the commit; a lost message waits for the engines' sweep.
+        engine_rpcapi.DecisionEngineAPI().recover_notification(
+            call.context, row['uuid'])
     return 202, _shown(call, row)

@@ -61,10 +61,10 @@ HOST = (
 )
 
 NOTIFICATION = (
-    Field('id'), Field('notification_uuid'),
+    Field('id'), Field('notification_uuid', _column('uuid', str)),
     Field('generated_time', _column('generated_time', _time)),
     Field('source_host_uuid'), Field('type'), Field('payload'),
-    Field('status'),
+    Field('status', _column('state', str)),
     # The steps of the notification's recovery, as the handler found them.
     Field('recovery_workflow_details', since=(1, 1), show_only=True),
     Field('failover_segment_uuid'), Field('message'),

@@ -1,0 +1,183 @@
+"""The recovery of host notifications, as the decision engines run it.
+
+A notification's recovery is owned work (common/ownership.py): the engine
+that moves it from new to running stamps itself as its ``hostname``, and
+in the same transaction creates the attempt's recovery audit (an event
+audit of the host_recovery strategy, triggered at once, whose plan starts
+itself), so that an engine that dies between the two leaves neither. The
+engine then follows the attempt until it ends, and moves the notification
+to finished, or to error and, after its last attempt, to failed. Every
+move is a compare-and-swap on the state machine and on the owner.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+from oslo_utils import uuidutils
+
+from watcher_ha.common.states import AuditState
+from watcher_ha.common.states import AuditType
+from watcher_ha.db import engine
+from watcher_ha.db import models
+from watcher_ha.db import transitions
+from watcher_ha.instance_ha import statuses
+
+Notification = models.HostNotification
+Segment = models.FailoverSegment
+Audit = models.Audit
+
+GOAL = 'cluster_maintaining'
+STRATEGY = 'host_recovery'
+# What a recovery's owner runs: a notification in these states is held.
+HELD = (statuses.RUNNING, statuses.ERROR)
+
+
+class LostOwnership(Exception):
+    """The notification is no longer this engine's to move."""
+
+
+def get(context, uuid):
+    with engine.reader.using(context) as session:
+        row = session.execute(sa.select(Notification).where(
+            Notification.uuid == uuid)).scalar_one_or_none()
+        return None if row is None else models.as_dict(row)
+
+
+def unclaimed(context, grace_seconds, limit=50):
+    """Notifications waiting for an engine for ``grace_seconds``: new
+    ones, and those an engine handed back when it stopped."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(sa.select(Notification.uuid).where(
+            Notification.hostname.is_(None),
+            Notification.state.in_((statuses.NEW,) + HELD),
+            sa.func.coalesce(Notification.updated_at,
+                             Notification.created_at) <= cutoff)
+            .order_by(Notification.id).limit(limit)).scalars())
+
+
+def held(context):
+    """(uuid, owner) of every notification an engine holds."""
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(sa.select(
+            Notification.uuid, Notification.hostname).where(
+                Notification.state.in_(HELD),
+                Notification.hostname.is_not(None))
+            .order_by(Notification.id)))
+
+
+@engine.retry_on_deadlock
+def ignore(context, uuid, host, message):
+    """new -> ignored: nothing to recover."""
+    with engine.writer.using(context) as session:
+        return bool(transitions.write(
+            session, Notification, [Notification.uuid == uuid],
+            target=statuses.IGNORED, owner=None,
+            values={'message': message}))
+
+
+@engine.retry_on_deadlock
+def start_attempt(context, row, host, parameters):
+    """Move the notification ``row`` (new, or error to try again) to
+    running, owned by ``host``, with a new recovery audit of
+    ``parameters``; the audit's UUID, or None if someone else moved it.
+    A notification in error must be ``host``'s already."""
+    audit_uuid = uuidutils.generate_uuid()
+    now = models.utcnow()
+    with engine.writer.using(context) as session:
+        ids = dict(session.execute(sa.select(
+            models.Strategy.name, models.Strategy.id).where(
+                models.Strategy.name == STRATEGY)).all())
+        goal_id = session.execute(sa.select(models.Goal.id).where(
+            models.Goal.name == GOAL)).scalar()
+        if STRATEGY not in ids or goal_id is None:
+            raise LookupError('the %s strategy is not in the catalog: is '
+                              'watcher_ha installed whole on this engine?'
+                              % STRATEGY)
+        owner = None if row['state'] == statuses.NEW else host
+        moved = transitions.write(
+            session, Notification, [Notification.id == row['id']],
+            target=statuses.RUNNING, owner=owner, version=row['version'],
+            values={'hostname': host, 'recovery_audit_uuid': audit_uuid,
+                    'attempts': row['attempts'] + 1, 'message': None})
+        if not moved:
+            return None
+        session.execute(sa.insert(Audit).values(
+            uuid=audit_uuid, state=AuditState.PENDING,
+            name='recovery-%s-%d' % (row['uuid'], row['attempts'] + 1),
+            audit_type=AuditType.EVENT, parameters=parameters, scope=[],
+            goal_id=goal_id, strategy_id=ids[STRATEGY], auto_trigger=True,
+            # Triggered now, as by its webhook.
+            next_run_time=now, webhook_triggered_at=now))
+    return audit_uuid
+
+
+@engine.retry_on_deadlock
+def end_attempt(context, uuid, host, target, message=None):
+    """running -> finished or error, or error -> failed, while ``host``
+    owns the notification; LostOwnership if it does not."""
+    with engine.writer.using(context) as session:
+        moved = transitions.write(
+            session, Notification, [Notification.uuid == uuid],
+            target=target, owner=host,
+            values={'message': message,
+                    # Over for good: nobody holds it any more.
+                    **({'hostname': None} if target in (
+                        statuses.FINISHED, statuses.FAILED) else {})})
+    if not moved:
+        raise LostOwnership(uuid)
+
+
+@engine.retry_on_deadlock
+def change_owner(context, uuid, previous, new):
+    """Move a held notification from ``previous`` (None: nobody) to
+    ``new``; True if this call did it."""
+    with engine.writer.using(context) as session:
+        return bool(transitions.write(
+            session, Notification, [Notification.uuid == uuid],
+            states=HELD, owner=previous, values={'hostname': new}))
+
+
+@engine.retry_on_deadlock
+def release(context, host):
+    """Hand back every notification ``host`` holds; how many."""
+    with engine.writer.using(context) as session:
+        return transitions.write(
+            session, Notification, [], states=HELD, owner=host,
+            values={'hostname': None})
+
+
+def segment_of(context, uuid):
+    with engine.reader.using(context) as session:
+        row = session.execute(sa.select(Segment).where(
+            Segment.uuid == uuid)).scalar_one_or_none()
+        return None if row is None else models.as_dict(row)
+
+
+def attempt(context, audit_uuid):
+    """Where the recovery audit ``audit_uuid`` stands: {state, hostname,
+    status_message, plan: {state, status_message} or None}, its newest
+    plan; None if the audit is gone."""
+    with engine.reader.connection.using(context) as conn:
+        audit = conn.execute(sa.select(
+            Audit.id, Audit.state, Audit.hostname, Audit.status_message)
+            .where(Audit.uuid == audit_uuid)).mappings().first()
+        if audit is None:
+            return None
+        plan = conn.execute(sa.select(
+            models.ActionPlan.state, models.ActionPlan.status_message)
+            .where(models.ActionPlan.audit_id == audit['id'])
+            .order_by(models.ActionPlan.id.desc())).mappings().first()
+    found = dict(audit)
+    found['plan'] = None if plan is None else dict(plan)
+    return found
+
+
+def host_name(context, host_uuid):
+    with engine.reader.using(context) as session:
+        name = session.execute(sa.select(models.SegmentHost.name).where(
+            models.SegmentHost.uuid == host_uuid)).scalar()
+    if name is None:
+        raise LookupError('host %s is no longer in a failover segment'
+                          % host_uuid)
+    return name

@@ -1,0 +1,207 @@
+"""Host notifications as owned work of the decision engines (instance HA):
+each one's recovery, from new to finished or failed.
+
+An engine takes a new COMPUTE_HOST notification of a host that stopped,
+in an enabled segment, and starts an attempt: a host_recovery audit
+(db/recoveries.py), which it computes itself at once; the plan starts by
+itself and an applier runs it (fenced, taken over if its applier dies).
+The engine follows the attempt until its plan ends: finished if it
+succeeded; otherwise error, and a new attempt after
+``[instance_ha] recovery_retry_interval``, until
+``[instance_ha] recovery_attempts`` have failed: then failed. A report of
+a host that came back (STARTED), or from a disabled segment, is ignored.
+
+If the engine dies, its notifications are adopted by another engine,
+which follows the attempt under way (or starts the next); the recovery
+audit and plan have owners of their own and go on meanwhile.
+"""
+
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import ownership
+from watcher_ha.common.states import ActionPlanState as P
+from watcher_ha.common.states import AuditState as S
+from watcher_ha.db import recoveries
+from watcher_ha.instance_ha import statuses
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
+
+# Plan states after which an attempt is over.
+PLAN_ENDED = {P.SUCCEEDED, P.FAILED, P.CANCELLED, P.SUPERSEDED,
+              P.DELETED}
+AUDIT_ENDED_WITHOUT_PLAN = {S.FAILED, S.CANCELLED, S.DELETED}
+
+
+def _not_recovered(row, segment):
+    """Why ``row`` needs no recovery (None: it does)."""
+    if row['type'] != statuses.COMPUTE_HOST:
+        return ('%s notifications are recorded; their recovery (restarting '
+                'a server, disabling a compute service) is not run by this '
+                'release' % row['type'])
+    if row['payload'].get('event') != 'STOPPED':
+        return 'the host reports it is %s: nothing to recover' % (
+            row['payload'].get('event'))
+    if segment is None:
+        return 'its failover segment no longer exists'
+    if not segment['enabled']:
+        return ('its failover segment %s is disabled: enable it to have '
+                'its failures recovered' % segment['name'])
+    return None
+
+
+class Recoveries:
+    """Notifications as owned work (ownership.Domain)."""
+
+    kind = 'notification'
+
+    def __init__(self, host, stopping, trigger_audit):
+        self.host = host
+        self.stopping = stopping
+        # Runs an audit on this engine, as the audits' own work.
+        self.trigger_audit = trigger_audit
+
+    def _context(self):
+        return watcher_context.admin_context()
+
+    # ownership.Domain.
+
+    def unclaimed(self, context):
+        return recoveries.unclaimed(
+            context, CONF.watcher_decision_engine.pending_grace)
+
+    def held(self, context):
+        return [ownership.Held(uuid, owner)
+                for uuid, owner in recoveries.held(context)]
+
+    def take(self, uuid):
+        self._run(uuid)
+
+    def adopt(self, context, held, gone):
+        return recoveries.change_owner(context, held.uuid, gone, self.host)
+
+    def resume(self, uuid, why, previous):
+        self._run(uuid)
+
+    def hand_over(self, context, held, to):
+        return False
+
+    def interrupt(self, uuids):
+        # A recovery's effects are its audit's and plan's, which have
+        # owners of their own; following it stops with ``stopping``.
+        return set()
+
+    def release(self, context):
+        released = recoveries.release(context, self.host)
+        if released:
+            LOG.info('Handed %d notification(s) back to the other engines',
+                     released)
+
+    # The recovery.
+
+    def _run(self, uuid):
+        context = self._context()
+        row = recoveries.get(context, uuid)
+        if row is None:
+            return
+        if row['state'] == statuses.NEW:
+            segment = recoveries.segment_of(context,
+                                            row['failover_segment_uuid'])
+            reason = _not_recovered(row, segment)
+            if reason is not None:
+                if recoveries.ignore(context, uuid, self.host, reason):
+                    LOG.info('Notification %s ignored: %s', uuid, reason)
+                return
+            row = self._start(context, row, segment)
+        elif row['hostname'] is None:
+            # Handed back by an engine that stopped.
+            if not recoveries.change_owner(context, uuid, None, self.host):
+                return
+            row = recoveries.get(context, uuid)
+        try:
+            self._follow(context, row)
+        except recoveries.LostOwnership:
+            LOG.info('Notification %s is no longer %s\'s', uuid, self.host)
+
+    def _start(self, context, row, segment=None):
+        """A new attempt of ``row`` (new, or in error); the row after, or
+        None if another engine moved it first."""
+        segment = segment or recoveries.segment_of(
+            context, row['failover_segment_uuid'])
+        parameters = {
+            'notification_uuid': row['uuid'],
+            'segment_uuid': row['failover_segment_uuid'],
+            'failed_host': self._host_name(context, row),
+            'recovery_method': ('reserved_host' if segment and segment[
+                'recovery_method'] in ('reserved_host', 'rh_priority')
+                else 'auto'),
+            'evacuate_all_instances':
+                CONF.instance_ha.evacuate_all_instances}
+        audit = recoveries.start_attempt(context, row, self.host,
+                                         parameters)
+        if audit is None:
+            return None
+        LOG.info('Notification %s: attempt %d, recovery audit %s',
+                 row['uuid'], row['attempts'] + 1, audit)
+        return recoveries.get(context, row['uuid'])
+
+    @staticmethod
+    def _host_name(context, row):
+        return recoveries.host_name(context, row['source_host_uuid'])
+
+    def _follow(self, context, row):
+        while row is not None and row['hostname'] == self.host:
+            if row['state'] == statuses.RUNNING:
+                target, message = self._outcome(context, row)
+                if target is None:
+                    return      # stopping: the next owner follows it
+                recoveries.end_attempt(context, row['uuid'], self.host,
+                                       target, message)
+                LOG.info('Notification %s: %s%s', row['uuid'], target,
+                         ' (%s)' % message if message else '')
+            elif row['state'] == statuses.ERROR:
+                if row['attempts'] >= CONF.instance_ha.recovery_attempts:
+                    recoveries.end_attempt(
+                        context, row['uuid'], self.host, statuses.FAILED,
+                        'gave up after %d attempt(s); the last: %s'
+                        % (row['attempts'], row['message']))
+                    return
+                if self.stopping.wait(
+                        CONF.instance_ha.recovery_retry_interval):
+                    return
+                row = self._start(context, row)
+                continue
+            else:
+                return
+            row = recoveries.get(context, row['uuid'])
+
+    def _outcome(self, context, row):
+        """Follow the attempt under way until it ends: (finished or
+        error, message); (None, None) if the engine stops first."""
+        audit_uuid = row['recovery_audit_uuid']
+        while not self.stopping.is_set():
+            found = recoveries.attempt(context, audit_uuid)
+            if found is None:
+                return statuses.ERROR, 'its recovery audit was deleted'
+            plan = found['plan']
+            if plan is not None and plan['state'] in PLAN_ENDED:
+                if plan['state'] == P.SUCCEEDED:
+                    return statuses.FINISHED, None
+                return statuses.ERROR, 'the recovery plan ended %s: %s' % (
+                    plan['state'], plan['status_message'])
+            if plan is not None and plan['state'] == P.RECOMMENDED:
+                return statuses.ERROR, (
+                    'the recovery plan could not start: %s' % (
+                        found['status_message'] or 'see the decision '
+                        'engine\'s log'))
+            if plan is None and found['state'] in AUDIT_ENDED_WITHOUT_PLAN:
+                return statuses.ERROR, 'the recovery audit ended %s: %s' % (
+                    found['state'], found['status_message'])
+            if found['state'] == S.PENDING and found['hostname'] is None:
+                # Computed here; an engine that is faster (the audits' own
+                # sweep) makes this a no-op.
+                self.trigger_audit(audit_uuid)
+            self.stopping.wait(CONF.instance_ha.recovery_poll_interval)
+        return None, None
