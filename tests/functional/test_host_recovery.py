@@ -32,9 +32,11 @@ def spec():
     return made
 
 
-def ha(cluster, method, path, body=None):
+def ha(cluster, method, path, body=None, version='1.0'):
     resp = requests.request(method, cluster.url + '/instance-ha/v1' + path,
-                            json=body, timeout=30)
+                            json=body, timeout=30, headers={
+                                'OpenStack-API-Version':
+                                    'instance-ha %s' % version})
     assert resp.status_code < 300, resp.text
     return resp.json() if resp.content else None
 
@@ -77,6 +79,15 @@ def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
                     'finished', 'error', 'failed') else None
             ended = wait_for(recovered, 120, 'the recovery')
             assert ended['status'] == 'finished', ended
+            steps = ha(cluster, 'GET', '/notifications/' + uuid,
+                       version='1.1')['notification'][
+                'recovery_workflow_details']
+            assert [(s['name'], s['state'], s['progress'])
+                    for s in steps] == [
+                ('force_host_down', 'SUCCESS', 1.0),
+                ('claim_reserved_hosts', 'SUCCESS', 1.0),
+                ('evacuate', 'SUCCESS', 1.0),
+                ('settle_recovery', 'SUCCESS', 1.0)]
             # Its recovery is an audit and a plan of the Watcher API too.
             [audit] = [a for a in requests.get(
                 cluster.url + '/v1/audits?strategy=host_recovery',

@@ -181,3 +181,53 @@ def host_name(context, host_uuid):
         raise LookupError('host %s is no longer in a failover segment'
                           % host_uuid)
     return name
+
+
+# Masakari's task states, for the actions of a recovery plan.
+TASK_STATES = {'PENDING': 'PENDING', 'ONGOING': 'RUNNING',
+               'SUCCEEDED': 'SUCCESS', 'FAILED': 'FAILURE',
+               'CANCELLING': 'REVERTING', 'CANCELLED': 'REVERTED',
+               'SKIPPED': 'IGNORE'}
+_WORST_FIRST = ('FAILURE', 'REVERTING', 'REVERTED', 'RUNNING', 'PENDING',
+                'IGNORE', 'SUCCESS')
+
+
+def workflow_details(context, notification):
+    """The steps of the notification's latest recovery attempt, as
+    Masakari's ``recovery_workflow_details`` (API 1.1): one per kind of
+    action of its plan, in plan order, with its progress (the share of
+    its actions done), its state, and the actions' messages."""
+    audit_uuid = notification['recovery_audit_uuid']
+    if audit_uuid is None:
+        return []
+    Action = models.Action
+    Plan = models.ActionPlan
+    with engine.reader.connection.using(context) as conn:
+        rows = conn.execute(
+            sa.select(Action.action_type, Action.state,
+                      Action.status_message, Action.updated_at,
+                      Action.created_at)
+            .join(Plan, Action.action_plan_id == Plan.id)
+            .join(Audit, Plan.audit_id == Audit.id)
+            .where(Audit.uuid == audit_uuid)
+            .order_by(Plan.id, Action.id)).all()
+    steps = {}
+    for row in rows:
+        steps.setdefault(row.action_type, []).append(row)
+    details = []
+    for name, actions in steps.items():
+        states = [TASK_STATES.get(a.state, a.state) for a in actions]
+        done = sum(1 for s in states if s in ('SUCCESS', 'IGNORE'))
+        progress = round(done / len(actions), 2)
+        details.append({
+            'name': name, 'progress': progress,
+            'state': min(states, key=_WORST_FIRST.index),
+            'progress_details': [
+                {'timestamp': (a.updated_at or a.created_at).strftime(
+                    '%Y-%m-%d %H:%M:%S.%f'),
+                 'progress': 1.0 if TASK_STATES.get(a.state) == 'SUCCESS'
+                 else 0.0,
+                 'message': a.status_message or '%s %s' % (
+                     name, a.state.lower())}
+                for a in actions]})
+    return details

@@ -4,6 +4,7 @@ from oslo_config import cfg
 
 from watcher_ha.common import policy
 from watcher_ha.db import host_notifications
+from watcher_ha.db import recoveries
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
 from watcher_ha.instance_ha import statuses
 from watcher_ha.instance_ha.api import inputs
@@ -35,8 +36,9 @@ def show(call, notification_id):
     policy.authorize(rules.NOTIFICATIONS_DETAIL, call.context)
     row = host_notifications.get_notification(call.context,
                                               notification_id)
-    # No recovery records its steps yet: nothing has run.
-    row['recovery_workflow_details'] = []
+    if (call.version.major, call.version.minor) >= (1, 1):
+        row['recovery_workflow_details'] = recoveries.workflow_details(
+            call.context, row)
     return 200, _shown(call, row, shown_alone=True)
 
 
