@@ -41,6 +41,37 @@ def ha(cluster, method, path, body=None, version='1.0'):
     return resp.json() if resp.content else None
 
 
+def segment_of(cluster):
+    segment = ha(cluster, 'POST', '/segments', {'segment': {
+        'name': 'rack-1', 'recovery_method': 'reserved_host',
+        'service_type': 'COMPUTE'}})['segment']
+    for name, reserved in ((FAILED, False), (OTHER, False),
+                           (SPARE, True), (SPARE_2, True)):
+        ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
+           {'host': {'name': name, 'type': 'COMPUTE',
+                     'control_attributes': '', 'reserved': reserved}})
+    return segment
+
+
+def report_failure(cluster, sim_url):
+    requests.post('%s/simulator/hosts/%s/fail' % (sim_url, FAILED),
+                  timeout=10).raise_for_status()
+    return ha(cluster, 'POST', '/notifications', {'notification': {
+        'type': 'COMPUTE_HOST', 'hostname': FAILED,
+        'generated_time': '2026-11-24T10:00:00',
+        'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
+                    'cluster_status': 'OFFLINE'}}})['notification'][
+        'notification_uuid']
+
+
+def wait_ended(cluster, uuid, statuses=('finished', 'failed')):
+    def ended():
+        found = ha(cluster, 'GET', '/notifications/' + uuid)[
+            'notification']
+        return found if found['status'] in statuses else None
+    return wait_for(ended, 120, 'the recovery')
+
+
 def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
     rabbit, delete = servers.create_rabbit_vhost()
     try:
@@ -50,34 +81,11 @@ def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
                                 **nova_sections(sim_url)) as cluster:
             cluster.start_daemons(engines=['engine-1'],
                                   appliers=['applier-1'])
-            segment = ha(cluster, 'POST', '/segments', {'segment': {
-                'name': 'rack-1', 'recovery_method': 'reserved_host',
-                'service_type': 'COMPUTE'}})['segment']
-            for name, reserved in ((FAILED, False), (OTHER, False),
-                                   (SPARE, True), (SPARE_2, True)):
-                ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-                   {'host': {'name': name, 'type': 'COMPUTE',
-                             'control_attributes': '',
-                             'reserved': reserved}})
+            segment = segment_of(cluster)
             before = requests.get(sim_url + '/simulator/state',
                                   timeout=10).json()['servers']
-            requests.post('%s/simulator/hosts/%s/fail' % (sim_url, FAILED),
-                          timeout=10).raise_for_status()
-            notification = ha(cluster, 'POST', '/notifications', {
-                'notification': {
-                    'type': 'COMPUTE_HOST', 'hostname': FAILED,
-                    'generated_time': '2026-11-24T10:00:00',
-                    'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
-                                'cluster_status': 'OFFLINE'}}})[
-                'notification']
-            uuid = notification['notification_uuid']
-
-            def recovered():
-                found = ha(cluster, 'GET', '/notifications/' + uuid)[
-                    'notification']
-                return found if found['status'] in (
-                    'finished', 'error', 'failed') else None
-            ended = wait_for(recovered, 120, 'the recovery')
+            uuid = report_failure(cluster, sim_url)
+            ended = wait_ended(cluster, uuid)
             assert ended['status'] == 'finished', ended
             steps = ha(cluster, 'GET', '/notifications/' + uuid,
                        version='1.1')['notification'][
@@ -103,13 +111,13 @@ def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
             moved = {uuid for uuid, s in before.items()
                      if s['host'] == FAILED}
             assert {after['servers'][u]['host'] for u in moved} == {SPARE}
-            for uuid in moved:
-                assert after['servers'][uuid]['vm_state'] == before[uuid][
-                    'vm_state'], uuid
+            for server in moved:
+                assert after['servers'][server]['vm_state'] == before[
+                    server]['vm_state'], server
             assert after['hosts'][FAILED]['forced_down']
             assert after['hosts'][SPARE]['status'] == 'enabled'
             vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves'
-                        % notification['notification_uuid'])['vmoves']
+                        % uuid)['vmoves']
             assert sorted(m['instance_uuid'] for m in vmoves) == sorted(
                 moved)
             assert {(m['status'], m['source_host'], m['dest_host'])
@@ -121,3 +129,56 @@ def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):
                     hosts[FAILED]['on_maintenance']) == (False, True, True)
     finally:
         delete()
+
+
+def test_a_server_that_never_evacuates_fails_the_recovery_alone(tmp_path):
+    """Nova refuses, every time, to evacuate one server: the others come
+    back at the first attempt; each next attempt tries only that one,
+    keeping the reserved host the first claimed; after the last attempt
+    the notification is failed, saying why."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    sections = nova_sections_with(recovery_attempts=2)
+    try:
+        with servers.database('postgresql') as (db_url, _), \
+                simulator(tmp_path / 'sim', spec()) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1'])
+            segment = segment_of(cluster)
+            state = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            stubborn = sorted(u for u, s in state['servers'].items()
+                              if s['host'] == FAILED)[0]
+            requests.put(sim_url + '/simulator/faults', json={
+                'api_failures': [{
+                    'method': 'POST', 'status': 500,
+                    'path': '/servers/%s/action' % stubborn}]},
+                timeout=10).raise_for_status()
+            uuid = report_failure(cluster, sim_url)
+            ended = wait_ended(cluster, uuid)
+            assert ended['status'] == 'failed', ended
+            assert 'gave up after 2 attempt(s)' in ended['message']
+            assert stubborn in ended['message']
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            assert after['servers'][stubborn]['host'] == FAILED
+            others = [u for u, s in state['servers'].items()
+                      if s['host'] == FAILED and u != stubborn]
+            assert {after['servers'][u]['host'] for u in others} == {SPARE}
+            hosts = {h['name']: h for h in ha(
+                cluster, 'GET', '/segments/%s/hosts' % segment['uuid'])[
+                'hosts']}
+            # Only the host the first attempt claimed was taken.
+            assert hosts[SPARE_2]['reserved'] is True
+    finally:
+        delete()
+
+
+def nova_sections_with(**instance_ha):
+    def sections(url):
+        found = nova_sections(url)
+        found['instance_ha'] = dict(instance_ha,
+                                    recovery_retry_interval=1)
+        return found
+    return sections

@@ -124,3 +124,18 @@ def test_nothing_to_move_still_fences_and_settles(segment):
 def test_an_unknown_host_is_named(segment):
     with pytest.raises(base.StrategyError, match='ghost'):
         run(cluster(NODES, SERVERS), segment, failed_host='ghost')
+
+
+def test_a_later_attempt_offers_the_hosts_it_claimed(segment):
+    # The first attempt claimed spare-1 (no longer reserved); the next
+    # one must be able to fill it before claiming another.
+    from watcher_ha.db import reserved_hosts
+    ctx = context.admin_context()
+    reserved_hosts.claim(ctx, segment['uuid'], 'n-1',
+                         lambda held, free: ['spare-1'])
+    found = run(with_metadata(cluster(NODES, SERVERS), HA), segment)
+    assert set(found[1][1]['capacity']) == {'spare-1', 'spare-2'}
+    # Another recovery's claim is not offered.
+    found = run(with_metadata(cluster(NODES, SERVERS), HA), segment,
+                notification_uuid='n-2')
+    assert set(found[1][1]['capacity']) == {'spare-2'}

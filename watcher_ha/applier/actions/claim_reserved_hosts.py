@@ -36,8 +36,14 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
 
     def execute(self):
         params = self.input_parameters
+        # Only those still there: an earlier attempt moved the others
+        # (the data model the plan was made on may not know it yet).
+        left = {server.id for server in self.nova.servers.list(
+            search_opts={'host': params['source_node'], 'all_tenants': 1},
+            limit=-1)}
         servers = {uuid: packing.Size(**size)
-                   for uuid, size in params['servers'].items()}
+                   for uuid, size in params['servers'].items()
+                   if uuid in left}
         chosen = {}
 
         def choose(held, free):
@@ -60,7 +66,8 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
         for host in held:
             self.set_service(host, enabled=True)
         for server, host in sorted(result.placement.items()):
-            self._record(server, vmoves.PENDING, dest_host=host)
+            self._record(server, vmoves.PENDING, dest_host=host,
+                         message=None)
         for server in result.unplaced:
             self._record(server, vmoves.FAILED,
                          message='no reserved host of the segment has room '

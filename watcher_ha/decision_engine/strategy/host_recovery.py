@@ -95,7 +95,8 @@ class HostRecovery(base.Strategy):
                                      for r in packing.RESOURCES}
                             for i in servers},
                 'capacity': self._reserved_capacity(
-                    cluster, parameters['segment_uuid'], failed)})
+                    cluster, parameters['segment_uuid'], failed,
+                    notification)})
         for instance in servers:
             solution.add_action('evacuate', {
                 'resource_id': instance.uuid,
@@ -111,16 +112,18 @@ class HostRecovery(base.Strategy):
         return solution
 
     @staticmethod
-    def _reserved_capacity(cluster, segment_uuid, failed):
-        """What each reserved host of the segment the model knows can
-        hold now: its capacity less what it hosts."""
+    def _reserved_capacity(cluster, segment_uuid, failed, notification):
+        """What each reserved host of the segment (and each host an
+        earlier attempt of this recovery claimed) can hold now, as the
+        model knows it: its capacity less what it hosts."""
         hosts = failover_segments.list_hosts(
             watcher_context.admin_context(), segment_uuid, pages.Paging(),
-            {'reserved': True})
+            {})
         capacity = {}
         for host in hosts:
             node = cluster.node(host['name'])
-            if node is None or host['name'] == failed:
+            if node is None or host['name'] == failed or not (
+                    host['reserved'] or host['claimed_by'] == notification):
                 continue
             capacity[host['name']] = {
                 r: node.capacity(r) - cluster.used(host['name'], r)
