@@ -70,6 +70,12 @@ def reason_for(why, host, previous):
     }[why]
 
 
+# A host-failure recovery is what high availability is for: whoever takes
+# it over carries it on, whatever [watcher_applier] recovery says (its
+# actions tell what is done; an operator may still cancel it).
+ALWAYS_RESUMED = frozenset(('host_recovery',))
+
+
 class Recovery:
     """The settling of one plan now run by ``host``.
 
@@ -104,6 +110,8 @@ class Recovery:
             return CANCEL
         if self.why == HANDED_BACK:
             # Handed back by an applier that stopped: nobody died.
+            return RESUME
+        if self.plan.get('strategy_name') in ALWAYS_RESUMED:
             return RESUME
         if self.why == ownership.STRANDED and not foreign:
             return RESUME

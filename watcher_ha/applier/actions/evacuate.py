@@ -69,7 +69,11 @@ class Evacuate(nova_base.ServerMove):
         return move['dest_host']
 
     def pre_condition(self):
-        server = self.server(self.uuid)
+        # A task under way (an evacuation an earlier attempt started):
+        # what it ends in decides.
+        server = self.wait_for(self._rested_anywhere,
+                               CONF.watcher_applier.migration_timeout,
+                               'server %s to settle' % self.uuid)
         self._was_running = server.status == 'ACTIVE'
         if nova_base.host_of(server) != self.source:
             return      # moved already: execute finds it done
