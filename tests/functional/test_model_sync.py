@@ -377,6 +377,9 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
     spec = scenario.generate(hosts=6, servers=60, seed=11)
     # Fast migrations: the test waits for none.
     spec['bandwidth_mb_per_s'] = 10 ** 6
+    # Evacuations as fast as the migrations: while one is under way the
+    # model puts the server on its destination, Nova on its source.
+    spec['evacuate_seconds'] = 0.05
     engines = []
     try:
         with simulator(tmp_path, spec, transport_url=transport_url) as url:

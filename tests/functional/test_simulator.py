@@ -1,6 +1,7 @@
 """The simulator as a real process, driven by the unmodified
-python-novaclient and openstacksdk through Keystone password auth, with
-its notifications on a real RabbitMQ checked against a real Nova's."""
+python-novaclient and openstacksdk (compute and bare metal) through
+Keystone password auth, with its notifications on a real RabbitMQ checked
+against a real Nova's."""
 
 import threading
 import time
@@ -8,6 +9,7 @@ import time
 import openstack
 import oslo_messaging
 import pytest
+import requests
 from keystoneauth1 import adapter
 from keystoneauth1 import noauth
 from keystoneauth1 import session as ks_session
@@ -36,6 +38,13 @@ def settled(client, uuid):
 
 
 SPEC = cloud.SMALL
+
+
+def connect(url):
+    return openstack.connect(
+        auth_url=url + '/identity/v3', username='admin', password='admin',
+        project_name='admin', user_domain_name='Default',
+        project_domain_name='Default', region_name='RegionOne')
 
 
 def test_novaclient_drives_the_simulator(tmp_path):
@@ -75,17 +84,22 @@ def test_novaclient_drives_the_simulator(tmp_path):
         client.services.enable(service.id)
         assert client.services.list(host=source)[0].status == 'enabled'
 
-        # Evacuate is refused while the source is up, allowed once it is
-        # forced down.
+        # Evacuate is refused while the source is up (400, as Nova), allowed
+        # once it is forced down; it takes time, and at 2.96 the server
+        # ends stopped.
         victim = next(s for s in client.servers.list()
                       if host_of(s) == target and s.status == 'ACTIVE')
-        with pytest.raises(nova_exc.Conflict):
+        with pytest.raises(nova_exc.BadRequest):
             victim.evacuate()
         down = client.services.list(host=target)[0]
         client.services.force_down(down.id, True)
         assert client.services.list(host=target)[0].state == 'down'
         victim.evacuate()
-        assert host_of(client.servers.get(victim.id)) not in (target, None)
+        assert client.servers.get(victim.id).status == 'REBUILD'
+        evacuated = wait_for(lambda: settled(client, victim.id),
+                             what='evacuation')
+        assert host_of(evacuated) not in (target, None)
+        assert evacuated.status == 'SHUTOFF'
 
         # Resize then confirm.
         medium = next(f for f in client.flavors.list()
@@ -116,11 +130,7 @@ def test_wrong_password_is_401(tmp_path):
 
 def test_openstacksdk_and_auth_none(tmp_path):
     with simulator(tmp_path, SPEC) as url:
-        conn = openstack.connect(
-            auth_url=url + '/identity/v3', username='admin',
-            password='admin', project_name='admin',
-            user_domain_name='Default', project_domain_name='Default',
-            region_name='RegionOne')
+        conn = connect(url)
         hosts = [h.name for h in conn.compute.hypervisors()]
         assert len(hosts) == 4
         assert len(list(conn.compute.servers(all_projects=True))) == 12
@@ -143,6 +153,51 @@ def test_openstacksdk_and_auth_none(tmp_path):
                                   % providers[0]['uuid']).json()
         assert set(inventory['inventories']) == {'VCPU', 'MEMORY_MB',
                                                  'DISK_GB'}
+
+
+def test_openstacksdk_fences_through_the_baremetal_api(tmp_path):
+    spec = dict(SPEC, power_seconds=0.3, boot_seconds=0.3,
+                evacuate_seconds=0.3)
+    with simulator(tmp_path, spec) as url:
+        conn = connect(url)
+        client = nova(url)
+        assert sorted(n.name for n in conn.baremetal.nodes()) == [
+            'compute-%04d' % i for i in range(4)]
+        node = conn.baremetal.get_node('compute-0001')
+        assert (node.power_state, node.provision_state) == ('power on',
+                                                            'active')
+        # Cut off, then forced down: Nova would evacuate now. Fence first.
+        requests.post(url + '/simulator/hosts/compute-0001/partition',
+                      timeout=10).raise_for_status()
+        service = client.services.list(host='compute-0001')[0]
+        client.services.force_down(service.id, True)
+        conn.baremetal.set_node_power_state(node, 'power off', wait=True,
+                                            timeout=30)
+        assert conn.baremetal.get_node('compute-0001').power_state == \
+            'power off'
+        victims = [s for s in client.servers.list()
+                   if host_of(s) == 'compute-0001']
+        assert victims
+        for victim in victims:
+            victim.evacuate()
+        def evacuated(server):
+            found = settled(client, server.id)
+            return found is not None and host_of(found) != 'compute-0001'
+        wait_for(lambda: all(evacuated(v) for v in victims),
+                 what='evacuations')
+        state = requests.get(url + '/simulator/state', timeout=10).json()
+        assert state['split_brain'] == []
+        # An unreachable BMC: the power stays on, last_error says why.
+        requests.put(url + '/simulator/faults',
+                     json={'bmc_unreachable': ['compute-0002']},
+                     timeout=10).raise_for_status()
+        conn.baremetal.set_node_power_state('compute-0002', 'power off')
+        def action_over():
+            found = conn.baremetal.get_node('compute-0002')
+            return found if found.target_power_state is None else None
+        failed = wait_for(action_over, what='a failed power action')
+        assert failed.power_state == 'power on'
+        assert 'IPMI call failed' in failed.last_error
 
 
 class Received:
@@ -183,7 +238,7 @@ def test_notifications_match_a_real_nova(tmp_path):
     url, delete = servers.create_rabbit_vhost()
     received = Received(url)
     try:
-        spec = dict(SPEC)
+        spec = dict(SPEC, evacuate_seconds=0.2)
         with simulator(tmp_path, spec, transport_url=url) as sim:
             client = nova(sim)
             hosts = sorted(h.hypervisor_hostname
@@ -232,7 +287,8 @@ def test_notifications_match_a_real_nova(tmp_path):
                 'instance.power_off.end', 'instance.power_on.end',
                 'instance.lock', 'instance.unlock', 'instance.shelve.end',
                 'instance.shelve_offload.end', 'instance.unshelve.end',
-                'instance.evacuate', 'instance.rebuild.end',
+                'instance.evacuate', 'instance.rebuild_scheduled',
+                'instance.rebuild.start', 'instance.rebuild.end',
                 'instance.delete.start', 'instance.delete.end',
                 'service.update'}
     assert expected <= set(seen), sorted(expected - set(seen))

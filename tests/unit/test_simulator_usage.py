@@ -1,12 +1,16 @@
 """The simulator's Placement usages come from an index of the servers on
 each host, kept as servers move: after any mix of boots, deletions,
-migrations, resizes (confirmed, reverted and pending), evacuations and
-shelving, every host's usage is what a scan of every server gives."""
+migrations, resizes (confirmed, reverted and pending), evacuations (with
+the allocations they claim on their destination and leave on their
+source) and shelving, every host's usage is what a scan of every server
+gives."""
 
 import random
 import time
 
 from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator import evacuation
+from watcher_ha.simulator import hosts as hosts_mod
 from watcher_ha.simulator import scenario
 
 
@@ -15,7 +19,8 @@ def scanned(cloud, host):
     totals = dict.fromkeys(cloud_mod.RESOURCES, 0)
     for server in cloud.servers.values():
         held = []
-        if server.host == host:
+        if (server.host == host or server.evacuating_to == host
+                or host in server.left_on):
             held.append(server.flavor)
         if server.source_host == host and server.vm_state == 'resized':
             held.append(server.old_flavor)
@@ -36,6 +41,7 @@ def settle(cloud):
 def test_usages_follow_servers_as_they_move():
     spec = scenario.generate(hosts=5, servers=40, seed=21)
     spec['bandwidth_mb_per_s'] = 10 ** 7
+    spec['evacuate_seconds'] = 0.001
     cloud = scenario.build(spec)
     rng = random.Random(4)
     hosts = sorted(cloud.hosts)
@@ -43,7 +49,9 @@ def test_usages_follow_servers_as_they_move():
     done = set()
     def host_fails_or_recovers(failed):
         host = rng.choice(hosts)
-        cloud.fail_host(host, failed)
+        fail = rng.choice([hosts_mod.lose_power, hosts_mod.crash,
+                           hosts_mod.partition])
+        (fail if failed else hosts_mod.recover)(cloud, host)
         cloud.update_service(host, forced_down=failed)
     actions = {
         'boot': lambda uuid, step: cloud.create_server(
@@ -55,7 +63,7 @@ def test_usages_follow_servers_as_they_move():
         'migrate': lambda uuid, step: cloud.cold_migrate(uuid),
         'confirm': lambda uuid, step: cloud.confirm_resize(uuid),
         'revert': lambda uuid, step: cloud.revert_resize(uuid),
-        'evacuate': lambda uuid, step: cloud.evacuate(uuid),
+        'evacuate': lambda uuid, step: evacuation.evacuate(cloud, uuid),
         'shelve': lambda uuid, step: cloud.shelve(uuid),
         'unshelve': lambda uuid, step: cloud.unshelve(uuid),
         'fail': lambda uuid, step: host_fails_or_recovers(True),

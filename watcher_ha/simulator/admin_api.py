@@ -1,8 +1,13 @@
 """The simulator's own API (``/simulator``): its state, and faults to
 inject (host failures, failing migrations, failing or slow calls, lost or
-late notifications)."""
+late notifications, unreachable BMCs)."""
 
+from watcher_ha.simulator import hosts
 from watcher_ha.simulator import web
+
+# POST /simulator/hosts/{name}/{event}: what happens to the host.
+HOST_EVENTS = {'fail': hosts.lose_power, 'crash': hosts.crash,
+               'partition': hosts.partition, 'recover': hosts.recover}
 
 
 class AdminAPI(web.Service):
@@ -11,8 +16,7 @@ class AdminAPI(web.Service):
         ('GET', '/state', 'state'),
         ('GET', '/faults', 'get_faults'),
         ('PUT', '/faults', 'set_faults'),
-        ('POST', '/hosts/{name}/fail', 'fail_host'),
-        ('POST', '/hosts/{name}/recover', 'recover_host'),
+        ('POST', '/hosts/{name}/{event}', 'host_event'),
     )
 
     def authorize(self, req):
@@ -29,14 +33,21 @@ class AdminAPI(web.Service):
                 'availability_zone': h.availability_zone,
                 'aggregates': sorted(h.aggregates), 'vcpus': h.vcpus,
                 'memory_mb': h.memory_mb, 'disk_gb': h.disk_gb,
-                'used': cloud.used(h.name)}
+                'used': cloud.used(h.name), 'powered_on': h.powered_on,
+                'compute_running': h.compute_running,
+                'partitioned': h.partitioned, 'reporting': h.reporting}
                 for h in cloud.hosts.values()},
             'servers': {s.uuid: {
                 'name': s.name, 'host': s.host, 'vm_state': s.vm_state,
                 'task_state': s.task_state, 'flavor': s.flavor.name,
                 'needs': s.flavor.needs(),
-                'locked': s.locked, 'metadata': dict(s.metadata)}
+                'locked': s.locked, 'metadata': dict(s.metadata),
+                'evacuating_to': s.evacuating_to,
+                'left_on': list(s.left_on),
+                'guest_running': hosts.guest_running(
+                    cloud.hosts[s.host], s) if s.host else False}
                 for s in cloud.servers.values()},
+            'split_brain': list(cloud.split_brain),
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
 
     def get_faults(self, req, version):
@@ -49,10 +60,10 @@ class AdminAPI(web.Service):
             raise web.Reply(400, 'Bad fault description: %s' % err)
         return 200, self.sim.faults.state()
 
-    def fail_host(self, req, version, name):
-        self.cloud.fail_host(name, True)
-        return 202, None
-
-    def recover_host(self, req, version, name):
-        self.cloud.fail_host(name, False)
+    def host_event(self, req, version, name, event):
+        happen = HOST_EVENTS.get(event)
+        if happen is None:
+            raise web.Reply(404, 'No host event %s; known: %s'
+                            % (event, ', '.join(sorted(HOST_EVENTS))))
+        happen(self.cloud, name)
         return 202, None

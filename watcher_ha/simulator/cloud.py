@@ -4,8 +4,11 @@ and migrations, with Nova's rules.
 Every operation runs under one lock and either changes the cloud or
 raises ``Refused`` with the HTTP status and message Nova would give.
 Operations that take time in Nova (live migration, cold migration,
-evacuation) finish later on a timer; each step emits the notifications
-Nova emits, through ``events`` (see notifications.py).
+evacuation, a host's power actions and boot) finish later on a timer
+(``_later``); each step emits the notifications Nova emits, through
+``events`` (see notifications.py). A host's failures and power are
+hosts.py, evacuation is evacuation.py, Ironic's view of the hosts is
+baremetal.py: each works on this cloud, under its lock.
 """
 
 import collections
@@ -16,6 +19,13 @@ import threading
 import uuid as uuidlib
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+# Seconds an evacuation takes (the rebuild on the destination: disk from
+# the cached image or the shared storage, guest spawned), a power action
+# takes at the BMC (IPMI, Redfish), and a powered-on host takes until its
+# nova-compute reports (firmware, OS, services). Scenarios set their own.
+EVACUATE_SECONDS = 5.0
+POWER_SECONDS = 5.0
+BOOT_SECONDS = 120.0
 
 
 def utcnow():
@@ -70,17 +80,44 @@ class Host:
     status: str = 'enabled'
     disabled_reason: str | None = None
     forced_down: bool = False
-    # The compute service reports (a failed host stops reporting).
-    reporting: bool = True
     report_count: int = 0
     created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
     updated_at: datetime.datetime | None = None
     # When a failed host's service last reported.
     silent_since: datetime.datetime | None = None
+    # The machine (see hosts.py): its power (what the BMC reports), its
+    # operating system with nova-compute and the guests (dead after a
+    # crash or a power loss, and while booting), its network.
+    powered_on: bool = True
+    compute_running: bool = True
+    partitioned: bool = False
+    # Bumped by every power or boot change, so that a boot that a later
+    # change overtook does not finish.
+    power_epoch: int = 0
+    # Nova's [DEFAULT] service_down_time: how long a silent service still
+    # counts as up (0: down at once, the simulator's default; Nova's 60).
+    service_down_time: float = 0.0
+
+    @property
+    def reporting(self):
+        """The compute service reports: the host runs, and its network
+        reaches the message bus."""
+        return (self.powered_on and self.compute_running
+                and not self.partitioned)
 
     @property
     def state(self):
-        return 'up' if self.reporting and not self.forced_down else 'down'
+        """Nova's servicegroup: down when forced down, or silent for
+        longer than service_down_time."""
+        if self.forced_down:
+            return 'down'
+        if self.reporting:
+            return 'up'
+        if self.silent_since is not None and (
+                utcnow() - self.silent_since).total_seconds() \
+                < self.service_down_time:
+            return 'up'
+        return 'down'
 
     @property
     def last_seen_up(self):
@@ -122,6 +159,14 @@ class Server:
     # While a cold migration or resize waits for confirmation.
     old_flavor: Flavor | None = None
     source_host: str | None = None
+    # While an evacuation runs: the destination its allocation is claimed
+    # on. After it: the hosts it left its allocation on, until their
+    # nova-compute starts again and cleans up (Nova's
+    # _destroy_evacuated_instances).
+    evacuating_to: str | None = None
+    left_on: tuple = ()
+    # Nova's instance fault, shown while the server is in ERROR.
+    fault: dict | None = None
     load: dict = dataclasses.field(default_factory=dict)
 
     def __setattr__(self, name, value):
@@ -130,6 +175,14 @@ class Server:
         by_host = self.__dict__.get('by_host')
         if by_host is not None and name in HOST_FIELDS and old != value:
             by_host.moved(self, old)
+
+    def holds_on(self):
+        """The hosts the server holds an allocation on."""
+        found = {getattr(self, name) for name in HOST_FIELDS
+                 if name != 'left_on'}
+        found.update(self.left_on)
+        found.discard(None)
+        return found
 
     @property
     def status(self):
@@ -140,7 +193,7 @@ class Server:
         if self.task_state in ('resize_prep', 'resize_migrating',
                                'resize_migrated', 'resize_finish'):
             return 'RESIZE'
-        if self.task_state == 'rebuilding':
+        if self.task_state in REBUILDING:
             return 'REBUILD'
         return {'active': 'ACTIVE', 'stopped': 'SHUTOFF',
                 'shelved_offloaded': 'SHELVED_OFFLOADED',
@@ -151,8 +204,12 @@ class Server:
 
 # The statuses of a migration under way.
 IN_PROGRESS = ('queued', 'preparing', 'running')
-# The fields naming a host a server holds resources on.
-HOST_FIELDS = ('host', 'source_host')
+# The task states of a rebuild (an evacuation is one): status REBUILD.
+REBUILDING = ('rebuilding', 'rebuild_block_device_mapping',
+              'rebuild_spawning')
+# The fields naming a host (or, left_on, hosts) a server holds resources
+# on.
+HOST_FIELDS = ('host', 'source_host', 'evacuating_to', 'left_on')
 
 
 class ServersByHost:
@@ -165,22 +222,21 @@ class ServersByHost:
 
     def add(self, server):
         object.__setattr__(server, 'by_host', self)
-        for name in HOST_FIELDS:
-            host = getattr(server, name)
-            if host is not None:
-                self._uuids[host].add(server.uuid)
+        for host in server.holds_on():
+            self._uuids[host].add(server.uuid)
 
     def remove(self, server):
-        for name in HOST_FIELDS:
-            self._uuids.get(getattr(server, name), set()).discard(
-                server.uuid)
+        for host in server.holds_on():
+            self._uuids.get(host, set()).discard(server.uuid)
         object.__setattr__(server, 'by_host', None)
 
-    def moved(self, server, old_host):
-        still = {getattr(server, name) for name in HOST_FIELDS}
-        if old_host is not None and old_host not in still:
-            self._uuids[old_host].discard(server.uuid)
-        for host in still - {None}:
+    def moved(self, server, old):
+        """``server``'s field changed from ``old`` (a host, or hosts)."""
+        still = server.holds_on()
+        old_hosts = set(old) if isinstance(old, tuple) else {old}
+        for host in old_hosts - still - {None}:
+            self._uuids[host].discard(server.uuid)
+        for host in still:
             self._uuids[host].add(server.uuid)
 
     def uuids(self, host):
@@ -196,13 +252,17 @@ class Migration:
     dest: str | None
     kind: str            # live-migration, migration, resize, evacuation
     status: str          # queued, running, completed, finished, confirmed,
-    #                      failed, error, done
+    #                      failed, error; an evacuation's: accepted,
+    #                      pre-migrating, done, completed, failed, error
     old_flavor_id: str
     new_flavor_id: str
     created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
     updated_at: datetime.datetime | None = None
     memory_total_bytes: int = 0
     memory_processed_bytes: int = 0
+    # An evacuation's source restarted its nova-compute meanwhile: its
+    # guest destroyed, its allocation released.
+    source_cleaned: bool = False
 
 
 class NoEvents:
@@ -214,7 +274,10 @@ class NoEvents:
 
 class Cloud:
 
-    def __init__(self, bandwidth_mb_per_s=1000.0, events=None):
+    def __init__(self, bandwidth_mb_per_s=1000.0, events=None,
+                 evacuate_seconds=EVACUATE_SECONDS,
+                 power_seconds=POWER_SECONDS, boot_seconds=BOOT_SECONDS,
+                 service_down_time=0.0):
         self.lock = threading.RLock()
         self.hosts = {}
         self.flavors = {}
@@ -226,6 +289,13 @@ class Cloud:
         self._migration_ids = itertools.count(1)
         self._hypervisor_ids = itertools.count(1)
         self.bandwidth_mb_per_s = bandwidth_mb_per_s
+        self.evacuate_seconds = evacuate_seconds
+        self.power_seconds = power_seconds
+        self.boot_seconds = boot_seconds
+        self.service_down_time = service_down_time
+        # Evacuations that started a server on their destination while
+        # its guest still ran on the source (evacuation.py).
+        self.split_brain = []
         self.events = events or NoEvents()
         self.faults = None       # faults.Faults, set by the server
         self.timers = set()
@@ -236,6 +306,7 @@ class Cloud:
     def add_host(self, host):
         with self.lock:
             host.hypervisor_id = next(self._hypervisor_ids)
+            host.service_down_time = self.service_down_time
             self.hosts[host.name] = host
 
     def add_flavor(self, flavor):
@@ -293,7 +364,8 @@ class Cloud:
     def _allocations_on(self, server, host):
         """Flavors ``server`` holds on ``host`` (a resize holds both)."""
         held = []
-        if server.host == host:
+        if (server.host == host or server.evacuating_to == host
+                or host in server.left_on):
             held.append(server.flavor)
         if (server.source_host == host and server.vm_state == 'resized'
                 and server.old_flavor is not None):
@@ -351,10 +423,13 @@ class Cloud:
     def _emit(self, event_type, server=None, publisher=None, **extra):
         """Notify ``event_type``, published by the nova-compute of
         ``publisher`` (default: the server's host), or by nova-api when
-        ``publisher`` is 'api' or the server has no host."""
+        ``publisher`` is 'api' or the server has no host, or by
+        nova-conductor when it is 'conductor'."""
         host = publisher or (server.host if server else None)
         if host in (None, 'api'):
             publisher_id = 'nova-api:%s' % self.api_host
+        elif host == 'conductor':
+            publisher_id = 'nova-conductor:%s' % self.api_host
         else:
             publisher_id = 'nova-compute:%s' % host
         self.events.emit(event_type, publisher_id, server=server, **extra)
@@ -595,31 +670,6 @@ class Cloud:
             self._touch(server)
             self._emit('instance.resize_revert.end', server)
 
-    def evacuate(self, uuid, host=None):
-        with self.lock:
-            server = self.server(uuid)
-            source = self.hosts.get(server.host)
-            if source is not None and source.state == 'up':
-                raise Refused(409, 'Compute service of %s is still in use.'
-                              % source.name)
-            if server.vm_state not in ('active', 'stopped', 'error'):
-                raise Refused(409, "Cannot 'evacuate' instance %s while it "
-                                   "is in vm_state %s"
-                              % (uuid, server.vm_state))
-            dest = (self._check_destination(host, server.flavor, server.host)
-                    if host else self._schedule(server.flavor,
-                                                exclude=(server.host,)))
-            migration = self._migration(server, 'evacuation', dest.name)
-            server.task_state = 'rebuilding'
-            self._emit('instance.evacuate', server, publisher='api')
-            server.host = dest.name
-            self._emit('instance.rebuild.start', server, publisher=dest.name)
-            server.task_state = None
-            migration.status = 'done'
-            self._touch(server)
-            self._emit('instance.rebuild.end', server, publisher=dest.name)
-            return migration
-
     def power(self, uuid, on):
         with self.lock:
             server = self.server(uuid)
@@ -687,6 +737,8 @@ class Cloud:
                        forced_down=None):
         with self.lock:
             host = self.host(host_name)
+            if forced_down is False:
+                self._check_for_evacuations(host)
             if status is not None:
                 host.status = status
                 host.disabled_reason = (disabled_reason
@@ -698,12 +750,16 @@ class Cloud:
                              host=host)
             return host
 
-    def fail_host(self, host_name, failed=True):
-        """The host dies (its service stops reporting) or comes back."""
-        with self.lock:
-            host = self.host(host_name)
-            if failed and host.reporting:
-                host.silent_since = utcnow()
-            host.reporting = not failed
-            host.updated_at = utcnow()
-            return host
+    def _check_for_evacuations(self, host):
+        """Nova will not force a service back up while evacuations from
+        its host are ``done``: its nova-compute has not restarted to
+        destroy the guests left there and release their allocations."""
+        if any(m.kind == 'evacuation' and m.source == host.name
+               and m.status == 'done' for m in self.migrations.values()):
+            raise Refused(400, 'Unable to force up host %s as `done` '
+                               'evacuation migration records remain '
+                               'associated with the host. Ensure the '
+                               'compute service has been restarted, '
+                               'allowing these records to move to '
+                               '`completed` before retrying this request.'
+                          % host.name)

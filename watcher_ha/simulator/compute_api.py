@@ -1,8 +1,10 @@
 """The Compute API v2.1 subset, with Nova's JSON shapes and codes."""
 
 import hashlib
+import secrets
 import uuid as uuidlib
 
+from watcher_ha.simulator import evacuation
 from watcher_ha.simulator import web
 
 # Nova's [api] max_limit: the most items a page holds; a scenario's
@@ -18,6 +20,13 @@ SERVER_FILTERS = {
 }
 POWER_STATE_CODES = {'active': 1, 'stopped': 4, 'paused': 3,
                      'suspended': 7}
+# Nova's parameter_types.boolean.
+BOOLEANS = {True: True, False: False}
+BOOLEANS.update({word: True for word in ('True', 'TRUE', 'true', '1', 'ON',
+                                         'On', 'on', 'YES', 'Yes', 'yes')})
+BOOLEANS.update({word: False for word in ('False', 'FALSE', 'false', '0',
+                                          'OFF', 'Off', 'off', 'NO', 'No',
+                                          'no')})
 
 
 def _time(value):
@@ -107,6 +116,9 @@ class ComputeAPI(web.Service):
             'security_groups': [{'name': 'default'}],
             'locked': server.locked,
         }
+        if server.vm_state == 'error' and server.fault:
+            view['fault'] = dict(server.fault,
+                                 created=_time(server.fault['created']))
         if version >= (2, 73):
             view['locked_reason'] = server.locked_reason
         if version >= (2, 96):
@@ -244,8 +256,7 @@ class ComputeAPI(web.Service):
         elif action == 'revertResize':
             cloud.revert_resize(uuid)
         elif action == 'evacuate':
-            cloud.evacuate(uuid, host=args.get('host'))
-            return 200, None
+            return 200, self._evacuate(version, uuid, args)
         elif action in ('os-stop', 'os-start'):
             cloud.power(uuid, on=action == 'os-start')
         elif action in ('pause', 'unpause'):
@@ -260,6 +271,53 @@ class ComputeAPI(web.Service):
         else:
             raise web.Reply(400, 'There is no such action: %s' % action)
         return 202, None
+
+    def _evacuate(self, version, uuid, args):
+        """Nova's evacuate body by microversion: ``onSharedStorage``
+        required before 2.14 (which answers an adminPass), ``force`` from
+        2.29 to 2.67; a host given before 2.29 bypasses the scheduler;
+        from 2.95 the server ends stopped."""
+        allowed = {'host', 'adminPass'}
+        if version < (2, 14):
+            allowed.add('onSharedStorage')
+        elif (2, 29) <= version < (2, 68):
+            allowed.add('force')
+        unexpected = sorted(set(args) - allowed)
+        if unexpected:
+            raise web.Reply(400, 'Invalid input for field/attribute '
+                                 'evacuate. Additional properties are not '
+                                 'allowed (%s was unexpected)'
+                            % ', '.join(repr(k) for k in unexpected))
+        if version < (2, 14) and 'onSharedStorage' not in args:
+            raise web.Reply(400, "Invalid input for field/attribute "
+                                 "evacuate. 'onSharedStorage' is a required "
+                                 "property")
+        shared = self._boolean('onSharedStorage',
+                               args.get('onSharedStorage', False))
+        force = self._boolean('force', args.get('force', False))
+        host = args.get('host')
+        if force and not host:
+            raise web.Reply(400, "Can't force to a non-provided destination")
+        if version < (2, 14) and shared and 'adminPass' in args:
+            raise web.Reply(400, "admin password can't be changed on "
+                                 "existing disk")
+        evacuation.evacuate(self.cloud, uuid, host=host,
+                            force=bool(host) and (version < (2, 29)
+                                                  or force),
+                            stop=version >= (2, 95))
+        if version >= (2, 14):
+            return None
+        return {'adminPass': args.get('adminPass') or (
+            None if shared else secrets.token_urlsafe(9))}
+
+    @staticmethod
+    def _boolean(name, value):
+        try:
+            return BOOLEANS[value]
+        except (KeyError, TypeError):
+            raise web.Reply(400, 'Invalid input for field/attribute %s. '
+                                 'Value: %s. %r is not one of the '
+                                 'booleans' % (name, value, value))
 
     def list_server_migrations(self, req, version, uuid):
         """A server's live migrations under way (2.23)."""
@@ -348,19 +406,26 @@ class ComputeAPI(web.Service):
         body = web.body_of(req)
         if not version >= (2, 53):
             return self._legacy_service_update(req, version, ident, body)
-        host = self._host_by_service(ident)
         status = body.get('status')
         if status not in (None, 'enabled', 'disabled'):
             raise web.Reply(400, "Invalid input for field/attribute status."
                                  " Value: %s. 'enabled' or 'disabled' "
                                  "expected" % status)
-        if body.get('disabled_reason') and status != 'disabled':
-            raise web.Reply(400, 'Specifying a disabled_reason is only '
-                                 'supported when the status is disabled.')
         forced = body.get('forced_down')
-        if forced is not None and not isinstance(forced, bool):
-            raise web.Reply(400, 'Invalid input for field/attribute '
-                                 'forced_down.')
+        if forced is not None:
+            forced = self._boolean('forced_down', forced)
+        try:
+            uuidlib.UUID(ident)
+        except ValueError:
+            raise web.Reply(400, 'Invalid uuid %s' % ident)
+        host = self._host_by_service(ident)
+        if status == 'enabled' and body.get('disabled_reason'):
+            raise web.Reply(400, "Specifying 'disabled_reason' with status "
+                                 "'enabled' is invalid.")
+        if status is None and forced is None:
+            raise web.Reply(400, "No updates were requested. Fields "
+                                 "'status' or 'forced_down' should be "
+                                 "specified.")
         self.cloud.update_service(host.name, status,
                                   body.get('disabled_reason'), forced)
         return 200, {'service': self._service_view(host, version)}
@@ -378,9 +443,11 @@ class ComputeAPI(web.Service):
         elif action in ('disable', 'disable-log-reason'):
             self.cloud.update_service(host.name, 'disabled',
                                       body.get('disabled_reason'))
-        elif action == 'force-down':
-            self.cloud.update_service(host.name,
-                                      forced_down=bool(body['forced_down']))
+        elif action == 'force-down' and version >= (2, 11):
+            if 'forced_down' not in body:
+                raise web.Reply(400, 'Missing forced_down field')
+            self.cloud.update_service(host.name, forced_down=self._boolean(
+                'forced_down', body['forced_down']))
         else:
             raise web.Reply(404, 'Unknown action')
         return 200, {'service': {'host': host.name,

@@ -1,6 +1,7 @@
 """Faults to inject into the simulated cloud, by the admin API or by a
 scenario's timeline: failed live migrations, failing or slow API calls,
-dropped or delayed notifications. Host failures are Cloud.fail_host."""
+dropped or delayed notifications, unreachable BMCs. Host failures are
+hosts.py."""
 
 import random
 import re
@@ -20,12 +21,16 @@ class Faults:
         self.api_delay = 0.0
         self.drop_notifications = 0.0      # probability
         self.notification_delay_seconds = 0.0
+        # Hosts whose BMC does not answer: their power actions fail
+        # ('*': every host).
+        self.unreachable_bmcs = set()
 
     def configure(self, spec):
         """Apply a JSON/YAML fault description (see doc/source/
         simulator.rst); unknown keys are an error."""
         known = {'fail_migrations', 'api_failures', 'api_delay',
-                 'drop_notifications', 'notification_delay'}
+                 'drop_notifications', 'notification_delay',
+                 'bmc_unreachable'}
         unknown = set(spec) - known
         if unknown:
             raise ValueError('unknown fault(s) %s; known: %s'
@@ -60,6 +65,12 @@ class Faults:
             if 'notification_delay' in spec:
                 self.notification_delay_seconds = float(
                     spec['notification_delay'])
+            if 'bmc_unreachable' in spec:
+                hosts = spec['bmc_unreachable']
+                if not isinstance(hosts, list):
+                    raise ValueError('bmc_unreachable is a list of host '
+                                     'names')
+                self.unreachable_bmcs = {str(host) for host in hosts}
 
     def take_migration_failure(self, uuid):
         with self._lock:
@@ -83,6 +94,10 @@ class Faults:
                             self.api_delay + float(failure.get('delay', 0)))
             return None, self.api_delay
 
+    def bmc_reachable(self, host):
+        with self._lock:
+            return not ({host, '*'} & self.unreachable_bmcs)
+
     def drop_notification(self):
         with self._lock:
             return (self.drop_notifications > 0
@@ -97,4 +112,5 @@ class Faults:
                     'api_failures': [dict(f) for f in self.api_failures],
                     'api_delay': self.api_delay,
                     'drop_notifications': self.drop_notifications,
-                    'notification_delay': self.notification_delay_seconds}
+                    'notification_delay': self.notification_delay_seconds,
+                    'bmc_unreachable': sorted(self.unreachable_bmcs)}

@@ -1,5 +1,6 @@
 """A minimal Keystone v3: password authentication issuing tokens with a
-service catalog of this simulator's compute and placement endpoints."""
+service catalog of this simulator's compute, placement and bare metal
+endpoints."""
 
 import datetime
 import secrets
@@ -80,6 +81,8 @@ class IdentityAPI(web.Service):
                                  base + '/compute/v2.1'),
                    self._service('placement', 'placement',
                                  base + '/placement'),
+                   self._service('baremetal', 'ironic',
+                                 base + '/baremetal'),
                    self._service('identity', 'keystone',
                                  base + '/identity')]
         body = {'token': {

@@ -3,6 +3,10 @@
     credentials: {username: admin, password: admin, project: admin,
                   domain: Default}
     bandwidth_mb_per_s: 1000          # live migration speed
+    evacuate_seconds: 5               # an evacuation's rebuild
+    power_seconds: 5                  # a power action at a BMC (Ironic)
+    boot_seconds: 120                 # power on until nova-compute reports
+    service_down_time: 0              # a silent service's grace (Nova: 60)
     flavors:
       - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
          extra_specs: {}}
@@ -14,7 +18,9 @@
          metadata: {HA_Enabled: 'True'},
          load: {profile: diurnal, cpu: 0.4, seed: 7}}
     timeline:
-      - {at: 60, fail_host: compute-0001}
+      - {at: 60, fail_host: compute-0001}       # power loss
+      - {at: 60, crash_host: compute-0002}      # power on, nothing runs
+      - {at: 60, partition_host: compute-0003}  # guests run, Nova deaf
       - {at: 120, recover_host: compute-0001}
       - {at: 30, faults: {drop_notifications: 0.5}}
 
@@ -68,7 +74,13 @@ def _uuid(rng):
 def build(spec, cloud=None):
     """A Cloud holding what ``spec`` describes."""
     cloud = cloud or cloud_mod.Cloud(
-        bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)))
+        bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)),
+        evacuate_seconds=float(spec.get('evacuate_seconds',
+                                        cloud_mod.EVACUATE_SECONDS)),
+        power_seconds=float(spec.get('power_seconds',
+                                     cloud_mod.POWER_SECONDS)),
+        boot_seconds=float(spec.get('boot_seconds', cloud_mod.BOOT_SECONDS)),
+        service_down_time=float(spec.get('service_down_time', 0)))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
         cloud.add_flavor(cloud_mod.Flavor(

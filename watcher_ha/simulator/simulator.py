@@ -1,18 +1,28 @@
 """One simulated cloud behind one loopback port: Keystone, Nova,
-Placement, metrics and the simulator's own API, under the path prefixes
-devstack uses."""
+Placement, Ironic (the compute hosts' power), metrics and the simulator's
+own API, under the path prefixes devstack uses."""
 
 import threading
 
 from watcher_ha.simulator import admin_api
+from watcher_ha.simulator import baremetal
+from watcher_ha.simulator import baremetal_api
 from watcher_ha.simulator import compute_api
 from watcher_ha.simulator import faults as faults_mod
+from watcher_ha.simulator import hosts
 from watcher_ha.simulator import identity_api
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import placement_api
 from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
+
+
+# Timeline keys naming a host, and what happens to it (see hosts.py).
+TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
+                        'crash_host': hosts.crash,
+                        'partition_host': hosts.partition,
+                        'recover_host': hosts.recover}
 
 
 class Simulator:
@@ -27,6 +37,7 @@ class Simulator:
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
         self.cloud = scenario_mod.build(spec)
         self.cloud.faults = self.faults
+        self.ironic = baremetal.Ironic(self.cloud, self.faults)
         self.notifier = None
         if transport is None and transport_url:
             transport = notifications.nova_transport(transport_url)
@@ -38,6 +49,7 @@ class Simulator:
             '/identity': self.identity,
             '/compute': compute_api.ComputeAPI(self),
             '/placement': placement_api.PlacementAPI(self),
+            '/baremetal': baremetal_api.BaremetalAPI(self),
             '/metrics': metrics.MetricsApp(self),
             '/simulator': admin_api.AdminAPI(self),
         }
@@ -49,8 +61,8 @@ class Simulator:
             if path == prefix or path.startswith(prefix + '/'):
                 return app(environ, start_response)
         resp = web.fault(404, 'Nothing is served at %s; try /identity/v3, '
-                              '/compute/v2.1, /placement, /metrics or '
-                              '/simulator/state' % path)
+                              '/compute/v2.1, /placement, /baremetal/v1, '
+                              '/metrics or /simulator/state' % path)
         return resp(environ, start_response)
 
     def start_timeline(self):
@@ -63,10 +75,9 @@ class Simulator:
             self._timeline.append(timer)
 
     def _happen(self, entry):
-        if 'fail_host' in entry:
-            self.cloud.fail_host(entry['fail_host'], True)
-        if 'recover_host' in entry:
-            self.cloud.fail_host(entry['recover_host'], False)
+        for key, happen in TIMELINE_HOST_EVENTS.items():
+            if key in entry:
+                happen(self.cloud, entry[key])
         if 'faults' in entry:
             self.faults.configure(entry['faults'])
 

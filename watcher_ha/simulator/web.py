@@ -122,7 +122,9 @@ class Service:
         if delay:
             time.sleep(delay)
         if status is not None:
-            return fault(status, 'Injected failure (simulator fault API)')
+            # In the service's own error format.
+            return self.error(status, 'Injected failure (simulator fault '
+                                      'API)')
         version = None
         try:
             if self.microversions is not None:

@@ -209,6 +209,17 @@ def test_evacuation_ends_on_the_rebuilding_compute():
     assert state.instance(uuid).state == 'stopped'
 
 
+def test_an_evacuation_under_way_leaves_the_server_on_its_failed_host():
+    # Nova moves it when the rebuild ends; one that never ends (its
+    # destination died meanwhile) leaves it where Nova shows it.
+    names = ['instance.evacuate', 'instance.rebuild_scheduled',
+             'instance.rebuild.start']
+    state = _replay(names, ['fake-compute-1', 'fake-compute-3'])
+    uuid = LIVE['instance.rebuild.start']['payload']['nova_object.data'][
+        'uuid']
+    assert state.instance(uuid).host == 'fake-compute-1'
+
+
 def test_resize_follows_the_server_to_its_new_host():
     names = [n for n in LIVE if n.startswith('instance.resize')]
     state = _replay(names, ['fake-compute-2', 'fake-compute-3'])

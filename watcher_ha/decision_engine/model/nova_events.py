@@ -14,8 +14,9 @@ Where a server runs is the one field some events get wrong, as captured
 from a real Nova: during a live migration every event but
 ``live_migration_post_dest.end`` still names the source, and the source's
 ``live_migration_post.end`` comes last; during an evacuation the events
-name the failed host while the destination compute publishes them. The
-``PLACEMENT`` rule of each event type says which to believe.
+name the failed host while the destination compute publishes them, and
+Nova moves the server only when the rebuild ends. The ``PLACEMENT`` rule
+of each event type says which to believe.
 """
 
 import dataclasses
@@ -87,8 +88,12 @@ _INSTANCE_EVENTS = {
         'instance.live_migration_post.end',
         'instance.live_migration_post_dest.start',
         'instance.evacuate', 'instance.rebuild_scheduled',
+        # Nova moves the server to the destination once the rebuild is
+        # done: until then the API shows it on the failed host (and it
+        # stays there if the rebuild never ends).
+        'instance.rebuild.start',
     ],
-    PUBLISHER: ['instance.rebuild.start', 'instance.rebuild.end'],
+    PUBLISHER: ['instance.rebuild.end'],
 }
 
 PLACEMENT = {event: rule for rule, events in _INSTANCE_EVENTS.items()

@@ -1,0 +1,525 @@
+"""What host-failure recovery meets in the simulator, as in Nova: hosts
+that lose power, crash or are cut off; evacuations that take time, with
+Nova's checks, statuses, notifications, allocations and microversion
+rules; forcing a service down and back up; and the record of every
+evacuation that made a server run twice."""
+
+import datetime
+import time
+
+import pytest
+import webob
+
+from watcher_ha.simulator import hosts
+from watcher_ha.simulator import simulator
+
+FLAVORS = [{'id': '1', 'name': 'small', 'vcpus': 1, 'ram': 1024, 'disk': 10},
+           {'id': '2', 'name': 'big', 'vcpus': 2, 'ram': 30000, 'disk': 10}]
+
+
+def make(**settings):
+    """Three hosts: compute-0 with vm-a (active), vm-b (stopped) and
+    vm-big; compute-1 with vm-c; compute-2 empty. Fast timings."""
+    spec = {'flavors': FLAVORS,
+            'hosts': [{'name': 'compute-%d' % i, 'vcpus': 8,
+                       'memory_mb': 32768, 'disk_gb': 500}
+                      for i in range(3)],
+            'servers': [
+                {'name': 'vm-a', 'flavor': 'small', 'host': 'compute-0'},
+                {'name': 'vm-b', 'flavor': 'small', 'host': 'compute-0',
+                 'state': 'stopped'},
+                {'name': 'vm-big', 'flavor': 'big', 'host': 'compute-0'},
+                {'name': 'vm-c', 'flavor': 'small', 'host': 'compute-1'}],
+            'evacuate_seconds': 0.1, 'power_seconds': 0.05,
+            'boot_seconds': 0.05}
+    spec.update(settings)
+    return simulator.Simulator(spec)
+
+
+@pytest.fixture
+def sim():
+    found = make()
+    yield found
+    found.stop()
+
+
+class Recorder:
+    def __init__(self):
+        self.seen = []
+
+    def emit(self, event_type, publisher, server=None, host=None, **extra):
+        self.seen.append((event_type, publisher,
+                          server.host if server else None,
+                          server.vm_state if server else None))
+
+
+def call(sim, method, path, body=None, version='2.96'):
+    req = webob.Request.blank('/compute/v2.1' + path, method=method,
+                              headers={'X-Auth-Token': 'any',
+                                       'OpenStack-API-Version':
+                                       'compute %s' % version})
+    if body is not None:
+        req.json = body
+    resp = req.get_response(sim)
+    return resp.status_int, (resp.json if resp.body else None)
+
+
+def uuid_of(sim, name):
+    return next(s.uuid for s in sim.cloud.servers.values() if s.name == name)
+
+
+def evacuate(sim, name, version='2.96', **args):
+    return call(sim, 'POST', '/servers/%s/action' % uuid_of(sim, name),
+                {'evacuate': args}, version)
+
+
+def force_down(sim, host, down=True):
+    service = sim.cloud.hosts[host].service_id
+    return call(sim, 'PUT', '/os-services/%s' % service,
+                {'forced_down': down}, '2.53')
+
+
+def show(sim, name):
+    return call(sim, 'GET', '/servers/%s' % uuid_of(sim, name))[1]['server']
+
+
+def migration_of(sim, name):
+    [found] = [m for m in sim.cloud.migrations.values()
+               if m.server_uuid == uuid_of(sim, name)
+               and m.kind == 'evacuation']
+    return found
+
+
+def wait(check, timeout=5):
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, 'not reached'
+        time.sleep(0.01)
+
+
+def done(sim, name):
+    wait(lambda: migration_of(sim, name).status in ('done', 'error',
+                                                     'failed'))
+    return show(sim, name)
+
+
+def host_of(server):
+    return server['OS-EXT-SRV-ATTR:host']
+
+
+# Host failures.
+
+@pytest.mark.parametrize('fail,powered,guests', [
+    (hosts.lose_power, False, False),
+    (hosts.crash, True, False),
+    (hosts.partition, True, True),
+])
+def test_three_ways_to_fail_look_alike_to_nova(sim, fail, powered, guests):
+    fail(sim.cloud, 'compute-0')
+    host = sim.cloud.hosts['compute-0']
+    [service] = call(sim, 'GET', '/os-services?host=compute-0')[1][
+        'services']
+    assert (service['state'], host.reporting) == ('down', False)
+    assert host.powered_on is powered
+    vm_a = sim.cloud.servers[uuid_of(sim, 'vm-a')]
+    assert hosts.guest_running(host, vm_a) is guests
+    # Nova keeps what the host last reported.
+    assert show(sim, 'vm-a')['status'] == 'ACTIVE'
+
+
+def test_a_silent_service_is_up_for_service_down_time():
+    sim = make(service_down_time=60)
+    hosts.lose_power(sim.cloud, 'compute-0')
+    assert sim.cloud.hosts['compute-0'].state == 'up'
+    status, body = evacuate(sim, 'vm-a')
+    assert status == 400
+    assert 'still in use' in body['badRequest']['message']
+    sim.cloud.hosts['compute-0'].silent_since -= datetime.timedelta(
+        seconds=61)
+    assert sim.cloud.hosts['compute-0'].state == 'down'
+    assert evacuate(sim, 'vm-a')[0] == 200
+    sim.stop()
+
+
+def test_a_host_back_from_a_power_loss_stops_what_ran_there(sim):
+    recorder = sim.cloud.events = Recorder()
+    hosts.lose_power(sim.cloud, 'compute-0')
+    hosts.recover(sim.cloud, 'compute-0')
+    assert sim.cloud.hosts['compute-0'].reporting
+    # The guests died with the power: Nova's power sync stops them.
+    assert show(sim, 'vm-a')['status'] == 'SHUTOFF'
+    assert show(sim, 'vm-a')['OS-EXT-STS:power_state'] == 4
+    assert ('instance.power_off.end', 'nova-compute:compute-0',
+            'compute-0', 'stopped') in recorder.seen
+
+
+def test_a_healed_partition_restarts_nothing(sim):
+    hosts.partition(sim.cloud, 'compute-0')
+    hosts.recover(sim.cloud, 'compute-0')
+    assert show(sim, 'vm-a')['status'] == 'ACTIVE'
+    assert hosts.guest_running(sim.cloud.hosts['compute-0'],
+                               sim.cloud.servers[uuid_of(sim, 'vm-a')])
+
+
+@pytest.mark.parametrize('key,powered,running,partitioned', [
+    ('fail_host', False, False, False),
+    ('crash_host', True, False, False),
+    ('partition_host', True, True, True),
+])
+def test_timeline_entries_fail_hosts(key, powered, running, partitioned):
+    sim = make(timeline=[{'at': 0, key: 'compute-1'},
+                         {'at': 0.2, 'recover_host': 'compute-1'}])
+    sim.start_timeline()
+    host = sim.cloud.hosts['compute-1']
+    try:
+        wait(lambda: not host.reporting)
+        assert (host.powered_on, host.compute_running,
+                host.partitioned) == (powered, running, partitioned)
+        wait(lambda: host.reporting)
+    finally:
+        sim.stop()
+
+
+def test_the_admin_api_fails_and_recovers_hosts(sim):
+    for event in ('fail', 'crash', 'partition', 'recover'):
+        resp = webob.Request.blank('/simulator/hosts/compute-2/%s' % event,
+                                   method='POST').get_response(sim)
+        assert resp.status_int == 202, event
+    assert sim.cloud.hosts['compute-2'].reporting
+    resp = webob.Request.blank('/simulator/hosts/compute-2/explode',
+                               method='POST').get_response(sim)
+    assert resp.status_int == 404
+    state = webob.Request.blank('/simulator/state').get_response(sim).json
+    assert state['split_brain'] == []
+    assert state['hosts']['compute-2']['powered_on'] is True
+
+
+# Evacuation: Nova's checks.
+
+def test_evacuate_is_refused_while_the_source_is_up(sim):
+    status, body = evacuate(sim, 'vm-a')
+    assert status == 400
+    assert body['badRequest']['message'] == (
+        'Compute service of compute-0 is still in use.')
+
+
+def test_forcing_the_service_down_by_uuid_allows_evacuate(sim):
+    status, body = force_down(sim, 'compute-0')
+    assert status == 200
+    assert body['service']['forced_down'] is True
+    assert body['service']['state'] == 'down'
+    # The host still runs: Nova only believes what it is told.
+    assert sim.cloud.hosts['compute-0'].reporting
+    assert evacuate(sim, 'vm-a') == (200, None)
+
+
+@pytest.mark.parametrize('body,status,message', [
+    ({'forced_down': 'yes'}, 200, None),
+    ({}, 400, "No updates were requested. Fields 'status' or "
+              "'forced_down' should be specified."),
+    ({'forced_down': 'maybe'}, 400, None),
+    ({'status': 'enabled', 'disabled_reason': 'x'}, 400,
+     "Specifying 'disabled_reason' with status 'enabled' is invalid."),
+])
+def test_service_updates_by_uuid(sim, body, status, message):
+    service = sim.cloud.hosts['compute-1'].service_id
+    found, reply = call(sim, 'PUT', '/os-services/%s' % service, body,
+                        '2.53')
+    assert found == status
+    if message:
+        assert reply['badRequest']['message'] == message
+
+
+def test_a_service_uuid_must_be_one(sim):
+    assert call(sim, 'PUT', '/os-services/compute-1',
+                {'forced_down': True}, '2.53')[0] == 400
+    assert call(sim, 'PUT', '/os-services/%s' % (
+        '00000000-0000-4000-8000-000000000000'), {'forced_down': True},
+        '2.53')[0] == 404
+
+
+def test_legacy_force_down_needs_2_11(sim):
+    body = {'host': 'compute-1', 'binary': 'nova-compute',
+            'forced_down': True}
+    assert call(sim, 'PUT', '/os-services/force-down', body, '2.10')[0] \
+        == 404
+    status, reply = call(sim, 'PUT', '/os-services/force-down', body, '2.11')
+    assert (status, reply['service']['forced_down']) == (200, True)
+
+
+def test_evacuate_refuses_wrong_states(sim):
+    call(sim, 'POST', '/servers/%s/action' % uuid_of(sim, 'vm-a'),
+         {'pause': None})
+    force_down(sim, 'compute-0')
+    status, body = evacuate(sim, 'vm-a')
+    assert status == 409
+    assert body['conflictingRequest']['message'] == (
+        "Cannot 'evacuate' instance %s while it is in vm_state paused"
+        % uuid_of(sim, 'vm-a'))
+    assert evacuate(sim, 'vm-b')[0] == 200
+    status, body = evacuate(sim, 'vm-b')
+    assert status == 409
+    assert 'task_state rebuilding' in body['conflictingRequest']['message']
+
+
+@pytest.mark.parametrize('version,args,status,message', [
+    ('2.96', {'host': 'nowhere'}, 404, 'Compute host nowhere not found.'),
+    ('2.96', {'host': 'compute-0'}, 400,
+     "The target host can't be the same one."),
+    ('2.29', {'force': True}, 400,
+     "Can't force to a non-provided destination"),
+    ('2.68', {'host': 'compute-2', 'force': True}, 400, None),
+    ('2.13', {}, 400, None),
+    ('2.96', {'onSharedStorage': False}, 400, None),
+])
+def test_evacuate_bodies_by_microversion(sim, version, args, status,
+                                         message):
+    force_down(sim, 'compute-0')
+    found, body = evacuate(sim, 'vm-a', version, **args)
+    assert found == status
+    if message:
+        assert body[next(iter(body))]['message'] == message
+
+
+def test_before_2_14_evacuate_answers_a_password(sim):
+    force_down(sim, 'compute-0')
+    status, body = evacuate(sim, 'vm-a', '2.13', onSharedStorage=False)
+    assert status == 200 and body['adminPass']
+    status, body = evacuate(sim, 'vm-c', '2.13', onSharedStorage=True)
+    assert status == 400          # compute-1 is up
+    force_down(sim, 'compute-1')
+    assert evacuate(sim, 'vm-c', '2.13', onSharedStorage=True) == (
+        200, {'adminPass': None})
+
+
+def test_a_locked_server_can_be_evacuated(sim):
+    # Nova's evacuate has no lock check.
+    force_down(sim, 'compute-0')
+    call(sim, 'POST', '/servers/%s/action' % uuid_of(sim, 'vm-a'),
+         {'lock': None})
+    assert evacuate(sim, 'vm-a')[0] == 200
+
+
+# Evacuation: its time, statuses, allocations and notifications.
+
+def test_an_evacuation_takes_time_and_goes_through_novas_statuses():
+    sim = make(evacuate_seconds=30)
+    try:
+        hosts.lose_power(sim.cloud, 'compute-0')
+        force_down(sim, 'compute-0')
+        assert evacuate(sim, 'vm-a') == (200, None)
+        server = show(sim, 'vm-a')
+        assert (server['status'], server['OS-EXT-STS:task_state']) == (
+            'REBUILD', 'rebuilding')
+        assert host_of(server) == 'compute-0'
+        [listed] = call(sim, 'GET', '/os-migrations?migration_type='
+                        'evacuation')[1]['migrations']
+        assert (listed['status'], listed['source_compute'],
+                listed['dest_compute']) == ('accepted', 'compute-0', None)
+        # The scheduler claimed the destination already.
+        dest = sim.cloud.servers[uuid_of(sim, 'vm-a')].evacuating_to
+        assert sim.cloud.used(dest)['memory_mb'] >= 1024
+    finally:
+        sim.stop()
+
+
+def test_an_evacuation_ends_done_on_the_destination(sim):
+    recorder = sim.cloud.events = Recorder()
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, 'vm-a', '2.94')
+    wait(lambda: migration_of(sim, 'vm-a').status == 'pre-migrating')
+    assert show(sim, 'vm-a')['OS-EXT-STS:task_state'] == 'rebuild_spawning'
+    server = done(sim, 'vm-a')
+    migration = migration_of(sim, 'vm-a')
+    assert migration.status == 'done'
+    assert host_of(server) == migration.dest != 'compute-0'
+    # Below 2.95 the server keeps its state.
+    assert (server['status'], server['OS-EXT-STS:power_state']) == (
+        'ACTIVE', 1)
+    # Nova's notifications, from whom Nova sends them; the destination's
+    # still name the source.
+    dest = migration.dest
+    assert [(e, p, h) for e, p, h, _ in recorder.seen
+            if e.startswith(('instance.evacuate', 'instance.rebuild'))] == [
+        ('instance.evacuate', 'nova-api:controller', 'compute-0'),
+        ('instance.rebuild_scheduled', 'nova-conductor:controller',
+         'compute-0'),
+        ('instance.rebuild.start', 'nova-compute:%s' % dest, 'compute-0'),
+        ('instance.rebuild.end', 'nova-compute:%s' % dest, 'compute-0')]
+
+
+def test_the_source_keeps_its_allocation_until_its_compute_restarts(sim):
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, 'vm-a')
+    done(sim, 'vm-a')
+    uuid = uuid_of(sim, 'vm-a')
+    dest = sim.cloud.servers[uuid].host
+    req = webob.Request.blank('/placement/allocations/%s' % uuid,
+                              headers={'X-Auth-Token': 'any'})
+    held = req.get_response(sim).json['allocations']
+    assert set(held) == {sim.cloud.hosts['compute-0'].uuid,
+                         sim.cloud.hosts[dest].uuid}
+    # No forcing the service up while `done` evacuations remain.
+    status, body = force_down(sim, 'compute-0', down=False)
+    assert status == 400
+    assert 'Unable to force up host compute-0' in \
+        body['badRequest']['message']
+    hosts.recover(sim.cloud, 'compute-0')
+    assert migration_of(sim, 'vm-a').status == 'completed'
+    assert set(req.get_response(sim).json['allocations']) == {
+        sim.cloud.hosts[dest].uuid}
+    assert force_down(sim, 'compute-0', down=False)[0] == 200
+
+
+@pytest.mark.parametrize('version,name,status', [
+    ('2.95', 'vm-a', 'SHUTOFF'),
+    ('2.94', 'vm-a', 'ACTIVE'),
+    ('2.94', 'vm-b', 'SHUTOFF'),
+    ('2.95', 'vm-b', 'SHUTOFF'),
+])
+def test_from_2_95_an_evacuated_server_ends_stopped(sim, version, name,
+                                                    status):
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, name, version)
+    server = done(sim, name)
+    assert server['status'] == status
+    assert server['OS-EXT-STS:power_state'] == (
+        4 if status == 'SHUTOFF' else 1)
+
+
+def test_a_server_in_error_comes_back_active_even_at_2_95(sim):
+    sim.cloud.servers[uuid_of(sim, 'vm-a')].vm_state = 'error'
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    assert evacuate(sim, 'vm-a', '2.95')[0] == 200
+    assert done(sim, 'vm-a')['status'] == 'ACTIVE'
+
+
+def test_no_room_is_no_http_error_but_a_server_in_error(sim):
+    # Fill compute-1 and compute-2 so that vm-big fits nowhere.
+    for host in ('compute-1', 'compute-2'):
+        call(sim, 'POST', '/servers', {'server': {
+            'name': 'filler', 'flavorRef': '2',
+            'availability_zone': 'nova:%s' % host}})
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    assert evacuate(sim, 'vm-big') == (200, None)
+    server = show(sim, 'vm-big')
+    assert server['status'] == 'ERROR'
+    assert server['fault']['message'] == (
+        'No valid host was found. There are not enough hosts available.')
+    assert migration_of(sim, 'vm-big').status == 'error'
+    assert host_of(server) == 'compute-0'
+
+
+def test_a_forced_host_without_room_keeps_the_servers_state(sim):
+    call(sim, 'POST', '/servers', {'server': {
+        'name': 'filler', 'flavorRef': '2',
+        'availability_zone': 'nova:compute-2'}})
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    # Before 2.29 a host given bypasses the scheduler.
+    assert evacuate(sim, 'vm-big', '2.28', host='compute-2')[0] == 200
+    server = show(sim, 'vm-big')
+    assert (server['status'], server['OS-EXT-STS:task_state']) == (
+        'ACTIVE', None)
+    assert migration_of(sim, 'vm-big').status == 'error'
+
+
+@pytest.mark.parametrize('version,args,ends', [
+    ('2.28', {'host': 'compute-2'}, 'done'),
+    ('2.29', {'host': 'compute-2', 'force': True}, 'done'),
+    ('2.29', {'host': 'compute-2'}, 'error'),
+    ('2.96', {'host': 'compute-2'}, 'error'),
+])
+def test_only_a_forced_host_may_be_disabled(sim, version, args, ends):
+    call(sim, 'PUT', '/os-services/%s' % sim.cloud.hosts[
+        'compute-2'].service_id, {'status': 'disabled'}, '2.53')
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    assert evacuate(sim, 'vm-a', version, **args)[0] == 200
+    server = done(sim, 'vm-a')
+    assert migration_of(sim, 'vm-a').status == ends
+    if ends == 'done':
+        assert host_of(server) == 'compute-2'
+
+
+def test_an_evacuation_whose_destination_dies_stays_in_rebuild():
+    sim = make(evacuate_seconds=0.3)
+    try:
+        hosts.lose_power(sim.cloud, 'compute-0')
+        force_down(sim, 'compute-0')
+        evacuate(sim, 'vm-a', host='compute-2')
+        hosts.lose_power(sim.cloud, 'compute-2')
+        time.sleep(0.5)
+        assert show(sim, 'vm-a')['status'] == 'REBUILD'
+        assert migration_of(sim, 'vm-a').status == 'accepted'
+    finally:
+        sim.stop()
+
+
+def test_deleting_a_server_under_evacuation_fails_its_migration(sim):
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, 'vm-a')
+    uuid = uuid_of(sim, 'vm-a')
+    migration = migration_of(sim, 'vm-a')
+    assert call(sim, 'DELETE', '/servers/%s' % uuid)[0] == 204
+    wait(lambda: migration.status == 'failed')
+    assert all(uuid not in sim.cloud.by_host.uuids(h)
+               for h in sim.cloud.hosts)
+
+
+# Split brain.
+
+def split_brain(sim):
+    return webob.Request.blank('/simulator/state').get_response(
+        sim).json['split_brain']
+
+
+def test_evacuating_a_partitioned_host_runs_servers_twice(sim):
+    hosts.partition(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, 'vm-a')
+    evacuate(sim, 'vm-b')
+    dest = host_of(done(sim, 'vm-a'))
+    done(sim, 'vm-b')
+    # vm-b was stopped: it did not run on the source.
+    [record] = split_brain(sim)
+    assert (record['server'], record['source'], record['destination']) == (
+        uuid_of(sim, 'vm-a'), 'compute-0', dest)
+    assert record['at'].endswith('Z')
+
+
+def test_evacuating_a_dead_host_runs_nothing_twice(sim):
+    hosts.lose_power(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    evacuate(sim, 'vm-a')
+    done(sim, 'vm-a')
+    assert split_brain(sim) == []
+
+
+def test_evacuating_before_the_fence_is_done_runs_servers_twice():
+    sim = make(power_seconds=1.0, evacuate_seconds=0.1)
+    try:
+        hosts.partition(sim.cloud, 'compute-0')
+        force_down(sim, 'compute-0')
+        sim.ironic.set_power(sim.ironic.node('compute-0'), 'power off')
+        evacuate(sim, 'vm-a')
+        done(sim, 'vm-a')
+        assert len(split_brain(sim)) == 1
+    finally:
+        sim.stop()
+
+
+def test_evacuating_after_the_fence_runs_nothing_twice(sim):
+    hosts.partition(sim.cloud, 'compute-0')
+    force_down(sim, 'compute-0')
+    sim.ironic.set_power(sim.ironic.node('compute-0'), 'power off')
+    wait(lambda: not sim.cloud.hosts['compute-0'].powered_on)
+    evacuate(sim, 'vm-a')
+    done(sim, 'vm-a')
+    assert split_brain(sim) == []
