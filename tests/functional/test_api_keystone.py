@@ -466,7 +466,10 @@ def test_sample_policy_file_lists_the_rules(tmp_path):
                  '"audit:create": "rule:admin_api"',
                  '"audit:get_all": "rule:reader_api"',
                  '"webhook:trigger": "rule:admin_or_service_api"',
-                 '"goal:get": "rule:reader_api"'):
+                 '"goal:get": "rule:reader_api"',
+                 '"os_masakari_api:segments:create": "rule:admin_api"',
+                 '"os_masakari_api:notifications:create": '
+                 '"rule:admin_api"'):
         assert rule in sample, rule
     assert 'POST  /v1/audits' in sample
 

@@ -2,7 +2,8 @@
 each one's recovery, from new to finished or failed.
 
 An engine takes a new COMPUTE_HOST notification of a host that stopped,
-in an enabled segment, and starts an attempt: a host_recovery audit
+in an enabled segment, seen powered off by its monitor (host_status
+NORMAL), and starts an attempt: a host_recovery audit
 (db/recoveries.py), which it computes itself at once; the plan starts by
 itself and an applier runs it (fenced, taken over if its applier dies).
 The engine follows the attempt until its plan ends: finished if it
@@ -44,6 +45,14 @@ def _not_recovered(row, segment):
     if row['payload'].get('event') != 'STOPPED':
         return 'the host reports it is %s: nothing to recover' % (
             row['payload'].get('event'))
+    if row['payload'].get('host_status') == 'UNKNOWN':
+        # Its monitor could not see it powered off: it may still run its
+        # servers, and evacuating them would run each twice.
+        return ('the monitor could not tell whether the host is powered '
+                'off (host_status UNKNOWN): its servers may still run '
+                'there, and this release has no power fencing to make '
+                'sure. Power the host off, then report it again with '
+                'host_status NORMAL')
     if segment is None:
         return 'its failover segment no longer exists'
     if not segment['enabled']:
