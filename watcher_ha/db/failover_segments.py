@@ -180,6 +180,10 @@ def update_host(context, segment_uuid, host_uuid, values):
                                            host_uuid, 'updated')
             for name, value in values.items():
                 setattr(row, name, value)
+            if 'reserved' in values:
+                # The operator decides: a host a failed recovery kept
+                # claimed is its no longer.
+                row.claimed_by = row.claimed_at = None
             session.flush()
             return _host_view(row, segment)
     except db_exc.DBDuplicateEntry:

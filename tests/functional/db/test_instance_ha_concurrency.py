@@ -145,3 +145,16 @@ def test_unused_claims_go_back_to_the_pool(migrated_engine):
     # r2 serves the next failure.
     assert reserved_hosts.claim(ctx, segment['uuid'], 'next',
                                 _first_free) == ['r2']
+
+
+def test_an_operator_returns_a_host_a_failed_recovery_kept(migrated_engine):
+    ctx = context.admin_context()
+    segment = _segment_with_reserved('kept', ['failed'], ['r1'])
+    assert reserved_hosts.claim(ctx, segment['uuid'], 'failed-recovery',
+                                _first_free) == ['r1']
+    [host] = [h for h in failover_segments.list_hosts(
+        ctx, segment['uuid'], pages.Paging(), {}) if h['name'] == 'r1']
+    failover_segments.update_host(ctx, segment['uuid'], host['uuid'],
+                                  {'reserved': True})
+    assert reserved_hosts.claim(ctx, segment['uuid'], 'next',
+                                _first_free) == ['r1']
