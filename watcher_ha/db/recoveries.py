@@ -23,7 +23,6 @@ from watcher_ha.db import transitions
 from watcher_ha.instance_ha import statuses
 
 Notification = models.HostNotification
-Segment = models.FailoverSegment
 Audit = models.Audit
 
 GOAL = 'cluster_maintaining'
@@ -34,13 +33,6 @@ HELD = (statuses.RUNNING, statuses.ERROR)
 
 class LostOwnership(Exception):
     """The notification is no longer this engine's to move."""
-
-
-def get(context, uuid):
-    with engine.reader.using(context) as session:
-        row = session.execute(sa.select(Notification).where(
-            Notification.uuid == uuid)).scalar_one_or_none()
-        return None if row is None else models.as_dict(row)
 
 
 def unclaimed(context, grace_seconds, limit=50):
@@ -145,13 +137,6 @@ def release(context, host):
         return transitions.write(
             session, Notification, [], states=HELD, owner=host,
             values={'hostname': None})
-
-
-def segment_of(context, uuid):
-    with engine.reader.using(context) as session:
-        row = session.execute(sa.select(Segment).where(
-            Segment.uuid == uuid)).scalar_one_or_none()
-        return None if row is None else models.as_dict(row)
 
 
 def attempt(context, audit_uuid):

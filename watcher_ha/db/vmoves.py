@@ -23,29 +23,33 @@ def record(context, notification_uuid, instance_uuid, unless=(), **values):
     ``notification_uuid`` with ``values`` (status, dest_host, times...):
     a recovery run again after a take-over updates the same row, unless
     its status is one of ``unless``."""
+    try:
+        _record(context, notification_uuid, instance_uuid, unless, values)
+    except db_exc.DBDuplicateEntry:
+        # Another writer created it between our UPDATE and INSERT: it is
+        # there to update now.
+        _record(context, notification_uuid, instance_uuid, unless, values)
+
+
+def _record(context, notification_uuid, instance_uuid, unless, values):
+    values = dict(values)
     where = [VMove.notification_uuid == notification_uuid,
              VMove.instance_uuid == instance_uuid]
     if unless:
         where.append(VMove.status.not_in(unless))
-    try:
-        with engine.writer.using(context) as session:
-            if session.execute(sa.update(VMove).where(*where).values(
-                    updated_at=models.utcnow(), **values)).rowcount:
-                return
-            if unless and session.execute(sa.select(VMove.id).where(
-                    *where[:2])).first():
-                return
-            session.add(VMove(uuid=uuidutils.generate_uuid(),
-                              notification_uuid=notification_uuid,
-                              instance_uuid=instance_uuid,
-                              type=values.pop('type', 'evacuation'),
-                              status=values.pop('status', PENDING),
-                              **values))
-    except db_exc.DBDuplicateEntry:
-        # Another writer created it between our UPDATE and INSERT.
-        with engine.writer.using(context) as session:
-            session.execute(sa.update(VMove).where(*where).values(
-                updated_at=models.utcnow(), **values))
+    with engine.writer.using(context) as session:
+        if session.execute(sa.update(VMove).where(*where).values(
+                updated_at=models.utcnow(), **values)).rowcount:
+            return
+        if unless and session.execute(sa.select(VMove.id).where(
+                *where[:2])).first():
+            return
+        session.add(VMove(uuid=uuidutils.generate_uuid(),
+                          notification_uuid=notification_uuid,
+                          instance_uuid=instance_uuid,
+                          type=values.pop('type', 'evacuation'),
+                          status=values.pop('status', PENDING),
+                          **values))
 
 
 def of(context, notification_uuid):

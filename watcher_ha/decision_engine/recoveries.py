@@ -24,7 +24,10 @@ from watcher_ha.common import context as watcher_context
 from watcher_ha.common import ownership
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import AuditState as S
+from watcher_ha.db import failover_segments
+from watcher_ha.db import host_notifications
 from watcher_ha.db import recoveries
+from watcher_ha.instance_ha import exception
 from watcher_ha.instance_ha import statuses
 
 CONF = cfg.CONF
@@ -59,6 +62,20 @@ def _not_recovered(row, segment):
         return ('its failover segment %s is disabled: enable it to have '
                 'its failures recovered' % segment['name'])
     return None
+
+
+def _notification(context, uuid):
+    try:
+        return host_notifications.get_notification(context, uuid)
+    except exception.NotificationNotFound:
+        return None
+
+
+def _segment(context, uuid):
+    try:
+        return failover_segments.get_segment(context, uuid)
+    except exception.SegmentNotFound:
+        return None
 
 
 class Recoveries:
@@ -112,12 +129,11 @@ class Recoveries:
 
     def _run(self, uuid):
         context = self._context()
-        row = recoveries.get(context, uuid)
+        row = _notification(context, uuid)
         if row is None:
             return
         if row['state'] == statuses.NEW:
-            segment = recoveries.segment_of(context,
-                                            row['failover_segment_uuid'])
+            segment = _segment(context, row['failover_segment_uuid'])
             reason = _not_recovered(row, segment)
             if reason is not None:
                 if recoveries.ignore(context, uuid, self.host, reason):
@@ -128,7 +144,7 @@ class Recoveries:
             # Handed back by an engine that stopped.
             if not recoveries.change_owner(context, uuid, None, self.host):
                 return
-            row = recoveries.get(context, uuid)
+            row = _notification(context, uuid)
         try:
             self._follow(context, row)
         except recoveries.LostOwnership:
@@ -137,12 +153,13 @@ class Recoveries:
     def _start(self, context, row, segment=None):
         """A new attempt of ``row`` (new, or in error); the row after, or
         None if another engine moved it first."""
-        segment = segment or recoveries.segment_of(
-            context, row['failover_segment_uuid'])
+        segment = segment or _segment(context,
+                                      row['failover_segment_uuid'])
         parameters = {
             'notification_uuid': row['uuid'],
             'segment_uuid': row['failover_segment_uuid'],
-            'failed_host': self._host_name(context, row),
+            'failed_host': recoveries.host_name(context,
+                                                row['source_host_uuid']),
             'recovery_method': ('reserved_host' if segment and segment[
                 'recovery_method'] in ('reserved_host', 'rh_priority')
                 else 'auto'),
@@ -154,11 +171,7 @@ class Recoveries:
             return None
         LOG.info('Notification %s: attempt %d, recovery audit %s',
                  row['uuid'], row['attempts'] + 1, audit)
-        return recoveries.get(context, row['uuid'])
-
-    @staticmethod
-    def _host_name(context, row):
-        return recoveries.host_name(context, row['source_host_uuid'])
+        return _notification(context, row['uuid'])
 
     def _follow(self, context, row):
         while row is not None and row['hostname'] == self.host:
@@ -184,7 +197,7 @@ class Recoveries:
                 continue
             else:
                 return
-            row = recoveries.get(context, row['uuid'])
+            row = _notification(context, row['uuid'])
 
     def _outcome(self, context, row):
         """Follow the attempt under way until it ends: (finished or

@@ -5,7 +5,6 @@ status codes, microversion headers and error bodies."""
 import json
 import uuid as uuidlib
 
-import microversion_parse
 
 from watcher_ha.simulator import baremetal
 from watcher_ha.simulator import web
@@ -51,29 +50,20 @@ class IronicVersions(web.Versions):
         super().__init__('baremetal', MIN_VERSION, MAX_VERSION,
                          legacy_header=HEADER)
 
-    def negotiate(self, req):
-        asked = microversion_parse.get_version(
-            dict(req.headers), 'baremetal', legacy_headers=[HEADER])
-        if not asked:
-            return self.minimum
-        if asked.strip().lower() == 'latest':
-            return self.maximum
-        try:
-            version = microversion_parse.parse_version_string(asked)
-        except (TypeError, ValueError):
-            raise web.Reply(406, 'Invalid value for %s header' % HEADER)
+    def invalid(self, asked):
+        return web.Reply(406, 'Invalid value for %s header' % HEADER)
+
+    def unsupported(self, asked, version):
         if version.major != 1:
-            raise web.Reply(406, 'Mutually exclusive versions requested. '
-                                 'Version %s requested but not supported by '
-                                 'this service. The supported version range '
-                                 'is: [%s, %s].'
-                            % (asked, MIN_VERSION, MAX_VERSION))
-        if not version.matches(self.minimum, self.maximum):
-            raise web.Reply(406, 'Version %s was requested but the minor '
-                                 'version is not supported by this service. '
-                                 'The supported version range is: [%s, %s].'
-                            % (asked, MIN_VERSION, MAX_VERSION))
-        return version
+            return web.Reply(406, 'Mutually exclusive versions requested. '
+                                  'Version %s requested but not supported '
+                                  'by this service. The supported version '
+                                  'range is: [%s, %s].'
+                             % (asked, MIN_VERSION, MAX_VERSION))
+        return web.Reply(406, 'Version %s was requested but the minor '
+                              'version is not supported by this service. '
+                              'The supported version range is: [%s, %s].'
+                         % (asked, MIN_VERSION, MAX_VERSION))
 
     def headers(self, version):
         return {HEADER: '%d.%d' % (version.major, version.minor),

@@ -73,20 +73,27 @@ class Versions:
             headers, self.service_type,
             legacy_headers=[self.legacy_header] if self.legacy_header
             else None)
-        if asked is None:
+        if not asked:
             return self.minimum
         if asked.strip().lower() == 'latest':
             return self.maximum
         try:
             version = microversion_parse.parse_version_string(asked)
         except (TypeError, ValueError):
-            raise Reply(400, 'Invalid API version request string %s'
-                        % asked)
+            raise self.invalid(asked)
         if not version.matches(self.minimum, self.maximum):
-            raise Reply(406, 'Version %s is not supported by the API. '
-                             'Minimum is %s and maximum is %s.'
-                        % (asked, self.minimum, self.maximum))
+            raise self.unsupported(asked, version)
         return version
+
+    # The service's own refusals (Nova's and Placement's by default).
+
+    def invalid(self, asked):
+        return Reply(400, 'Invalid API version request string %s' % asked)
+
+    def unsupported(self, asked, version):
+        return Reply(406, 'Version %s is not supported by the API. '
+                          'Minimum is %s and maximum is %s.'
+                     % (asked, self.minimum, self.maximum))
 
     def headers(self, version):
         text = '%d.%d' % (version.major, version.minor)

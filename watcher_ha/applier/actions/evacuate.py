@@ -55,18 +55,23 @@ class Evacuate(nova_base.ServerMove):
         super().__init__(input_parameters, context, fence)
         # Whether the server ran when its host failed; None until read.
         self._was_running = None
+        self._claimed = None
 
     @property
     def destination(self):
         if not self.input_parameters.get('destination_from_claim'):
             return self.input_parameters.get('destination_node')
-        move = vmoves.of(self.context, self.input_parameters[
-            'notification_uuid']).get(self.uuid)
-        if move is None or move['dest_host'] is None:
-            raise base.ActionError(
-                'the recovery found no reserved host with room for server '
-                '%s' % self.uuid)
-        return move['dest_host']
+        if self._claimed is None:
+            # Chosen by the claim, which ran before this action: read
+            # once.
+            move = vmoves.of(self.context, self.input_parameters[
+                'notification_uuid']).get(self.uuid)
+            if move is None or move['dest_host'] is None:
+                raise base.ActionError(
+                    'the recovery found no reserved host with room for '
+                    'server %s' % self.uuid)
+            self._claimed = move['dest_host']
+        return self._claimed
 
     def pre_condition(self):
         # A task under way (an evacuation an earlier attempt started):

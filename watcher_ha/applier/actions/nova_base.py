@@ -99,12 +99,15 @@ class ComputeService(NovaAction):
         return self.input_parameters['resource_name']
 
     def _service(self):
-        found = self.nova.services.list(host=self.host,
-                                        binary='nova-compute')
-        if not found:
-            raise base.ActionError('no nova-compute service on %s'
-                                   % self.host)
-        return found[0]
+        return compute_service(self.nova, self.host)
+
+
+def compute_service(nova, host):
+    """The nova-compute service of ``host``."""
+    found = nova.services.list(host=host, binary='nova-compute')
+    if not found:
+        raise base.ActionError('no nova-compute service on %s' % host)
+    return found[0]
 
 
 def host_of(server):

@@ -36,11 +36,7 @@ class RecoveryAction(nova_base.NovaAction):
     def set_service(self, host, enabled, reason=None):
         """Enable or disable (with ``reason``) the compute service of
         ``host``, if it is not so already."""
-        found = self.nova.services.list(host=host, binary='nova-compute')
-        if not found:
-            raise base.ActionError('host %s has no nova-compute service'
-                                   % host)
-        service = found[0]
+        service = nova_base.compute_service(self.nova, host)
         if service.status == ('enabled' if enabled else 'disabled'):
             return
         try:
