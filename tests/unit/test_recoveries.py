@@ -32,3 +32,18 @@ def test_a_stopped_host_seen_powered_off_is_recovered():
 ])
 def test_the_others_are_left_and_say_why(row, segment, reason):
     assert reason in recoveries._not_recovered(row, segment)
+
+
+@pytest.mark.parametrize('method, attempts', [
+    ('auto', ['auto', 'auto', 'auto']),
+    ('reserved_host', ['reserved_host'] * 3),
+    # A round tries the first method, then at once the other.
+    ('auto_priority', ['auto', 'reserved_host', 'auto', 'reserved_host']),
+    ('rh_priority', ['reserved_host', 'auto', 'reserved_host', 'auto']),
+])
+def test_each_attempt_uses_its_rounds_method(method, attempts):
+    segment = dict(SEGMENT, recovery_method=method)
+    assert [recoveries._method(segment, n)
+            for n in range(1, len(attempts) + 1)] == attempts
+    assert len(recoveries._round(segment)) == (
+        2 if method.endswith('priority') else 1)

@@ -120,6 +120,14 @@ def end_attempt(context, uuid, host, target, message=None):
         raise LostOwnership(uuid)
 
 
+def owns(context, uuid, host):
+    """Whether ``host`` holds the notification ``uuid`` now."""
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(sa.exists().where(
+            Notification.uuid == uuid, Notification.hostname == host,
+            Notification.state.in_(HELD)))).scalar()
+
+
 @engine.retry_on_deadlock
 def change_owner(context, uuid, previous, new):
     """Move a held notification from ``previous`` (None: nobody) to

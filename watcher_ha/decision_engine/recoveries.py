@@ -7,9 +7,15 @@ NORMAL), and starts an attempt: a host_recovery audit
 (db/recoveries.py), which it computes itself at once; the plan starts by
 itself and an applier runs it (fenced, taken over if its applier dies).
 The engine follows the attempt until its plan ends: finished if it
-succeeded; otherwise error, and a new attempt after
+succeeded; otherwise error, and a new attempt. Each attempt uses one
+method: ``reserved_host`` or ``auto`` as the segment says, while
+``auto_priority`` and ``rh_priority`` make rounds of two attempts, the
+second, with the other method, at once when the first fails
+(statuses.ROUNDS). A new round starts after
 ``[instance_ha] recovery_retry_interval``, until
-``[instance_ha] recovery_attempts`` have failed: then failed. A report of
+``[instance_ha] recovery_attempts`` rounds have failed: then the
+notification is failed, the reserved hosts its recovery left empty go
+back to the pool, and the failed host is put on maintenance. A report of
 a host that came back (STARTED), or from a disabled segment, is ignored.
 
 If the engine dies, its notifications are adopted by another engine,
@@ -17,9 +23,13 @@ which follows the attempt under way (or starts the next); the recovery
 audit and plan have owners of their own and go on meanwhile.
 """
 
+from keystoneauth1 import exceptions as ks_exc
+from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.common import clients
+from watcher_ha.common import compute_services
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import ownership
 from watcher_ha.common.states import ActionPlanState as P
@@ -27,6 +37,8 @@ from watcher_ha.common.states import AuditState as S
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import recoveries
+from watcher_ha.db import reserved_hosts
+from watcher_ha.instance_ha import claims
 from watcher_ha.instance_ha import exception
 from watcher_ha.instance_ha import statuses
 
@@ -76,6 +88,18 @@ def _segment(context, uuid):
         return failover_segments.get_segment(context, uuid)
     except exception.SegmentNotFound:
         return None
+
+
+def _round(segment):
+    """The methods one round of the segment's recovery tries."""
+    method = segment['recovery_method'] if segment else statuses.AUTO
+    return statuses.ROUNDS.get(method, (statuses.AUTO,))
+
+
+def _method(segment, attempt):
+    """The method of attempt number ``attempt`` (from 1)."""
+    methods = _round(segment)
+    return methods[(attempt - 1) % len(methods)]
 
 
 class Recoveries:
@@ -155,22 +179,21 @@ class Recoveries:
         None if another engine moved it first."""
         segment = segment or _segment(context,
                                       row['failover_segment_uuid'])
+        method = _method(segment, row['attempts'] + 1)
         parameters = {
             'notification_uuid': row['uuid'],
             'segment_uuid': row['failover_segment_uuid'],
             'failed_host': recoveries.host_name(context,
                                                 row['source_host_uuid']),
-            'recovery_method': ('reserved_host' if segment and segment[
-                'recovery_method'] in ('reserved_host', 'rh_priority')
-                else 'auto'),
+            'recovery_method': method,
             'evacuate_all_instances':
                 CONF.instance_ha.evacuate_all_instances}
         audit = recoveries.start_attempt(context, row, self.host,
                                          parameters)
         if audit is None:
             return None
-        LOG.info('Notification %s: attempt %d, recovery audit %s',
-                 row['uuid'], row['attempts'] + 1, audit)
+        LOG.info('Notification %s: attempt %d (%s), recovery audit %s',
+                 row['uuid'], row['attempts'] + 1, method, audit)
         return _notification(context, row['uuid'])
 
     def _follow(self, context, row):
@@ -184,20 +207,58 @@ class Recoveries:
                 LOG.info('Notification %s: %s%s', row['uuid'], target,
                          ' (%s)' % message if message else '')
             elif row['state'] == statuses.ERROR:
-                if row['attempts'] >= CONF.instance_ha.recovery_attempts:
-                    recoveries.end_attempt(
-                        context, row['uuid'], self.host, statuses.FAILED,
-                        'gave up after %d attempt(s); the last: %s'
-                        % (row['attempts'], row['message']))
+                segment = _segment(context, row['failover_segment_uuid'])
+                width = len(_round(segment))
+                if row['attempts'] >= (CONF.instance_ha.recovery_attempts
+                                       * width):
+                    self._give_up(context, row)
                     return
-                if self.stopping.wait(
+                # The next method of a round follows at once; a new round
+                # waits.
+                if row['attempts'] % width == 0 and self.stopping.wait(
                         CONF.instance_ha.recovery_retry_interval):
                     return
-                row = self._start(context, row)
+                row = self._start(context, row, segment)
                 continue
             else:
                 return
             row = _notification(context, row['uuid'])
+
+    def _give_up(self, context, row):
+        """error -> failed after the last attempt: the reserved hosts the
+        recovery left empty go back to the pool, and the failed host is
+        put on maintenance, as a recovery that succeeded leaves them."""
+        uuid = row['uuid']
+        message = 'gave up after %d attempt(s); the last: %s' % (
+            row['attempts'], row['message'])
+
+        def fence():
+            if not recoveries.owns(context, uuid, self.host):
+                raise recoveries.LostOwnership(uuid)
+
+        try:
+            reason = clients.configured(CONF)
+            if reason:
+                raise compute_services.ServiceError(reason)
+            claims.give_back(context, clients.nova(CONF, before_write=fence),
+                             uuid, fence)
+        except (compute_services.ServiceError, ks_exc.ClientException,
+                nova_exc.ClientException) as err:
+            held = reserved_hosts.held_by(context, uuid)
+            LOG.warning('Notification %s: could not give back reserved '
+                        'host(s) %s: %s', uuid, ', '.join(held), err)
+            if held:
+                message += (' (reserved host(s) %s stay claimed: %s; '
+                            'set each one reserved again once it is '
+                            'empty and disabled in Nova)' % (
+                                ', '.join(held), err))
+        fence()
+        failover_segments.set_maintenance(
+            context, row['failover_segment_uuid'],
+            recoveries.host_name(context, row['source_host_uuid']))
+        recoveries.end_attempt(context, uuid, self.host, statuses.FAILED,
+                               message)
+        LOG.info('Notification %s: failed (%s)', uuid, message)
 
     def _outcome(self, context, row):
         """Follow the attempt under way until it ends: (finished or

@@ -25,8 +25,17 @@ FINISHED = 'finished'
 # segment's hosts may not be changed meanwhile.
 IN_RECOVERY = (NEW, RUNNING, ERROR)
 
-# Recovery methods of a segment.
-RECOVERY_METHODS = ('auto', 'reserved_host', 'auto_priority', 'rh_priority')
+# Where a recovery puts a failed host's servers: wherever Nova's
+# scheduler sends them, or on the segment's reserved hosts.
+AUTO = 'auto'
+RESERVED_HOST = 'reserved_host'
+# A segment's recovery method -> the methods one round of attempts tries,
+# each only once the one before it failed.
+ROUNDS = {AUTO: (AUTO,),
+          RESERVED_HOST: (RESERVED_HOST,),
+          'auto_priority': (AUTO, RESERVED_HOST),
+          'rh_priority': (RESERVED_HOST, AUTO)}
+RECOVERY_METHODS = tuple(ROUNDS)
 
 # VM moves (API 1.3).
 VMOVE_TYPES = ('evacuation', 'migration', 'live_migration')

@@ -8,6 +8,7 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.common import clients
+from watcher_ha.common import compute_services
 
 CONF = cfg.CONF
 
@@ -99,15 +100,10 @@ class ComputeService(NovaAction):
         return self.input_parameters['resource_name']
 
     def _service(self):
-        return compute_service(self.nova, self.host)
-
-
-def compute_service(nova, host):
-    """The nova-compute service of ``host``."""
-    found = nova.services.list(host=host, binary='nova-compute')
-    if not found:
-        raise base.ActionError('no nova-compute service on %s' % host)
-    return found[0]
+        try:
+            return compute_services.find(self.nova, self.host)
+        except compute_services.ServiceError as err:
+            raise base.ActionError(str(err))
 
 
 def host_of(server):

@@ -2,10 +2,9 @@
 recovery they belong to, and turning a reserved host's compute service on
 or off in Nova."""
 
-from novaclient import exceptions as nova_exc
-
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.common import compute_services
 
 # The input parameters that name the recovery.
 PARAMETERS = {
@@ -36,14 +35,7 @@ class RecoveryAction(nova_base.NovaAction):
     def set_service(self, host, enabled, reason=None):
         """Enable or disable (with ``reason``) the compute service of
         ``host``, if it is not so already."""
-        service = nova_base.compute_service(self.nova, host)
-        if service.status == ('enabled' if enabled else 'disabled'):
-            return
         try:
-            if enabled:
-                self.nova.services.enable(service.id)
-            else:
-                self.nova.services.disable_log_reason(service.id, reason)
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to %s %s: %s' % (
-                'enable' if enabled else 'disable', host, err))
+            compute_services.set_enabled(self.nova, host, enabled, reason)
+        except compute_services.ServiceError as err:
+            raise base.ActionError(str(err))

@@ -1,8 +1,8 @@
 """settle_recovery: the last action of a host-failure recovery.
 
 The reserved hosts the recovery claimed and rebuilt servers on become
-normal hosts; those it claimed and did not use go back to the segment's
-pool, disabled again in Nova (a reserved host is kept empty). The failed
+normal hosts; those it claimed and left empty go back to the segment's
+pool, disabled again in Nova (instance_ha/claims.py). The failed
 host is put on maintenance in its segment: it stays there until an
 operator has repaired it and clears it. The action fails, naming them, if
 some of the failed host's servers were not moved.
@@ -10,11 +10,10 @@ some of the failed host's servers were not moved.
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import recovery_base
+from watcher_ha.common import compute_services
 from watcher_ha.db import failover_segments
-from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
-
-RESERVED_REASON = 'watcher_ha: reserved host of a failover segment'
+from watcher_ha.instance_ha import claims
 
 
 class SettleRecovery(recovery_base.RecoveryAction):
@@ -25,19 +24,15 @@ class SettleRecovery(recovery_base.RecoveryAction):
 
     def execute(self):
         notification = self.notification
-        moves = vmoves.of(self.context, notification)
-        used = {move['dest_host'] for move in moves.values()
-                if move['status'] == vmoves.SUCCEEDED}
-        unused = [host for host in reserved_hosts.held_by(
-            self.context, notification) if host not in used]
-        for host in unused:
-            self.set_service(host, enabled=False, reason=RESERVED_REASON)
-        self.fence()
-        reserved_hosts.release(self.context, notification, unused)
-        reserved_hosts.settle(self.context, notification)
+        try:
+            claims.give_back(self.context, self.nova, notification,
+                             self.fence)
+        except compute_services.ServiceError as err:
+            raise base.ActionError(str(err))
         failover_segments.set_maintenance(
             self.context, self.input_parameters['segment_uuid'],
             self.input_parameters['source_node'])
+        moves = vmoves.of(self.context, notification)
         left = sorted(uuid for uuid, move in moves.items()
                       if move['status'] != vmoves.SUCCEEDED)
         if left:
