@@ -57,15 +57,10 @@ def nova(url, password='admin'):
 
 
 @contextlib.contextmanager
-def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
-    """[nova] of this process pointed at the simulator at ``url``
-    (auth_type none), the applier's polling quick, in the block."""
+def overridden(overrides):
+    """The options ``overrides`` ((option, value, group)...) set in this
+    process, in the block."""
     clients.register_opts(CONF)
-    overrides = (('auth_type', 'none', 'nova'),
-                 ('endpoint_override', url + '/compute/v2.1', 'nova'),
-                 ('poll_interval', poll_interval, 'watcher_applier'),
-                 ('migration_timeout', migration_timeout,
-                  'watcher_applier'))
     for option, value, group in overrides:
         CONF.set_override(option, value, group=group)
     try:
@@ -73,3 +68,13 @@ def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
     finally:
         for option, _value, group in overrides:
             CONF.clear_override(option, group=group)
+
+
+def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
+    """[nova] of this process pointed at the simulator at ``url``
+    (auth_type none), the applier's polling quick, in the block."""
+    return overridden((
+        ('auth_type', 'none', 'nova'),
+        ('endpoint_override', url + '/compute/v2.1', 'nova'),
+        ('poll_interval', poll_interval, 'watcher_applier'),
+        ('migration_timeout', migration_timeout, 'watcher_applier')))

@@ -182,3 +182,57 @@ def nova_sections_with(**instance_ha):
                                     recovery_retry_interval=1)
         return found
     return sections
+
+
+def test_a_partitioned_host_nobody_reports_is_powered_off_then_evacuated(
+        tmp_path):
+    """A host cut off from Nova, its servers still running, and no
+    monitor: a decision engine finds it down in Nova and reports it
+    (host_status UNKNOWN); the recovery powers it off through Ironic and
+    evacuates only then, so that no server ever runs twice."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    made = spec()
+    made['power_seconds'] = 1
+
+    def sections(url):
+        found = nova_sections(url)
+        found['ironic'] = dict(found['nova'])
+        found['instance_ha'] = {'nova_detection_delay': 2,
+                                'nova_detection_interval': 1}
+        return found
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', made) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1'])
+            segment_of(cluster)
+            before = requests.get(sim_url + '/simulator/state',
+                                  timeout=10).json()['servers']
+            requests.post('%s/simulator/hosts/%s/partition'
+                          % (sim_url, FAILED), timeout=10
+                          ).raise_for_status()
+
+            def reported():
+                found = ha(cluster, 'GET', '/notifications')[
+                    'notifications']
+                return found[0] if found else None
+            found = wait_for(reported, 60, 'the report of the engine')
+            assert found['payload']['host_status'] == 'UNKNOWN'
+            ended = wait_ended(cluster, found['notification_uuid'])
+            assert ended['status'] == 'finished', ended
+            steps = ha(cluster, 'GET', '/notifications/'
+                       + found['notification_uuid'], version='1.1')[
+                'notification']['recovery_workflow_details']
+            assert [(s['name'], s['state']) for s in steps][:2] == [
+                ('power_off_host', 'SUCCESS'), ('force_host_down',
+                                                'SUCCESS')]
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            assert after['hosts'][FAILED]['powered_on'] is False
+            moved = {u for u, s in before.items() if s['host'] == FAILED}
+            assert {after['servers'][u]['host'] for u in moved} == {SPARE}
+            assert after['split_brain'] == []
+    finally:
+        delete()

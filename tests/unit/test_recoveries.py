@@ -2,8 +2,12 @@
 others (the reason is the notification's message)."""
 
 import pytest
+from oslo_config import cfg
 
+from watcher_ha.common import clients
 from watcher_ha.decision_engine import recoveries
+
+CONF = cfg.CONF
 
 SEGMENT = {'name': 'rack-1', 'enabled': True}
 
@@ -23,7 +27,9 @@ def test_a_stopped_host_seen_powered_off_is_recovered():
 
 
 @pytest.mark.parametrize('row, segment, reason', [
-    (report(host_status='UNKNOWN'), SEGMENT, 'host_status UNKNOWN'),
+    (report(host_status='UNKNOWN'), SEGMENT,
+     'power fencing is unavailable for segment rack-1 ([ironic] '
+     'auth_type is not set'),
     (report(event='STARTED'), SEGMENT, 'reports it is STARTED'),
     (report(), dict(SEGMENT, enabled=False), 'segment rack-1 is disabled'),
     (report(), None, 'no longer exists'),
@@ -47,3 +53,53 @@ def test_each_attempt_uses_its_rounds_method(method, attempts):
             for n in range(1, len(attempts) + 1)] == attempts
     assert len(recoveries._round(segment)) == (
         2 if method.endswith('priority') else 1)
+
+
+@pytest.fixture
+def fencing(conf):
+    """Ironic credentials, and the power_fencing options to set."""
+    clients.register_opts(CONF)
+    CONF.set_override('auth_type', 'none', group='ironic')
+
+    def power_fencing(default, **segments):
+        CONF.set_override('power_fencing', default, group='instance_ha')
+        CONF.set_override('segment_power_fencing', segments,
+                          group='instance_ha')
+    yield power_fencing
+    CONF.clear_override('auth_type', group='ironic')
+    CONF.clear_override('power_fencing', group='instance_ha')
+    CONF.clear_override('segment_power_fencing', group='instance_ha')
+
+
+@pytest.mark.parametrize('mode, unknown, normal', [
+    ('never', False, False),
+    ('unknown', True, False),
+    ('always', True, True),
+])
+def test_power_fencing_as_the_segment_says(fencing, mode, unknown, normal):
+    fencing('never', **{'rack-1': mode})
+    lost, seen_off = report(host_status='UNKNOWN'), report()
+    assert recoveries._fenced_by_power(lost, SEGMENT) is unknown
+    assert recoveries._fenced_by_power(seen_off, SEGMENT) is normal
+    # An UNKNOWN host is recovered only if it is powered off first.
+    reason = recoveries._not_recovered(lost, SEGMENT)
+    assert (reason is None) is unknown
+    if not unknown:
+        assert '[instance_ha] power_fencing is never for it' in reason
+    assert recoveries._not_recovered(seen_off, SEGMENT) is None
+
+
+def test_other_segments_follow_the_default(fencing):
+    fencing('unknown', lab='never')
+    assert recoveries._fenced_by_power(report(host_status='UNKNOWN'),
+                                       SEGMENT)
+    assert not recoveries._fenced_by_power(
+        report(host_status='UNKNOWN'), dict(SEGMENT, name='lab'))
+
+
+def test_no_power_fencing_without_ironic(conf):
+    CONF.set_override('power_fencing', 'always', group='instance_ha')
+    try:
+        assert recoveries._power_fencing(SEGMENT) == 'never'
+    finally:
+        CONF.clear_override('power_fencing', group='instance_ha')

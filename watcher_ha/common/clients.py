@@ -1,8 +1,8 @@
 """Clients of the OpenStack services watcher_ha talks to, configured by
 keystoneauth options: ``[nova]`` (session, auth and adapter options) for
-the Compute API, ``[placement]`` for Placement. Password auth in
-production; ``auth_type = none`` with ``endpoint_override`` against the
-simulator."""
+the Compute API, ``[placement]`` for Placement, ``[ironic]`` for the Bare
+Metal API (power fencing). Password auth in production; ``auth_type =
+none`` with ``endpoint_override`` against the simulator."""
 
 import threading
 
@@ -14,16 +14,22 @@ CONF = cfg.CONF
 
 NOVA_GROUP = 'nova'
 PLACEMENT_GROUP = 'placement'
+IRONIC_GROUP = 'ironic'
 # pinned_availability_zone appears at 2.96: Nova 2024.1 (Caracal) or
 # later.
 NOVA_API_VERSION = '2.96'
 PLACEMENT_API_VERSION = '1.6'
+# Node names (1.5), ?fields= (1.8) and fault (1.42) are known; 1.46
+# (conductor groups) dates from Rocky (2018): any Ironic in service serves
+# it.
+IRONIC_API_VERSION = '1.46'
 # Seconds a request may take (keystoneauth's ``timeout``, None by
 # default): a Nova that hangs must not hold a resync or the notification
 # worker for ever. A page of 1,000 servers with details takes seconds.
 REQUEST_TIMEOUT = 60
 
-_SERVICE_TYPES = {NOVA_GROUP: 'compute', PLACEMENT_GROUP: 'placement'}
+_SERVICE_TYPES = {NOVA_GROUP: 'compute', PLACEMENT_GROUP: 'placement',
+                  IRONIC_GROUP: 'baremetal'}
 _registered = set()
 _lock = threading.Lock()
 
@@ -112,3 +118,18 @@ def placement(conf=CONF):
     return ks_loading.load_adapter_from_conf_options(
         conf, PLACEMENT_GROUP, session=_session(conf, PLACEMENT_GROUP),
         default_microversion=PLACEMENT_API_VERSION)
+
+
+def ironic(conf=CONF, before_write=None):
+    """A keystoneauth adapter on the Bare Metal API, every request at
+    IRONIC_API_VERSION (keystoneauth sends it as
+    X-OpenStack-Ironic-API-Version too); ``before_write()`` (if given) is
+    called before every request that may change something. Paths start
+    with ``/v1``: Ironic's catalog endpoint is unversioned."""
+    register_opts(conf)
+    session = _session(conf, IRONIC_GROUP)
+    if before_write is not None:
+        check_writes(session, before_write)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, IRONIC_GROUP, session=session,
+        default_microversion=IRONIC_API_VERSION)

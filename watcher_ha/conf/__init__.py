@@ -9,6 +9,7 @@ from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import instance_ha
+from watcher_ha.conf import ironic
 from watcher_ha.conf import messaging
 from watcher_ha.conf import middleware
 from watcher_ha.conf import simulator
@@ -24,6 +25,7 @@ def register_opts(conf):
     coordination.register_opts(conf)
     decision_engine.register_opts(conf)
     instance_ha.register_opts(conf)
+    ironic.register_opts(conf)
     weight_planner.register_opts(conf)
     database.register_opts(conf)
     messaging.register_opts(conf)

@@ -1,8 +1,11 @@
 """[instance_ha] options: the Masakari-compatible instance-HA service."""
 
 from oslo_config import cfg
+from oslo_config import types
 
 GROUP = cfg.OptGroup('instance_ha', title='Instance high availability')
+
+POWER_FENCING = ('never', 'unknown', 'always')
 
 OPTS = [
     cfg.StrOpt(
@@ -41,6 +44,59 @@ OPTS = [
         'max_recovery_workers', default=8, min=1,
         help='Recoveries one decision engine follows at once (each takes '
              'a thread while its plan runs on the appliers).'),
+    # Power fencing (the power_off_host action, through Ironic).
+    cfg.StrOpt(
+        'power_fencing', default='unknown',
+        choices=[('never', 'Never power a failed host off; a report '
+                           'with host_status UNKNOWN is ignored.'),
+                 ('unknown', 'Power a failed host off first when its '
+                             'report says host_status UNKNOWN (its '
+                             'monitor could not see it off, or Nova '
+                             'reported it).'),
+                 ('always', 'Power every failed host off before its '
+                            'servers are evacuated.')],
+        mutable=True,
+        help='When a recovery powers the failed host off through Ironic '
+             '(the [ironic] options; the node named like the host) and '
+             'evacuates only once Ironic confirmed it. Without [ironic] '
+             'credentials there is no power fencing: reports with '
+             'host_status UNKNOWN are ignored, and "always" recoveries '
+             'fail at their first step.'),
+    cfg.Opt(
+        'segment_power_fencing', default={}, mutable=True,
+        type=types.Dict(value_type=types.String(choices=POWER_FENCING)),
+        help='power_fencing for some failover segments, by segment name '
+             '(for example rack-1:always,lab:never); the others follow '
+             'power_fencing.'),
+    # Failure detection from Nova (decision_engine/failure_detection.py).
+    cfg.IntOpt(
+        'nova_detection_delay', default=300, min=0, mutable=True,
+        help='Seconds a decision engine must see the nova-compute service '
+             'of a host of an enabled failover segment down (Nova '
+             'already counts a service down only after its own '
+             'service_down_time without a report), at every look, before '
+             'it reports the host failed as a monitor would: a '
+             'COMPUTE_HOST notification, host_status UNKNOWN. A host '
+             'seen up meanwhile starts again from zero, so that a '
+             'nova-compute restarting, a message bus or database '
+             'failing over, or a flapping host is not reported. 0 turns '
+             'detection from Nova off (monitors only, as Masakari).'),
+    cfg.FloatOpt(
+        'nova_detection_interval', default=10, min=1, mutable=True,
+        help='Seconds between two looks of a decision engine at the '
+             'compute services: it reads them from Nova (one request, '
+             'which also refreshes its compute data model: Nova sends no '
+             'notification when a service stops reporting) and times the '
+             'hosts it sees down.'),
+    cfg.FloatOpt(
+        'nova_detection_max_down_fraction', default=0.5, min=0, max=1,
+        mutable=True,
+        help='When more than this fraction of the watched hosts (hosts of '
+             'enabled segments, not on maintenance, that Nova knows) are '
+             'down at once, and more than one, nothing is reported: Nova '
+             'shows every compute down when its conductor, database or '
+             'message bus fails, and evacuating them all would be far '
+             'worse than waiting. 1 reports whatever the count.'),
 ]
 
 

@@ -8,6 +8,7 @@ from watcher_ha.conf import database
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import instance_ha
+from watcher_ha.conf import ironic
 from watcher_ha.conf import messaging
 from watcher_ha.conf import middleware
 from watcher_ha.conf import simulator
@@ -24,6 +25,7 @@ def list_opts():
         (applier.GROUP, applier.list_opts()),
         (coordination.GROUP, coordination.list_opts()),
         (instance_ha.GROUP, instance_ha.list_opts()),
+        (ironic.GROUP, ironic.list_opts()),
         (simulator.GROUP, simulator.list_opts()),
         (weight_planner.GROUP, weight_planner.list_opts()),
         (collector_base.group_name('compute'), collector_base.COMMON_OPTS),

@@ -19,6 +19,7 @@ from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import failure_detection
 from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import dispatch
@@ -132,6 +133,10 @@ class DecisionEngineManager:
         self.recovery_owner = ownership.Owner(
             self.recoveries, self.host,
             CONF.instance_ha.max_recovery_workers, stopping)
+        # Host failures seen in Nova, reported as a monitor would.
+        self.detector = failure_detection.Detector(
+            lambda: self.model('compute'), self.recover,
+            read_services=self._compute_services)
         self.collectors = None
         self.dispatcher = None
         self._listener = None
@@ -197,6 +202,12 @@ class DecisionEngineManager:
                 % (self.host, name))
         return self.collectors.model(name)
 
+    def _compute_services(self):
+        """Nova's compute services, through the compute collector's
+        client."""
+        return self.collectors.get('compute').nova().services.list(
+            binary='nova-compute')
+
     def endpoints(self):
         return [Endpoints(self)]
 
@@ -215,6 +226,8 @@ class DecisionEngineManager:
                             lambda: ARCHIVE_INTERVAL),
             daemon.Periodic('expire_notification_pools', self.expire_pools,
                             lambda: 600),
+            daemon.Periodic('detect_host_failures', self.detector.look,
+                            lambda: CONF.instance_ha.nova_detection_interval),
         ] + [
             daemon.Periodic('resync_%s_model' % name,
                             lambda name=name: self.collectors.resync(name),

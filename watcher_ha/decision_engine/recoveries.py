@@ -3,7 +3,9 @@ each one's recovery, from new to finished or failed.
 
 An engine takes a new COMPUTE_HOST notification of a host that stopped,
 in an enabled segment, seen powered off by its monitor (host_status
-NORMAL), and starts an attempt: a host_recovery audit
+NORMAL) or to be powered off by the recovery itself (power fencing: for
+host_status UNKNOWN, or for every report as the segment says), and
+starts an attempt: a host_recovery audit
 (db/recoveries.py), which it computes itself at once; the plan starts by
 itself and an applier runs it (fenced, taken over if its applier dies).
 The engine follows the attempt until its plan ends: finished if it
@@ -51,6 +53,26 @@ PLAN_ENDED = {P.SUCCEEDED, P.FAILED, P.CANCELLED, P.SUPERSEDED,
 AUDIT_ENDED_WITHOUT_PLAN = {S.FAILED, S.CANCELLED, S.DELETED}
 
 
+def _power_fencing(segment):
+    """Whether recoveries in ``segment`` power the failed host off:
+    'never', 'unknown' (when its report says host_status UNKNOWN) or
+    'always'; 'never' without Ironic credentials."""
+    if clients.configured(CONF, clients.IRONIC_GROUP):
+        return 'never'
+    return CONF.instance_ha.segment_power_fencing.get(
+        segment['name'], CONF.instance_ha.power_fencing)
+
+
+def _unknown(row):
+    return row['payload'].get('host_status') == 'UNKNOWN'
+
+
+def _fenced_by_power(row, segment):
+    """Whether the recovery of ``row`` powers its host off first."""
+    mode = _power_fencing(segment)
+    return mode == 'always' or (mode == 'unknown' and _unknown(row))
+
+
 def _not_recovered(row, segment):
     """Why ``row`` needs no recovery (None: it does)."""
     if row['type'] != statuses.COMPUTE_HOST:
@@ -60,19 +82,21 @@ def _not_recovered(row, segment):
     if row['payload'].get('event') != 'STOPPED':
         return 'the host reports it is %s: nothing to recover' % (
             row['payload'].get('event'))
-    if row['payload'].get('host_status') == 'UNKNOWN':
-        # Its monitor could not see it powered off: it may still run its
-        # servers, and evacuating them would run each twice.
-        return ('the monitor could not tell whether the host is powered '
-                'off (host_status UNKNOWN): its servers may still run '
-                'there, and this release has no power fencing to make '
-                'sure. Power the host off, then report it again with '
-                'host_status NORMAL')
     if segment is None:
         return 'its failover segment no longer exists'
     if not segment['enabled']:
         return ('its failover segment %s is disabled: enable it to have '
                 'its failures recovered' % segment['name'])
+    if _unknown(row) and not _fenced_by_power(row, segment):
+        # Nobody saw it powered off: it may still run its servers, and
+        # evacuating them would run each twice.
+        return ('nobody could tell whether the host is powered off '
+                '(host_status UNKNOWN): its servers may still run there, '
+                'and power fencing is unavailable for segment %s (%s). '
+                'Power the host off, then report it again with '
+                'host_status NORMAL' % (segment['name'], (
+                    clients.configured(CONF, clients.IRONIC_GROUP)
+                    or '[instance_ha] power_fencing is never for it')))
     return None
 
 
@@ -186,6 +210,8 @@ class Recoveries:
             'failed_host': recoveries.host_name(context,
                                                 row['source_host_uuid']),
             'recovery_method': method,
+            'power_fencing': bool(segment) and _fenced_by_power(row,
+                                                                 segment),
             'evacuate_all_instances':
                 CONF.instance_ha.evacuate_all_instances}
         audit = recoveries.start_attempt(context, row, self.host,

@@ -116,6 +116,14 @@ def test_auto_leaves_the_destination_to_nova(segment):
                for k, p in found if k == 'evacuate')
 
 
+def test_power_fencing_comes_before_everything_else(segment):
+    found = run(with_metadata(cluster(NODES, SERVERS), HA), segment,
+                recovery_method='auto', power_fencing=True)
+    assert [k for k, _ in found][:3] == ['power_off_host',
+                                         'force_host_down', 'evacuate']
+    assert found[0][1] == {'resource_name': 'failed'}
+
+
 def test_nothing_to_move_still_fences_and_settles(segment):
     found = run(cluster(NODES, SERVERS), segment)
     assert [k for k, _ in found] == ['force_host_down', 'settle_recovery']

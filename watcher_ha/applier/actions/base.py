@@ -119,3 +119,16 @@ def resources_of(actions):
         plugin = _CATALOG.get(action['action_type'], Action)
         found |= plugin.resources(action['input_parameters'] or {})
     return found
+
+
+class OnHost:
+    """What an action on the compute host ``resource_name`` adds to
+    Action: the host, and the node its started plan holds."""
+
+    @classmethod
+    def resources(cls, input_parameters):
+        return {(COMPUTE_NODE, input_parameters['resource_name'])}
+
+    @property
+    def host(self):
+        return self.input_parameters['resource_name']

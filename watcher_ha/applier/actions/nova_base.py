@@ -88,16 +88,8 @@ class ServerMove(NovaAction):
         return self.input_parameters.get('destination_node')
 
 
-class ComputeService(NovaAction):
+class ComputeService(base.OnHost, NovaAction):
     """An action on the nova-compute service of ``resource_name``."""
-
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(base.COMPUTE_NODE, input_parameters['resource_name'])}
-
-    @property
-    def host(self):
-        return self.input_parameters['resource_name']
 
     def _service(self):
         try:

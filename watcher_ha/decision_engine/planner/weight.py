@@ -16,7 +16,9 @@ GROUP = 'watcher_planners.weight'
 
 DEFAULT_WEIGHTS = {
     # A host-failure recovery: the failed host is fenced before any of
-    # its servers is evacuated.
+    # its servers is evacuated: powered off (when it is) before Nova is
+    # told it is down.
+    'power_off_host': 95,
     'force_host_down': 90,
     'claim_reserved_hosts': 85,
     'evacuate': 35,
@@ -29,6 +31,7 @@ DEFAULT_WEIGHTS = {
     'nop': 60,
 }
 DEFAULT_PARALLELIZATION = {
+    'power_off_host': 1,
     'force_host_down': 1,
     'claim_reserved_hosts': 1,
     'evacuate': 10,

@@ -1,12 +1,14 @@
 """host_recovery: bring the servers of a failed compute host back on
 other hosts (instance HA; the recovery of a host notification).
 
-The plan fences the failed host in Nova first (force_host_down), then
-evacuates its servers: onto the reserved hosts of its failover segment
-(``reserved_host``: claim_reserved_hosts takes the fewest that hold them,
-when the plan runs), or wherever Nova's scheduler puts them (``auto``).
-Its last action (settle_recovery) returns the reserved hosts it did not
-use and puts the failed host on maintenance.
+The plan fences the failed host first: powered off through Ironic when
+the recovery asks for it (power_off_host), then in Nova
+(force_host_down). Then it evacuates its servers: onto the reserved hosts
+of its failover segment (``reserved_host``: claim_reserved_hosts takes
+the fewest that hold them, when the plan runs), or wherever Nova's
+scheduler puts them (``auto``). Its last action (settle_recovery)
+returns the reserved hosts it did not use and puts the failed host on
+maintenance.
 
 Only servers with the metadata ``HA_Enabled=True`` are evacuated, unless
 ``evacuate_all_instances``. They go in order of their ``HA_Priority``
@@ -60,6 +62,11 @@ class HostRecovery(base.Strategy):
                                'reserved hosts, or where Nova schedules '
                                'them.',
                 'enum': [RESERVED_HOST, AUTO], 'default': AUTO},
+            'power_fencing': {
+                'description': 'Power the failed host off through Ironic '
+                               '(and wait until it is) before anything '
+                               'else.',
+                'type': 'boolean', 'default': False},
             'evacuate_all_instances': {
                 'description': 'Evacuate every server, not only those '
                                'with the metadata HA_Enabled=True.',
@@ -84,6 +91,8 @@ class HostRecovery(base.Strategy):
             key=_priority)
         notification = parameters['notification_uuid']
         solution = self.new_solution()
+        if parameters.get('power_fencing'):
+            solution.add_action('power_off_host', {'resource_name': failed})
         solution.add_action('force_host_down', {'resource_name': failed})
         by_claim = parameters['recovery_method'] == RESERVED_HOST
         if by_claim and servers:
