@@ -33,8 +33,6 @@ def test_a_stopped_host_seen_powered_off_is_recovered():
     (report(event='STARTED'), SEGMENT, 'reports it is STARTED'),
     (report(), dict(SEGMENT, enabled=False), 'segment rack-1 is disabled'),
     (report(), None, 'no longer exists'),
-    (report('VM'), SEGMENT, 'VM notifications are recorded'),
-    (report('PROCESS'), SEGMENT, 'PROCESS notifications are recorded'),
 ])
 def test_the_others_are_left_and_say_why(row, segment, reason):
     assert reason in recoveries._not_recovered(row, segment)

@@ -28,11 +28,18 @@ OPTS = [
         help='Evacuate every server of a failed host. False: only the '
              'servers with the metadata HA_Enabled=True (Masakari\'s '
              '[host_failure] option of the same name).'),
+    cfg.BoolOpt(
+        'process_all_instances', default=False,
+        help='Restart every server a VM notification reports failed. '
+             'False: only the servers with the metadata HA_Enabled=True; '
+             'the reports of the others are ignored (Masakari\'s '
+             '[instance_failure] option of the same name).'),
     cfg.IntOpt(
         'recovery_attempts', default=3, min=1,
-        help='Attempts at recovering from one host failure before its '
-             'notification is failed (each attempt after the first keeps '
-             'the reserved hosts the earlier ones claimed).'),
+        help='Attempts at recovering from one failure (of a host, a '
+             'server or a process) before its notification is failed '
+             '(each attempt at a host\'s after the first keeps the '
+             'reserved hosts the earlier ones claimed).'),
     cfg.FloatOpt(
         'recovery_retry_interval', default=30, min=0,
         help='Seconds between a failed recovery attempt and the next.'),

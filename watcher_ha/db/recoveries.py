@@ -3,11 +3,12 @@
 A notification's recovery is owned work (common/ownership.py): the engine
 that moves it from new to running stamps itself as its ``hostname``, and
 in the same transaction creates the attempt's recovery audit (an event
-audit of the host_recovery strategy, triggered at once, whose plan starts
-itself), so that an engine that dies between the two leaves neither. The
-engine then follows the attempt until it ends, and moves the notification
-to finished, or to error and, after its last attempt, to failed. Every
-move is a compare-and-swap on the state machine and on the owner.
+audit of the strategy of its type, host_recovery for a host, triggered
+at once, whose plan starts itself), so that an engine that dies between
+the two leaves neither. The engine then follows the attempt until it
+ends, and moves the notification to finished, or to error and, after its
+last attempt, to failed. Every move is a compare-and-swap on the state
+machine and on the owner.
 """
 
 import datetime
@@ -69,9 +70,10 @@ def ignore(context, uuid, host, message):
 
 
 @engine.retry_on_deadlock
-def start_attempt(context, row, host, parameters):
+def start_attempt(context, row, host, parameters, strategy=STRATEGY):
     """Move the notification ``row`` (new, or error to try again) to
     running, owned by ``host``, with a new recovery audit of
+    ``strategy`` (host_recovery, or that of the notification's type) and
     ``parameters``; the audit's UUID, or None if someone else moved it.
     A notification in error must be ``host``'s already."""
     audit_uuid = uuidutils.generate_uuid()
@@ -79,13 +81,13 @@ def start_attempt(context, row, host, parameters):
     with engine.writer.using(context) as session:
         ids = dict(session.execute(sa.select(
             models.Strategy.name, models.Strategy.id).where(
-                models.Strategy.name == STRATEGY)).all())
+                models.Strategy.name == strategy)).all())
         goal_id = session.execute(sa.select(models.Goal.id).where(
             models.Goal.name == GOAL)).scalar()
-        if STRATEGY not in ids or goal_id is None:
+        if strategy not in ids or goal_id is None:
             raise LookupError('the %s strategy is not in the catalog: is '
                               'watcher_ha installed whole on this engine?'
-                              % STRATEGY)
+                              % strategy)
         owner = None if row['state'] == statuses.NEW else host
         moved = transitions.write(
             session, Notification, [Notification.id == row['id']],
@@ -98,7 +100,7 @@ def start_attempt(context, row, host, parameters):
             uuid=audit_uuid, state=AuditState.PENDING,
             name='recovery-%s-%d' % (row['uuid'], row['attempts'] + 1),
             audit_type=AuditType.EVENT, parameters=parameters, scope=[],
-            goal_id=goal_id, strategy_id=ids[STRATEGY], auto_trigger=True,
+            goal_id=goal_id, strategy_id=ids[strategy], auto_trigger=True,
             # Triggered now, as by its webhook.
             next_run_time=now, webhook_triggered_at=now))
     return audit_uuid

@@ -1,6 +1,17 @@
 """Host notifications as owned work of the decision engines (instance HA):
 each one's recovery, from new to finished or failed.
 
+A notification of each type is recovered by an audit of its own strategy:
+a host that stopped (COMPUTE_HOST) by host_recovery, below; a server
+whose guest failed (VM) by instance_recovery, which restarts it; a
+process that stopped (PROCESS) by process_recovery, which puts the host
+on maintenance and, for nova-compute, disables its compute service.
+Which reports need no recovery follows Masakari (instance_ha/failures.py:
+only the libvirt events of a failure, only HA_Enabled servers unless
+``[instance_ha] process_all_instances``, never a paused or rescued
+server); the engine records them as ignored, saying why. Attempts, their
+retries and their take-over are the same for the three.
+
 An engine takes a new COMPUTE_HOST notification of a host that stopped,
 in an enabled segment, seen powered off by its monitor (host_status
 NORMAL) or to be powered off by the recovery itself (power fencing: for
@@ -42,6 +53,7 @@ from watcher_ha.db import recoveries
 from watcher_ha.db import reserved_hosts
 from watcher_ha.instance_ha import claims
 from watcher_ha.instance_ha import exception
+from watcher_ha.instance_ha import failures
 from watcher_ha.instance_ha import statuses
 
 CONF = cfg.CONF
@@ -74,19 +86,26 @@ def _fenced_by_power(row, segment):
 
 
 def _not_recovered(row, segment):
-    """Why ``row`` needs no recovery (None: it does)."""
-    if row['type'] != statuses.COMPUTE_HOST:
-        return ('%s notifications are recorded; their recovery (restarting '
-                'a server, disabling a compute service) is not run by this '
-                'release' % row['type'])
-    if row['payload'].get('event') != 'STOPPED':
-        return 'the host reports it is %s: nothing to recover' % (
+    """Why ``row`` needs no recovery (None: it does), from the report and
+    its segment alone (a VM report's server is looked at in Nova next)."""
+    if row['type'] == statuses.VM:
+        reason = failures.event_not_recovered(row['payload'])
+    elif row['type'] == statuses.PROCESS:
+        reason = failures.process_not_recovered(row['payload'])
+    elif row['payload'].get('event') != 'STOPPED':
+        reason = 'the host reports it is %s: nothing to recover' % (
             row['payload'].get('event'))
+    else:
+        reason = None
+    if reason:
+        return reason
     if segment is None:
         return 'its failover segment no longer exists'
     if not segment['enabled']:
         return ('its failover segment %s is disabled: enable it to have '
                 'its failures recovered' % segment['name'])
+    if row['type'] != statuses.COMPUTE_HOST:
+        return None
     if _unknown(row) and not _fenced_by_power(row, segment):
         # Nobody saw it powered off: it may still run its servers, and
         # evacuating them would run each twice.
@@ -114,8 +133,11 @@ def _segment(context, uuid):
         return None
 
 
-def _round(segment):
-    """The methods one round of the segment's recovery tries."""
+def _round(segment, kind=statuses.COMPUTE_HOST):
+    """The methods one round of the segment's recovery of a ``kind``
+    notification tries (a server or process: one attempt, no method)."""
+    if kind != statuses.COMPUTE_HOST:
+        return (None,)
     method = segment['recovery_method'] if segment else statuses.AUTO
     return statuses.ROUNDS.get(method, (statuses.AUTO,))
 
@@ -124,6 +146,56 @@ def _method(segment, attempt):
     """The method of attempt number ``attempt`` (from 1)."""
     methods = _round(segment)
     return methods[(attempt - 1) % len(methods)]
+
+
+def _server_not_recovered(row):
+    """Why the server of the VM notification ``row`` is not restarted, as
+    Nova shows it now (None: it is, or Nova cannot tell: the action checks
+    again when it runs)."""
+    uuid = row['payload']['instance_uuid']
+    if clients.configured(CONF):
+        return None
+    try:
+        server = clients.nova(CONF).servers.get(uuid)
+    except nova_exc.NotFound:
+        return 'server %s does not exist: nothing to restart' % uuid
+    except (ks_exc.ClientException, nova_exc.ClientException) as err:
+        LOG.warning('Notification %s: could not read server %s (%s); '
+                    'its recovery checks it when it runs', row['uuid'],
+                    uuid, err)
+        return None
+    return failures.server_not_recovered(
+        uuid, server.metadata,
+        getattr(server, 'OS-EXT-STS:vm_state', None),
+        CONF.instance_ha.process_all_instances)
+
+
+def _attempt(context, row, segment):
+    """(strategy, parameters, what to log) of the next attempt."""
+    payload = row['payload']
+    if row['type'] == statuses.VM:
+        return 'instance_recovery', {
+            'notification_uuid': row['uuid'],
+            'instance_uuid': payload['instance_uuid'],
+            'process_all_instances':
+                CONF.instance_ha.process_all_instances}, 'restart'
+    host = recoveries.host_name(context, row['source_host_uuid'])
+    if row['type'] == statuses.PROCESS:
+        return 'process_recovery', {
+            'notification_uuid': row['uuid'],
+            'segment_uuid': row['failover_segment_uuid'],
+            'host': host,
+            'process_name': payload['process_name']}, payload[
+                'process_name']
+    method = _method(segment, row['attempts'] + 1)
+    return recoveries.STRATEGY, {
+        'notification_uuid': row['uuid'],
+        'segment_uuid': row['failover_segment_uuid'],
+        'failed_host': host,
+        'recovery_method': method,
+        'power_fencing': bool(segment) and _fenced_by_power(row, segment),
+        'evacuate_all_instances':
+            CONF.instance_ha.evacuate_all_instances}, method
 
 
 class Recoveries:
@@ -183,6 +255,8 @@ class Recoveries:
         if row['state'] == statuses.NEW:
             segment = _segment(context, row['failover_segment_uuid'])
             reason = _not_recovered(row, segment)
+            if reason is None and row['type'] == statuses.VM:
+                reason = _server_not_recovered(row)
             if reason is not None:
                 if recoveries.ignore(context, uuid, self.host, reason):
                     LOG.info('Notification %s ignored: %s', uuid, reason)
@@ -203,23 +277,13 @@ class Recoveries:
         None if another engine moved it first."""
         segment = segment or _segment(context,
                                       row['failover_segment_uuid'])
-        method = _method(segment, row['attempts'] + 1)
-        parameters = {
-            'notification_uuid': row['uuid'],
-            'segment_uuid': row['failover_segment_uuid'],
-            'failed_host': recoveries.host_name(context,
-                                                row['source_host_uuid']),
-            'recovery_method': method,
-            'power_fencing': bool(segment) and _fenced_by_power(row,
-                                                                 segment),
-            'evacuate_all_instances':
-                CONF.instance_ha.evacuate_all_instances}
+        strategy, parameters, what = _attempt(context, row, segment)
         audit = recoveries.start_attempt(context, row, self.host,
-                                         parameters)
+                                         parameters, strategy)
         if audit is None:
             return None
         LOG.info('Notification %s: attempt %d (%s), recovery audit %s',
-                 row['uuid'], row['attempts'] + 1, method, audit)
+                 row['uuid'], row['attempts'] + 1, what, audit)
         return _notification(context, row['uuid'])
 
     def _follow(self, context, row):
@@ -234,7 +298,7 @@ class Recoveries:
                          ' (%s)' % message if message else '')
             elif row['state'] == statuses.ERROR:
                 segment = _segment(context, row['failover_segment_uuid'])
-                width = len(_round(segment))
+                width = len(_round(segment, row['type']))
                 if row['attempts'] >= (CONF.instance_ha.recovery_attempts
                                        * width):
                     self._give_up(context, row)
@@ -252,8 +316,9 @@ class Recoveries:
 
     def _give_up(self, context, row):
         """error -> failed after the last attempt: the reserved hosts the
-        recovery left empty go back to the pool, and the failed host is
-        put on maintenance, as a recovery that succeeded leaves them."""
+        recovery of a host left empty go back to the pool, and the failed
+        host (or the host whose process stopped) is put on maintenance,
+        as a recovery that succeeded leaves them."""
         uuid = row['uuid']
         message = 'gave up after %d attempt(s); the last: %s' % (
             row['attempts'], row['message'])
@@ -262,6 +327,20 @@ class Recoveries:
             if not recoveries.owns(context, uuid, self.host):
                 raise recoveries.LostOwnership(uuid)
 
+        if row['type'] == statuses.COMPUTE_HOST:
+            message += self._give_back(context, uuid, fence)
+        if row['type'] != statuses.VM:
+            fence()
+            failover_segments.set_maintenance(
+                context, row['failover_segment_uuid'],
+                recoveries.host_name(context, row['source_host_uuid']))
+        recoveries.end_attempt(context, uuid, self.host, statuses.FAILED,
+                               message)
+        LOG.info('Notification %s: failed (%s)', uuid, message)
+
+    def _give_back(self, context, uuid, fence):
+        """Give the reserved hosts the recovery ``uuid`` left empty back
+        to the pool; what the message adds about those it could not."""
         try:
             reason = clients.configured(CONF)
             if reason:
@@ -274,17 +353,10 @@ class Recoveries:
             LOG.warning('Notification %s: could not give back reserved '
                         'host(s) %s: %s', uuid, ', '.join(held), err)
             if held:
-                message += (' (reserved host(s) %s stay claimed: %s; '
-                            'set each one reserved again once it is '
-                            'empty and disabled in Nova)' % (
-                                ', '.join(held), err))
-        fence()
-        failover_segments.set_maintenance(
-            context, row['failover_segment_uuid'],
-            recoveries.host_name(context, row['source_host_uuid']))
-        recoveries.end_attempt(context, uuid, self.host, statuses.FAILED,
-                               message)
-        LOG.info('Notification %s: failed (%s)', uuid, message)
+                return (' (reserved host(s) %s stay claimed: %s; set each '
+                        'one reserved again once it is empty and disabled '
+                        'in Nova)' % (', '.join(held), err))
+        return ''
 
     def _outcome(self, context, row):
         """Follow the attempt under way until it ends: (finished or

@@ -82,7 +82,8 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     with migrated_engine.connect() as conn:
         names = conn.execute(sa.select(models.Strategy.name)).scalars().all()
     assert sorted(names) == ['dummy', 'dummy_with_scorer', 'host_maintenance',
-                            'host_recovery']
+                            'host_recovery', 'instance_recovery',
+                            'process_recovery']
 
 
 def test_parallel_actions_of_one_plan_never_fail_on_locks(migrated_engine):

@@ -23,6 +23,11 @@ DEFAULT_WEIGHTS = {
     'claim_reserved_hosts': 85,
     'evacuate': 35,
     'settle_recovery': 5,
+    # The recovery of a server (alone in its plan), and of a process: its
+    # host on maintenance before its compute service is disabled, as
+    # Masakari does.
+    'restart_server': 45,
+    'set_host_maintenance': 55,
     'turn_host_to_acpi_s3_state': 10,
     'resize': 20,
     'migrate': 30,
@@ -36,6 +41,8 @@ DEFAULT_PARALLELIZATION = {
     'claim_reserved_hosts': 1,
     'evacuate': 10,
     'settle_recovery': 1,
+    'restart_server': 10,
+    'set_host_maintenance': 1,
     'turn_host_to_acpi_s3_state': 2,
     'resize': 2,
     'migrate': 2,

@@ -1,0 +1,114 @@
+"""restart_server: restart a server whose guest failed (the recovery of a
+VM notification, as Masakari's instance failure flow).
+
+The server is stopped through Nova if it is not stopped already (Nova
+may still show ACTIVE a guest that died: stopping it makes Nova's record
+true), then started, and the action waits until Nova shows it ACTIVE. A
+server waiting for its resize to be confirmed is first reset to active,
+as Masakari does. Before anything, the rules of instance_ha/failures.py
+are checked again on the server as Nova shows it now: a paused or
+rescued server, or one not HA_Enabled (unless
+``process_all_instances``), fails the action, saying why, rather than
+being restarted.
+"""
+
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.instance_ha import failures
+
+CONF = cfg.CONF
+
+
+def vm_state(server):
+    return getattr(server, 'OS-EXT-STS:vm_state', None)
+
+
+class RestartServer(nova_base.NovaAction):
+    name = 'restart_server'
+    description = 'Stops (if it is not stopped) and starts a server.'
+    schema = {
+        'type': 'object',
+        'properties': {
+            'resource_id': {'type': 'string', 'minLength': 1},
+            'notification_uuid': {'type': ['string', 'null']},
+            'process_all_instances': {'type': 'boolean'},
+        },
+        'required': ['resource_id'],
+        'additionalProperties': True,
+    }
+
+    @classmethod
+    def resources(cls, input_parameters):
+        return {(base.SERVER, input_parameters['resource_id'])}
+
+    @property
+    def uuid(self):
+        return self.input_parameters['resource_id']
+
+    def pre_condition(self):
+        server = self.server(self.uuid)
+        reason = failures.server_not_recovered(
+            self.uuid, server.metadata, vm_state(server),
+            self.input_parameters.get('process_all_instances', False))
+        if reason:
+            raise base.ActionError(reason)
+
+    def execute(self):
+        server = self.server(self.uuid)
+        if vm_state(server) == 'resized':
+            self._call('reset to active', self.nova.servers.reset_state,
+                       server, 'active')
+        if vm_state(server) != 'stopped':
+            try:
+                self.nova.servers.stop(server)
+            except nova_exc.Conflict as err:
+                # Stopping already (Nova's power sync saw the guest die),
+                # or stopped meanwhile: what it ends in decides.
+                now = self.server(self.uuid)
+                if nova_base.task_of(now) is None and (
+                        vm_state(now) != 'stopped'):
+                    raise base.ActionError('Nova refused to stop server %s: '
+                                           '%s' % (self.uuid, err))
+            except nova_exc.ClientException as err:
+                raise base.ActionError('Nova refused to stop server %s: %s'
+                                       % (self.uuid, err))
+            self._wait_until('stopped')
+        self._call('start', self.nova.servers.start, self.uuid)
+        self._wait_until('active')
+
+    def _call(self, what, call, *args):
+        try:
+            call(*args)
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to %s server %s: %s'
+                                   % (what, self.uuid, err))
+
+    def _wait_until(self, state):
+        def settled():
+            server = self.server(self.uuid)
+            if nova_base.task_of(server) is not None:
+                return None
+            if vm_state(server) == 'error':
+                raise base.ActionError('server %s went to ERROR' % self.uuid)
+            return vm_state(server) == state
+        self.wait_for(settled, CONF.watcher_applier.migration_timeout,
+                      'server %s to be %s' % (self.uuid, state))
+
+    def post_condition(self):
+        server = self.server(self.uuid)
+        if vm_state(server) != 'active':
+            raise base.ActionError('server %s is %s, not active'
+                                   % (self.uuid, vm_state(server)))
+
+    def recover(self, started_at):
+        """Whether it was restarted cannot be told from Nova (an ACTIVE
+        server may be the one whose guest died); once any task under way
+        has ended, it may run again: at worst the server is restarted
+        twice, after its guest had failed."""
+        self.wait_for(lambda: nova_base.task_of(self.server(self.uuid))
+                      is None, CONF.watcher_applier.migration_timeout,
+                      'server %s to settle' % self.uuid)
+        return base.NOT_DONE
