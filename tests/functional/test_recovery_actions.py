@@ -15,6 +15,7 @@ from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import evacuate
 from watcher_ha.applier.actions import force_host_down
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.applier.actions import settle_recovery
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import engine
 from watcher_ha.db import models
@@ -131,3 +132,28 @@ def test_a_server_not_yet_evacuated_may_be_evacuated_again(cloud):
     fence(source).execute()
     server = servers_on(client, source)[0]
     assert evacuation(server, source).recover(None) == base.NOT_DONE
+
+
+def test_settling_finds_the_servers_the_plan_did_not_know(cloud):
+    """One server evacuated as planned; another, HA_Enabled, that the
+    plan never had (its data model missed it), still on the failed host:
+    the recovery is not settled as done, and says which."""
+    url, client, spec = cloud
+    source, spare = spec['hosts'][0]['name'], spec['hosts'][2]['name']
+    there = servers_on(client, source)
+    missed = next(s for s in there if s.metadata.get('HA_Enabled'))
+    planned = next(s for s in there if s.id != missed.id)
+    fail(url, source)
+    fence(source).execute()
+    action = evacuation(planned, source, spare)
+    action.pre_condition()
+    action.execute()
+    settle = settle_recovery.SettleRecovery({
+        'notification_uuid': NOTIFICATION,
+        'segment_uuid': 'no-such-segment', 'source_node': source,
+        'evacuate_all_instances': False},
+        context=watcher_context.admin_context())
+    with pytest.raises(base.ActionError) as failed:
+        settle.execute()
+    assert missed.id in str(failed.value)
+    assert planned.id not in str(failed.value)

@@ -8,7 +8,13 @@ the recovery plan and the engine following the notification are killed
 cancelled, whatever [watcher_applier] recovery says), every server ends
 on the reserved host, each evacuated exactly once (the simulator's
 migration records), none running twice, and the notification finished.
+Then the same when both are paused (SIGSTOP) for longer than a take-over
+takes, then resumed (SIGCONT), while the reserved host that took the
+servers fails in its turn.
 """
+
+import signal
+import time
 
 import requests
 import sqlalchemy as sa
@@ -20,6 +26,7 @@ from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_recovery import FAILED
 from tests.functional.test_host_recovery import SPARE
+from tests.functional.test_host_recovery import SPARE_2
 from tests.functional.test_host_recovery import ha
 from tests.functional.test_host_recovery import report_failure
 from tests.functional.test_host_recovery import segment_of
@@ -56,15 +63,59 @@ def _owners(engine, notification):
         return (row.hostname, plan.hostname) if evacuating else None
 
 
-def test_a_recovery_outlives_its_engine_and_its_applier(tmp_path):
+def _each_moved_once(cluster, sim_url, before, uuid, source, dest,
+                     settle=0):
+    """The recovery ``uuid`` finished, every server of ``source`` on
+    ``dest``, each evacuated exactly once and none ever running twice
+    (looked at ``settle`` seconds after it finished)."""
+    ended = wait_ended(cluster, uuid)
+    assert ended['status'] == 'finished', ended
+    time.sleep(settle)
+    after = requests.get(sim_url + '/simulator/state', timeout=10).json()
+    moved = [u for u, s in before.items() if s['host'] == source]
+    assert moved
+    assert {after['servers'][u]['host'] for u in moved} == {dest}
+    assert after['split_brain'] == []
+    migrations = requests.get(
+        sim_url + '/compute/v2.1/os-migrations?migration_type=evacuation',
+        headers={'X-Auth-Token': 'any',
+                 'OpenStack-API-Version': 'compute 2.96'},
+        timeout=10).json()['migrations']
+    evacuations = sorted(m['instance_uuid'] for m in migrations
+                         if m['source_compute'] == source)
+    assert evacuations == sorted(moved), evacuations
+    vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves' % uuid)[
+        'vmoves']
+    assert {m['status'] for m in vmoves} == {'succeeded'}
+    return after['servers']
+
+
+def _plan_owner(engine, notification):
+    with engine.connect() as conn:
+        return conn.execute(sa.select(models.ActionPlan.hostname)
+                            .join(models.Audit, models.ActionPlan.audit_id
+                                  == models.Audit.id)
+                            .join(models.HostNotification,
+                                  models.HostNotification.recovery_audit_uuid
+                                  == models.Audit.uuid)
+                            .where(models.HostNotification.uuid
+                                   == notification)).scalar()
+
+
+def test_a_recovery_outlives_its_daemons_killed_or_paused(tmp_path):
+    """First failure: the engine following the recovery and the applier
+    running it are killed mid-evacuation. Second failure (the reserved
+    host that took the first's servers), once they are back: both are
+    paused (SIGSTOP) for longer than a take-over takes, then resumed
+    (SIGCONT): what the resumed applier was doing (waiting for
+    evacuations, recording them) stops at its fence."""
     rabbit, delete = servers.create_rabbit_vhost()
-    sections = nova_sections
     try:
         with servers.database('mysql') as (db_url, _), \
                 simulator(tmp_path / 'sim', slow_spec()) as sim_url, \
                 daemons.cluster(tmp_path, db_url, rabbit, coordination={
                     'backend_url': servers.redis_coordination_url()},
-                    **sections(sim_url)) as cluster:
+                    **nova_sections(sim_url)) as cluster:
             cluster.start_daemons(engines=['engine-1', 'engine-2'],
                                   appliers=['applier-1', 'applier-2'])
             engine = sa.create_engine(db_url)
@@ -73,29 +124,30 @@ def test_a_recovery_outlives_its_engine_and_its_applier(tmp_path):
                                   timeout=10).json()['servers']
             uuid = report_failure(cluster, sim_url)
             engine_host, applier_host = wait_for(
-                lambda: _owners(engine, uuid), 60,
-                'evacuations under way')
+                lambda: _owners(engine, uuid), 60, 'evacuations under way')
             cluster.kill(engine_host)
             cluster.kill(applier_host)
-            ended = wait_ended(cluster, uuid)
-            assert ended['status'] == 'finished', ended
+            before = _each_moved_once(cluster, sim_url, before, uuid,
+                                      FAILED, SPARE)
 
-            after = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            moved = [u for u, s in before.items() if s['host'] == FAILED]
-            assert {after['servers'][u]['host'] for u in moved} == {SPARE}
-            assert after['split_brain'] == []
-            migrations = requests.get(
-                sim_url + '/compute/v2.1/os-migrations?migration_type='
-                'evacuation', headers={'X-Auth-Token': 'any',
-                                       'OpenStack-API-Version':
-                                           'compute 2.96'},
-                timeout=10).json()['migrations']
-            evacuations = sorted(m['instance_uuid'] for m in migrations)
-            assert evacuations == sorted(moved), evacuations
-            vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves'
-                        % uuid)['vmoves']
-            assert {m['status'] for m in vmoves} == {'succeeded'}
+            cluster.start_daemons(engines=[engine_host],
+                                  appliers=[applier_host])
+            uuid = report_failure(cluster, sim_url, failed=SPARE)
+            engine_host, applier_host = wait_for(
+                lambda: _owners(engine, uuid), 60, 'evacuations under way')
+            cluster.kill(engine_host, signal.SIGSTOP)
+            cluster.kill(applier_host, signal.SIGSTOP)
+            paused = time.monotonic()
+            try:
+                # member_timeout is 10 s.
+                wait_for(lambda: _plan_owner(engine, uuid) not in (
+                    applier_host, None), 40, 'the recovery plan taken over')
+                time.sleep(max(0, 25 - (time.monotonic() - paused)))
+            finally:
+                cluster.kill(applier_host, signal.SIGCONT)
+                cluster.kill(engine_host, signal.SIGCONT)
+            _each_moved_once(cluster, sim_url, before, uuid, SPARE,
+                             SPARE_2, settle=5)
             engine.dispose()
     finally:
         delete()

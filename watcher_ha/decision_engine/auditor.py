@@ -37,12 +37,16 @@ class AuditFailed(Exception):
 
 class Auditor:
 
-    def __init__(self, host, plugins, planner, models=None):
+    def __init__(self, host, plugins, planner, models=None,
+                 refresh_servers=None):
         self.host = host
         self.catalog = plugins
         self.planner = planner
         # name -> ClusterModel; raises NotFound for a model not kept here.
         self.models = models
+        # (model name, hostname) -> None: the host's servers read from
+        # the source into the model.
+        self.refresh_servers = refresh_servers
 
     def _context(self):
         return watcher_context.admin_context()
@@ -145,6 +149,7 @@ class Auditor:
             # checked (and completed) only now that one is chosen.
             checked = parameters.check(strategy.parameters_spec,
                                        row['parameters'])
+            self._refresh(uuid, strategy.fresh_hosts(checked))
             snapshots = self._snapshots(uuid, strategy)
             notifier.audit('strategy.start', uuid)
             solution = strategy.execute(row, checked, models=snapshots)
@@ -201,6 +206,21 @@ class Auditor:
                                  old_state=ActionPlanState.RECOMMENDED)
             applier_rpcapi.ApplierAPI().launch_action_plan(self._context(),
                                                            plan_uuid)
+
+    def _refresh(self, uuid, hosts):
+        """Read the servers of ``hosts`` ({model: hostnames}) from the
+        source; a failed read leaves the model as it is, logged."""
+        for name, hostnames in hosts.items():
+            for hostname in hostnames:
+                if self.refresh_servers is None:
+                    continue
+                try:
+                    self.refresh_servers(name, hostname)
+                except Exception as err:  # noqa: BLE001
+                    LOG.warning('Audit %s: could not read the servers of '
+                                '%s from the source (%s); planning on '
+                                'the %s model as it is', uuid, hostname,
+                                err, name)
 
     def _snapshots(self, uuid, strategy):
         """{name: snapshot} of the models the strategy reads, waiting up

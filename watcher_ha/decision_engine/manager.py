@@ -158,7 +158,9 @@ class DecisionEngineManager:
         planner = plugins.load_classes(plugins.PLANNERS)[
             CONF.watcher_decision_engine.planner]
         self.audits.auditor = auditor.Auditor(
-            self.host, self.catalog, planner.from_conf(CONF), self.model)
+            self.host, self.catalog, planner.from_conf(CONF), self.model,
+            refresh_servers=lambda name, host: self.collectors
+            .refresh_servers(name, host))
         self._start_models()
         # One-shot audits stamped with this host were being computed by an
         # earlier life of this engine: computed again from scratch.

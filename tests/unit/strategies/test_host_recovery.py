@@ -90,7 +90,7 @@ def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
                for kind, p in found if kind == 'evacuate')
     assert found[-1] == ('settle_recovery', {
         'notification_uuid': 'n-1', 'segment_uuid': segment['uuid'],
-        'source_node': 'failed'})
+        'source_node': 'failed', 'evacuate_all_instances': False})
 
 
 def test_only_ha_enabled_servers_unless_all_are_asked(segment):

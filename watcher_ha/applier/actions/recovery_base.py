@@ -14,9 +14,11 @@ PARAMETERS = {
 }
 
 
-def schema(**more):
+def schema(optional=None, **more):
+    """The input schema of a recovery action: PARAMETERS and ``more``
+    required, ``optional`` ({name: schema}) not."""
     return {'type': 'object',
-            'properties': dict(PARAMETERS, **more),
+            'properties': dict(PARAMETERS, **more, **(optional or {})),
             'required': sorted(PARAMETERS) + sorted(more),
             'additionalProperties': True}
 

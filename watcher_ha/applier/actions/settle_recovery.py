@@ -5,22 +5,26 @@ normal hosts; those it claimed and left empty go back to the segment's
 pool, disabled again in Nova (instance_ha/claims.py). The failed
 host is put on maintenance in its segment: it stays there until an
 operator has repaired it and clears it. The action fails, naming them, if
-some of the failed host's servers were not moved.
+some of the failed host's servers were not moved, or if Nova still has
+there servers the recovery should have moved and did not know of.
 """
 
 from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import evacuate
 from watcher_ha.applier.actions import recovery_base
 from watcher_ha.common import compute_services
 from watcher_ha.db import failover_segments
 from watcher_ha.db import vmoves
 from watcher_ha.instance_ha import claims
+from watcher_ha.instance_ha import failures
 
 
 class SettleRecovery(recovery_base.RecoveryAction):
     name = 'settle_recovery'
     description = ('Returns the reserved hosts a recovery did not use, and '
                    'puts the failed host on maintenance.')
-    schema = recovery_base.schema()
+    schema = recovery_base.schema(
+        optional={'evacuate_all_instances': {'type': 'boolean'}})
 
     def execute(self):
         notification = self.notification
@@ -35,10 +39,24 @@ class SettleRecovery(recovery_base.RecoveryAction):
         moves = vmoves.of(self.context, notification)
         left = sorted(uuid for uuid, move in moves.items()
                       if move['status'] != vmoves.SUCCEEDED)
+        left += self._unknown_to_the_plan(moves)
         if left:
             raise base.ActionError(
                 'server(s) %s were not moved off %s' % (
                     ', '.join(left), self.input_parameters['source_node']))
+
+    def _unknown_to_the_plan(self, moves):
+        """Servers Nova still has on the failed host, that the recovery
+        should have moved and had no move for (the data model it was
+        planned on missed them): the next attempt moves them."""
+        everyone = self.input_parameters.get('evacuate_all_instances')
+        return sorted(
+            server.id for server in self.nova.servers.list(
+                search_opts={'host': self.input_parameters['source_node'],
+                             'all_tenants': 1}, limit=-1)
+            if server.id not in moves
+            and server.status in evacuate.EVACUABLE
+            and (everyone or failures.ha_enabled(server.metadata)))
 
     def recover(self, started_at):
         # Each step finds what is done and does the rest.

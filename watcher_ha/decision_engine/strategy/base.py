@@ -27,6 +27,12 @@ class Strategy:
         self.goal_plugin = goal_plugin
         self.scoring_engines = scoring_engines or {}
 
+    def fresh_hosts(self, parameters):
+        """{model name: hostnames} whose servers the engine reads from
+        the source just before the strategy runs: where a model fed by
+        notifications may lag, and the plan must not."""
+        return {}
+
     def new_solution(self):
         return solution_mod.Solution(self.name, self.goal_plugin)
 

@@ -21,6 +21,7 @@ from watcher_ha.common import context as watcher_context
 from watcher_ha.db import failover_segments
 from watcher_ha.db import pages
 from watcher_ha.decision_engine.strategy import base
+from watcher_ha.instance_ha import failures
 from watcher_ha.instance_ha import packing
 
 RESERVED_HOST = 'reserved_host'
@@ -37,8 +38,7 @@ def _priority(instance):
 
 
 def _ha_enabled(instance):
-    return str(instance.metadata_dict.get('HA_Enabled', '')).lower() in (
-        'true', '1', 'yes', 'on')
+    return failures.ha_enabled(instance.metadata_dict)
 
 
 class HostRecovery(base.Strategy):
@@ -74,6 +74,11 @@ class HostRecovery(base.Strategy):
         },
         'required': ['notification_uuid', 'segment_uuid', 'failed_host'],
     }
+
+    def fresh_hosts(self, parameters):
+        # A server the model misses (a notification lost or late) would
+        # be left on the dead host with the recovery finished.
+        return {'compute': [parameters['failed_host']]}
 
     def execute(self, audit, parameters, models=None):
         cluster = (models or {}).get('compute')
@@ -117,7 +122,8 @@ class HostRecovery(base.Strategy):
         solution.add_action('settle_recovery', {
             'notification_uuid': notification,
             'segment_uuid': parameters['segment_uuid'],
-            'source_node': failed})
+            'source_node': failed,
+            'evacuate_all_instances': parameters['evacuate_all_instances']})
         return solution
 
     @staticmethod

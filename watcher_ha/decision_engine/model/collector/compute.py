@@ -134,6 +134,14 @@ class ComputeCollector(base.Collector):
         return self._node(found[0], services, providers,
                           self._zones(nova.aggregates.list()), stamp)
 
+    def fetch_servers(self, hostname, stamp):
+        """The servers Nova has on ``hostname`` now."""
+        path = '/servers/detail?all_tenants=1&host=%s' % parse.quote(
+            hostname)
+        return [instance for page in _pages(self.nova(), path, 'servers')
+                for instance in (self._instance(s, stamp) for s in page)
+                if instance.state not in elements.GONE_STATES]
+
     @staticmethod
     def _zones(aggregates):
         """{host: (availability zone, aggregate names)}."""

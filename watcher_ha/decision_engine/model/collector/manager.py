@@ -116,6 +116,23 @@ class CollectorManager:
             raise
         model.finish_resync(fresh)
 
+    def refresh_servers(self, name, hostname):
+        """Read the servers the source has on ``hostname`` now into the
+        model, without waiting for their notifications or the next
+        resync (what a later event told stays)."""
+        collector = self.collectors[name]
+        stamp = elements.utcnow()
+        found = collector.fetch_servers(hostname, stamp)
+
+        def put(changes):
+            for instance in found:
+                known = changes.instance(instance.uuid)
+                if known is None or known.stamp <= stamp:
+                    changes.put_instance(instance)
+        collector.model.update(put)
+        LOG.info('Read the %d server(s) of %s into the %s model',
+                 len(found), hostname, name)
+
     def fetch_missing(self, name, hostnames, attempt=0):
         """Nodes a notification named that the model lacks: from the
         source. A node the model only knows from its service's creation
