@@ -11,6 +11,7 @@ from watcher_ha.applier.actions import nop
 from watcher_ha.applier.actions import sleep
 from watcher_ha.applier import workflow
 from watcher_ha.common import plugins
+from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.goal import dummy as dummy_goal
 from watcher_ha.decision_engine.planner import weight
 from watcher_ha.decision_engine import solution as solution_mod
@@ -43,21 +44,68 @@ def test_dummy_with_scorer_reports_real_scores():
                         'dummy_avg_scorer: 3.0']
 
 
-def test_weight_planner_orders_by_weight_and_chains_chunks():
+def test_weight_planner_orders_by_weight_in_lanes():
     solution = solution_mod.Solution('s', dummy_goal.Dummy)
     for index in range(3):
         solution.add_action('migrate', {'resource_id': str(index)})
+    solution.add_action('resize', {'resource_id': 'r'})
     solution.add_action('sleep', {'duration': 1})
     solution.add_action('nop', {'message': 'first'})
     planned = planner().schedule(solution)
     types = [p.action_type for p in planned]
-    assert types == ['nop', 'sleep', 'migrate', 'migrate', 'migrate']
-    nop_, sleep_, m1, m2, m3 = planned
+    assert types == ['nop', 'sleep', 'migrate', 'migrate', 'migrate',
+                     'resize']
+    nop_, sleep_, m1, m2, m3, resize = planned
     assert nop_.parents == []
     assert sleep_.parents == [nop_.uuid]
-    # Two migrations at a time: the first two in parallel, then the third.
+    # Two migrations at a time, in two lanes: the third starts as soon
+    # as the first of its lane ends, whatever the second does.
     assert m1.parents == m2.parents == [sleep_.uuid]
-    assert m3.parents == [m1.uuid, m2.uuid]
+    assert m3.parents == [m1.uuid]
+    # The next type waits for the end of every lane.
+    assert resize.parents == [m3.uuid, m2.uuid]
+
+
+def test_a_type_an_operator_sets_keeps_the_others(conf):
+    CONF.set_override('parallelization', {'evacuate': 3},
+                      group=weight.GROUP)
+    try:
+        found = weight.WeightPlanner.from_conf(CONF)
+    finally:
+        CONF.clear_override('parallelization', group=weight.GROUP)
+    assert found.parallelization['evacuate'] == 3
+    assert found.parallelization['migrate'] == (
+        weight.DEFAULT_PARALLELIZATION['migrate'])
+
+
+def _as_rows(planned):
+    return [{'uuid': p.uuid, 'parents': p.parents, 'state': 'PENDING'}
+            for p in planned]
+
+
+def test_a_plan_runs_as_wide_as_its_lanes():
+    solution = solution_mod.Solution('s', dummy_goal.Dummy)
+    solution.add_action('force_host_down', {'resource_name': 'h'})
+    for index in range(25):
+        solution.add_action('evacuate', {'resource_id': str(index),
+                                         'source_node': 'h'})
+    solution.add_action('settle_recovery', {})
+    planned = weight.WeightPlanner(weight.DEFAULT_WEIGHTS,
+                                   dict(weight.DEFAULT_PARALLELIZATION,
+                                        evacuate=12)).schedule(solution)
+    assert workflow._width(_as_rows(planned)) == 12
+    # Done actions do not count; a chain of thousands is one wide (and
+    # no recursion limit is hit).
+    chain = weight.WeightPlanner(
+        weight.DEFAULT_WEIGHTS, {}).schedule(_many_sleeps(5000))
+    assert workflow._width(_as_rows(chain)) == 1
+
+
+def _many_sleeps(count):
+    solution = solution_mod.Solution('s', dummy_goal.Dummy)
+    for _ in range(count):
+        solution.add_action('sleep', {'duration': 0})
+    return solution
 
 
 def test_planner_refuses_unknown_action_types():

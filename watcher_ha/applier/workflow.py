@@ -14,6 +14,7 @@ bookkeeping hit a database error. The action in hand then stays ONGOING,
 and whoever runs the plan next asks its ``recover()`` what became of it.
 """
 
+import collections
 import contextlib
 
 import futurist
@@ -228,7 +229,8 @@ class PlanRun:
         if not len(flow):
             return self._outcome(None)
         with futurist.ThreadPoolExecutor(
-                CONF.watcher_applier.workers) as executor:
+                max(CONF.watcher_applier.workers, _width(actions))
+        ) as executor:
             engine = engines.load(flow, engine='parallel',
                                   executor=executor)
             try:
@@ -303,6 +305,35 @@ class PlanRun:
         if failed:
             summary += '; could not roll back: %s' % ', '.join(failed)
         return summary or '; nothing to roll back'
+
+
+def _width(actions):
+    """How many of the pending ``actions`` the plan lets run at once, at
+    most: the most of them at one depth of its graph (the planner's
+    lanes all start at one depth)."""
+    todo = {a['uuid']: [p for p in a['parents'] or () if p]
+            for a in actions if a['state'] == ActionState.PENDING}
+    children = collections.defaultdict(list)
+    waiting = {}
+    for uuid, parents in todo.items():
+        parents = [p for p in parents if p in todo]
+        waiting[uuid] = len(parents)
+        for parent in parents:
+            children[parent].append(uuid)
+    # Level by level from the roots (Kahn's order, no recursion: a plan
+    # may be a chain of thousands).
+    level = [uuid for uuid, count in waiting.items() if count == 0]
+    widest = 1
+    while level:
+        widest = max(widest, len(level))
+        following = []
+        for uuid in level:
+            for child in children[uuid]:
+                waiting[child] -= 1
+                if waiting[child] == 0:
+                    following.append(child)
+        level = following
+    return widest
 
 
 def _first_cause(errors):
