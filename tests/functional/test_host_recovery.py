@@ -244,3 +244,51 @@ def test_a_partitioned_host_nobody_reports_is_powered_off_then_evacuated(
             assert after['split_brain'] == []
     finally:
         delete()
+
+
+def test_a_recovery_preempts_the_plan_holding_its_servers(tmp_path):
+    """A drain of the host was started, its plan not taken up yet (no
+    applier runs), when the host fails: the recovery's plan cannot start
+    while the drain holds its servers; the drain is cancelled for it, and
+    the recovery runs once an applier is there."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', spec()) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'])
+            segment_of(cluster)
+            drain = requests.post(cluster.url + '/v1/audits', json={
+                'goal': 'cluster_maintaining',
+                'strategy': 'host_maintenance', 'audit_type': 'ONESHOT',
+                'auto_trigger': True,
+                'parameters': {'maintenance_node': FAILED}}, timeout=10)
+            assert drain.status_code == 201, drain.text
+
+            def started():
+                found = requests.get(
+                    cluster.url + '/v1/action_plans?audit_uuid='
+                    + drain.json()['uuid'], timeout=10).json()[
+                    'action_plans']
+                return found[0] if found and found[0]['state'] == \
+                    'PENDING' else None
+            holder = wait_for(started, 60, 'the drain started')
+            uuid = report_failure(cluster, sim_url)
+
+            def plan_state():
+                return requests.get(cluster.url + '/v1/action_plans/'
+                                    + holder['uuid'], timeout=10).json()[
+                    'state']
+            wait_for(lambda: plan_state() == 'CANCELLED', 60,
+                     'the drain cancelled')
+            cluster.start_daemons(appliers=['applier-1'])
+            ended = wait_ended(cluster, uuid)
+            assert ended['status'] == 'finished', ended
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            moved = [u for u, s in after['servers'].items()
+                     if s['host'] == SPARE]
+            assert len(moved) == 10
+    finally:
+        delete()

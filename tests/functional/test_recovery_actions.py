@@ -143,6 +143,8 @@ def test_settling_finds_the_servers_the_plan_did_not_know(cloud):
     there = servers_on(client, source)
     missed = next(s for s in there if s.metadata.get('HA_Enabled'))
     planned = next(s for s in there if s.id != missed.id)
+    # And one the plan leaves alone on purpose (evacuated too often).
+    looping = next(s for s in there if s.id not in (missed.id, planned.id))
     fail(url, source)
     fence(source).execute()
     action = evacuation(planned, source, spare)
@@ -151,9 +153,14 @@ def test_settling_finds_the_servers_the_plan_did_not_know(cloud):
     settle = settle_recovery.SettleRecovery({
         'notification_uuid': NOTIFICATION,
         'segment_uuid': 'no-such-segment', 'source_node': source,
-        'evacuate_all_instances': False},
+        'evacuate_all_instances': False,
+        'left_alone': {looping.id: 'evacuated 3 time(s) lately'}},
         context=watcher_context.admin_context())
     with pytest.raises(base.ActionError) as failed:
         settle.execute()
     assert missed.id in str(failed.value)
+    assert looping.id in str(failed.value)
     assert planned.id not in str(failed.value)
+    move = vmove_of(looping)
+    assert (move['status'], move['message']) == (
+        'failed', 'evacuated 3 time(s) lately')

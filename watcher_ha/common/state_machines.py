@@ -78,7 +78,9 @@ ACTION_PLAN = StateMachine(
                       P.FAILED, P.CANCELLING, P.CANCELLED, P.SUPERSEDED,
                       P.DELETED)),
     transitions={
-        P.RECOMMENDED: {P.PENDING: ONLY_USER,
+        # A service starts a recovery plan once the plans that held its
+        # servers are cancelled (decision_engine/preemption.py).
+        P.RECOMMENDED: {P.PENDING: BOTH,
                         P.CANCELLED: BOTH,
                         P.SUPERSEDED: ONLY_SERVICE,
                         P.DELETED: ONLY_USER},

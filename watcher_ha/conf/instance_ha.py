@@ -48,6 +48,24 @@ OPTS = [
         help='Seconds between two looks of a decision engine at the '
              'recovery plan it follows.'),
     cfg.IntOpt(
+        'max_evacuations', default=3, min=0, mutable=True,
+        help='A server evacuated this many times within '
+             'max_evacuations_window is not evacuated again: it is left '
+             'on its failed host, its vmove failed saying why, and the '
+             'recovery ends failed on it, rather than let one server '
+             '(a workload or image that brings its hosts down) take one '
+             'host after another. 0: no limit.'),
+    cfg.IntOpt(
+        'max_evacuations_window', default=3600, min=1, mutable=True,
+        help='Seconds over which max_evacuations counts a server\'s '
+             'evacuations.'),
+    cfg.FloatOpt(
+        'preemption_timeout', default=300, min=0, mutable=True,
+        help='Seconds a recovery plan waits for the optimisation plans '
+             'holding its servers or hosts, cancelled for it, to end '
+             '(an ongoing one stops once its running actions are '
+             'aborted) before its attempt fails.'),
+    cfg.IntOpt(
         'max_recovery_workers', default=8, min=1,
         help='Recoveries one decision engine follows at once (each takes '
              'a thread while its plan runs on the appliers).'),

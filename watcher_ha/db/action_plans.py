@@ -152,6 +152,29 @@ def _resources(session, plan_id):
                         for a in actions)
 
 
+def holders(context, row):
+    """The other started plans that hold what the plan ``row``'s actions
+    act on: [{uuid, state, recovery}], ``recovery`` if the plan is an
+    instance-HA recovery's (its audit is a notification's attempt)."""
+    Claim = models.ActionPlanClaim
+    Notification = models.HostNotification
+    with engine.reader.using(context) as session:
+        wanted = _resources(session, row['id'])
+        if not wanted:
+            return []
+        recovery = sa.exists().where(
+            Notification.recovery_audit_uuid == Audit.uuid)
+        found = session.execute(
+            sa.select(ActionPlan.uuid, ActionPlan.state,
+                      recovery.label('recovery'))
+            .join(Claim, Claim.action_plan_id == ActionPlan.id)
+            .join(Audit, ActionPlan.audit_id == Audit.id)
+            .where(sa.tuple_(Claim.resource_type, Claim.resource_id).in_(
+                sorted(wanted)), ActionPlan.id != row['id'])
+            .distinct().order_by(ActionPlan.uuid)).mappings().all()
+    return [dict(r) for r in found]
+
+
 def transition(context, row, target, actor=state_machines.USER):
     """Move the plan to ``target`` (compare-and-swap), with its actions
     where they follow it, in one transaction. Starting it (PENDING) claims

@@ -151,8 +151,8 @@ def release(context, host):
 
 def attempt(context, audit_uuid):
     """Where the recovery audit ``audit_uuid`` stands: {state, hostname,
-    status_message, plan: {state, status_message} or None}, its newest
-    plan; None if the audit is gone."""
+    status_message, plan: {uuid, state, status_message} or None}, its
+    newest plan; None if the audit is gone."""
     with engine.reader.connection.using(context) as conn:
         audit = conn.execute(sa.select(
             Audit.id, Audit.state, Audit.hostname, Audit.status_message)
@@ -160,7 +160,8 @@ def attempt(context, audit_uuid):
         if audit is None:
             return None
         plan = conn.execute(sa.select(
-            models.ActionPlan.state, models.ActionPlan.status_message)
+            models.ActionPlan.uuid, models.ActionPlan.state,
+            models.ActionPlan.status_message)
             .where(models.ActionPlan.audit_id == audit['id'])
             .order_by(models.ActionPlan.id.desc())).mappings().first()
     found = dict(audit)

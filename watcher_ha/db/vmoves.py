@@ -58,3 +58,18 @@ def of(context, notification_uuid):
         return {row.instance_uuid: models.as_dict(row)
                 for row in session.execute(sa.select(VMove).where(
                     VMove.notification_uuid == notification_uuid)).scalars()}
+
+
+def evacuations_since(context, instance_uuids, since, besides=None):
+    """{instance_uuid: how many evacuations of it succeeded since
+    ``since``}, those of the recovery ``besides`` left out."""
+    if not instance_uuids:
+        return {}
+    where = [VMove.instance_uuid.in_(sorted(instance_uuids)),
+             VMove.status == SUCCEEDED, VMove.end_time >= since]
+    if besides:
+        where.append(VMove.notification_uuid != besides)
+    with engine.reader.connection.using(context) as conn:
+        return dict(conn.execute(sa.select(
+            VMove.instance_uuid, sa.func.count()).where(*where)
+            .group_by(VMove.instance_uuid)).all())

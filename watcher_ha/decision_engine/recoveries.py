@@ -36,6 +36,8 @@ which follows the attempt under way (or starts the next); the recovery
 audit and plan have owners of their own and go on meanwhile.
 """
 
+import time
+
 from keystoneauth1 import exceptions as ks_exc
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
@@ -51,6 +53,7 @@ from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import recoveries
 from watcher_ha.db import reserved_hosts
+from watcher_ha.decision_engine import preemption
 from watcher_ha.instance_ha import claims
 from watcher_ha.instance_ha import exception
 from watcher_ha.instance_ha import failures
@@ -194,8 +197,10 @@ def _attempt(context, row, segment):
         'failed_host': host,
         'recovery_method': method,
         'power_fencing': bool(segment) and _fenced_by_power(row, segment),
-        'evacuate_all_instances':
-            CONF.instance_ha.evacuate_all_instances}, method
+        'evacuate_all_instances': CONF.instance_ha.evacuate_all_instances,
+        'max_evacuations': CONF.instance_ha.max_evacuations,
+        'max_evacuations_window':
+            CONF.instance_ha.max_evacuations_window}, method
 
 
 class Recoveries:
@@ -362,6 +367,8 @@ class Recoveries:
         """Follow the attempt under way until it ends: (finished or
         error, message); (None, None) if the engine stops first."""
         audit_uuid = row['recovery_audit_uuid']
+        # Since when its plan waits for the plans it preempted.
+        waited = None
         while not self.stopping.is_set():
             found = recoveries.attempt(context, audit_uuid)
             if found is None:
@@ -373,10 +380,18 @@ class Recoveries:
                 return statuses.ERROR, 'the recovery plan ended %s: %s' % (
                     plan['state'], plan['status_message'])
             if plan is not None and plan['state'] == P.RECOMMENDED:
-                return statuses.ERROR, (
-                    'the recovery plan could not start: %s' % (
-                        found['status_message'] or 'see the decision '
-                        'engine\'s log'))
+                # Other plans hold its servers or hosts: they go.
+                outcome, why = preemption.step(context, plan['uuid'])
+                if waited is None:
+                    waited = time.monotonic()
+                if outcome == preemption.BLOCKED or (
+                        outcome == preemption.WAITING
+                        and time.monotonic() - waited
+                        > CONF.instance_ha.preemption_timeout):
+                    return statuses.ERROR, (
+                        'the recovery plan could not start: %s' % (
+                            why or found['status_message']
+                            or 'see the decision engine\'s log'))
             if plan is None and found['state'] in AUDIT_ENDED_WITHOUT_PLAN:
                 return statuses.ERROR, 'the recovery audit ended %s: %s' % (
                     found['state'], found['status_message'])

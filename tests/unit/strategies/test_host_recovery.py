@@ -1,6 +1,7 @@
 """host_recovery on model snapshots and a segment in the database."""
 
 import dataclasses
+import datetime
 
 import pytest
 
@@ -8,6 +9,8 @@ from tests.unit.strategies.test_host_maintenance import actions
 from tests.unit.strategies.test_host_maintenance import cluster
 from watcher_ha.common import context
 from watcher_ha.db import failover_segments
+from watcher_ha.db import models
+from watcher_ha.db import vmoves
 from watcher_ha.decision_engine.goal import cluster_maintaining
 from watcher_ha.decision_engine.model import state
 from watcher_ha.decision_engine.strategy import base
@@ -90,7 +93,8 @@ def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
                for kind, p in found if kind == 'evacuate')
     assert found[-1] == ('settle_recovery', {
         'notification_uuid': 'n-1', 'segment_uuid': segment['uuid'],
-        'source_node': 'failed', 'evacuate_all_instances': False})
+        'source_node': 'failed', 'evacuate_all_instances': False,
+        'left_alone': {}})
 
 
 def test_only_ha_enabled_servers_unless_all_are_asked(segment):
@@ -147,3 +151,30 @@ def test_a_later_attempt_offers_the_hosts_it_claimed(segment):
     found = run(with_metadata(cluster(NODES, SERVERS), HA), segment,
                 notification_uuid='n-2')
     assert set(found[1][1]['capacity']) == {'spare-2'}
+
+
+def test_a_server_evacuated_too_often_lately_is_left(segment):
+    snapshot = with_metadata(cluster(NODES, SERVERS), HA)
+    uuid_of = {i.name: i.uuid for i in snapshot.instances.values()}
+    ctx = context.admin_context()
+    now = models.utcnow()
+    # 'b' came back three times in the hour (other recoveries), 'a'
+    # three times too, but long ago.
+    for n, (name, age) in enumerate([('b', 60), ('b', 600), ('b', 1200),
+                                     ('a', 5000), ('a', 6000),
+                                     ('a', 7000)]):
+        vmoves.record(ctx, 'earlier-%d' % n, uuid_of[name],
+                      status=vmoves.SUCCEEDED, source_host='x',
+                      dest_host='y',
+                      end_time=now - datetime.timedelta(seconds=age))
+    found = run(snapshot, segment, max_evacuations=3,
+                max_evacuations_window=3600)
+    moved = [p['resource_name'] for kind, p in found if kind == 'evacuate']
+    assert moved == ['a', 'd']
+    left = found[-1][1]['left_alone']
+    assert list(left) == [uuid_of['b']]
+    assert 'evacuated 3 time(s) in the last 3600 s' in left[uuid_of['b']]
+    # No limit: everyone goes.
+    found = run(snapshot, segment, max_evacuations=0)
+    assert [p['resource_name'] for kind, p in found
+            if kind == 'evacuate'] == ['b', 'a', 'd']

@@ -24,7 +24,11 @@ class SettleRecovery(recovery_base.RecoveryAction):
     description = ('Returns the reserved hosts a recovery did not use, and '
                    'puts the failed host on maintenance.')
     schema = recovery_base.schema(
-        optional={'evacuate_all_instances': {'type': 'boolean'}})
+        optional={'evacuate_all_instances': {'type': 'boolean'},
+                  # {server: why} of those the plan does not move.
+                  'left_alone': {'type': 'object',
+                                 'additionalProperties': {
+                                     'type': 'string'}}})
 
     def execute(self):
         notification = self.notification
@@ -36,6 +40,13 @@ class SettleRecovery(recovery_base.RecoveryAction):
         failover_segments.set_maintenance(
             self.context, self.input_parameters['segment_uuid'],
             self.input_parameters['source_node'])
+        for server, why in sorted(
+                (self.input_parameters.get('left_alone') or {}).items()):
+            self.fence()
+            vmoves.record(self.context, notification, server,
+                          unless=(vmoves.SUCCEEDED,), status=vmoves.FAILED,
+                          source_host=self.input_parameters['source_node'],
+                          message=why)
         moves = vmoves.of(self.context, notification)
         left = sorted(uuid for uuid, move in moves.items()
                       if move['status'] != vmoves.SUCCEEDED)

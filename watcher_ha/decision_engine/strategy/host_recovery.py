@@ -11,15 +11,21 @@ returns the reserved hosts it did not use and puts the failed host on
 maintenance.
 
 Only servers with the metadata ``HA_Enabled=True`` are evacuated, unless
-``evacuate_all_instances``. They go in order of their ``HA_Priority``
+``evacuate_all_instances``, and not those evacuated ``max_evacuations``
+times within ``max_evacuations_window`` seconds (left for an operator,
+the attempt failing on them). They go in order of their ``HA_Priority``
 metadata (an integer, lowest first), unprioritised last; ``[watcher_
 planners.weight] parallelization`` says how many at once. Nova evacuates
 servers that are active, stopped or in error; the others stay.
 """
 
+import datetime
+
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import failover_segments
+from watcher_ha.db import models
 from watcher_ha.db import pages
+from watcher_ha.db import vmoves
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.instance_ha import failures
 from watcher_ha.instance_ha import packing
@@ -71,6 +77,15 @@ class HostRecovery(base.Strategy):
                 'description': 'Evacuate every server, not only those '
                                'with the metadata HA_Enabled=True.',
                 'type': 'boolean', 'default': False},
+            'max_evacuations': {
+                'description': 'A server evacuated this many times '
+                               'within max_evacuations_window is left '
+                               'where it is, for an operator (0: no '
+                               'limit).',
+                'type': 'integer', 'minimum': 0, 'default': 0},
+            'max_evacuations_window': {
+                'description': 'Seconds max_evacuations counts over.',
+                'type': 'integer', 'minimum': 1, 'default': 3600},
         },
         'required': ['notification_uuid', 'segment_uuid', 'failed_host'],
     }
@@ -95,6 +110,8 @@ class HostRecovery(base.Strategy):
                  parameters['evacuate_all_instances'] or _ha_enabled(i))),
             key=_priority)
         notification = parameters['notification_uuid']
+        looping = self._looping(servers, parameters)
+        servers = [i for i in servers if i.uuid not in looping]
         solution = self.new_solution()
         if parameters.get('power_fencing'):
             solution.add_action('power_off_host', {'resource_name': failed})
@@ -123,8 +140,28 @@ class HostRecovery(base.Strategy):
             'notification_uuid': notification,
             'segment_uuid': parameters['segment_uuid'],
             'source_node': failed,
-            'evacuate_all_instances': parameters['evacuate_all_instances']})
+            'evacuate_all_instances': parameters['evacuate_all_instances'],
+            'left_alone': looping})
         return solution
+
+    @staticmethod
+    def _looping(servers, parameters):
+        """{uuid: why} of the servers evacuated too often lately: a
+        server whose every new host fails in turn (its workload kills
+        them, a bad image) must not take one host after another."""
+        limit = parameters.get('max_evacuations') or 0
+        if not limit:
+            return {}
+        window = parameters.get('max_evacuations_window', 3600)
+        counts = vmoves.evacuations_since(
+            watcher_context.admin_context(), [i.uuid for i in servers],
+            models.utcnow() - datetime.timedelta(seconds=window),
+            besides=parameters['notification_uuid'])
+        return {uuid: 'evacuated %d time(s) in the last %d s (the limit '
+                      'is %d): left on %s for an operator to look at'
+                      % (count, window, limit, parameters['failed_host'])
+                for uuid, count in sorted(counts.items())
+                if count >= limit}
 
     @staticmethod
     def _reserved_capacity(cluster, segment_uuid, failed, notification):
