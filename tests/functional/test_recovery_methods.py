@@ -29,6 +29,7 @@ from tests.functional.cloud import simulator
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_recovery import ha
 from tests.functional.test_host_recovery import wait_ended
+from watcher_ha.simulator import scenario
 
 SEGMENTS = {
     # name: (method, failed host, [(host, reserved)])
@@ -56,12 +57,19 @@ def spec():
     # needs a second one.
     hosts += [_host(r, 4) for r in ('r1a', 'r1b', 'r1c',
                                     'r2a', 'r2b', 'r2c')]
-    hosts += [_host('r3', 8), _host('r4', 2), _host('spare4', 16)]
-    made = {'evacuate_seconds': 2, 'hosts': hosts, 'servers': []}
+    # rack-3's and rack-4's servers fit on none of rack-1's and rack-2's
+    # hosts: in auto, Nova's scheduler could otherwise put one on a
+    # reserved host another recovery has just enabled, and take the room
+    # that recovery claimed it for.
+    hosts += [_host('r3', 12), _host('r4', 2), _host('spare4', 16)]
+    flavors = scenario.FLAVORS + [{'id': '9', 'name': 'ha.big', 'vcpus': 6,
+                                   'ram': 8192, 'disk': 80}]
+    made = {'evacuate_seconds': 2, 'hosts': hosts, 'servers': [],
+            'flavors': flavors}
     for failed, flavors in (('f1', ['m1.small'] * 4 + ['m1.tiny']),
                             ('f2', ['m1.small'] * 4 + ['m1.tiny']),
-                            ('f3', ['m1.large'] * 2),
-                            ('f4', ['m1.large'] * 2)):
+                            ('f3', ['ha.big'] * 2),
+                            ('f4', ['ha.big'] * 2)):
         made['servers'] += [
             {'name': '%s-vm-%d' % (failed, n), 'flavor': flavor,
              'host': failed, 'state': 'active',

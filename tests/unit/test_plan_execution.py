@@ -351,3 +351,56 @@ def test_a_cancel_coming_in_before_an_action_starts_stops_it(db, journal):
     assert run.execute()[0] == 'CANCELLED'
     assert journal == []
     assert _actions(db, plan) == [('PENDING', None)]
+
+
+class ContainedRecorder(Recorder):
+    """A recorder whose failure is its own (as an evacuation's)."""
+    name = 'contained_recorder'
+    failure_is_contained = True
+
+
+def test_a_contained_failure_lets_the_rest_of_the_plan_run(db, journal):
+    """One server Nova will not evacuate: those after it in its lane and
+    the plan's last step still run; the plan ends FAILED, naming it."""
+    kinds = [('contained_recorder', {'name': 'a'}),
+             ('contained_recorder', {'name': 'b', 'fail': 'execute'}),
+             ('contained_recorder', {'name': 'c'}),
+             ('recorder', {'name': 'settle'})]
+    plan, actions = factories.action_plan(db, factories.audit(db),
+                                          state='ONGOING', kinds=kinds)
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).where(
+            models.ActionPlan.id == plan['id']).values(hostname=HOST))
+    catalog = dict(CATALOG, contained_recorder=ContainedRecorder)
+    state, message = workflow.PlanRun(
+        plan_runs.get(_context(), plan['uuid']), HOST, catalog,
+        threading.Event()).execute()
+    assert state == 'FAILED' and actions[1]['uuid'] in message
+    assert [name for _, name in journal] == ['a', 'b', 'c', 'settle']
+    assert [s for s, _ in _actions(db, plan)] == [
+        'SUCCEEDED', 'FAILED', 'SUCCEEDED', 'SUCCEEDED']
+    # Uncontained, the same failure stops the chain there.
+    journal.clear()
+    plan, _ = _running_plan(db, 'a', ('b', 'execute'), 'c')
+    assert _execute(plan)[0] == 'FAILED'
+    assert [name for _, name in journal] == ['a', 'b']
+
+
+def test_a_plan_resumed_after_a_contained_failure_runs_the_rest(db, journal):
+    kinds = [('contained_recorder', {'name': 'a', 'fail': 'execute'}),
+             ('contained_recorder', {'name': 'b'})]
+    plan, actions = factories.action_plan(db, factories.audit(db),
+                                          state='ONGOING', kinds=kinds)
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).where(
+            models.ActionPlan.id == plan['id']).values(hostname=HOST))
+        # An earlier run recorded the failure, then its applier died.
+        conn.execute(sa.update(models.Action).where(
+            models.Action.uuid == actions[0]['uuid']).values(
+                state='FAILED', status_message='refused'))
+    catalog = dict(CATALOG, contained_recorder=ContainedRecorder)
+    state, message = workflow.PlanRun(
+        plan_runs.get(_context(), plan['uuid']), HOST, catalog,
+        threading.Event()).execute()
+    assert (state, journal) == ('FAILED', [('execute', 'b')])
+    assert 'refused' in message

@@ -106,16 +106,24 @@ class ActionTask(task.Task):
                 raise Interrupted(halted)
             if not isinstance(err, action_base.ActionError):
                 LOG.exception('Action %s raised', action['uuid'])
-            self._failed(err, token)
+            self._failed(err, token, contained=plugin.failure_is_contained)
+            return
         run.end(action, token, ActionState.SUCCEEDED)
         run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
 
-    def _failed(self, err, token):
+    def _failed(self, err, token, contained=False):
         reason = str(err) or type(err).__name__
         self.run.end(self.action, token, ActionState.FAILED, reason)
         notifier.action('execution.error', self.action['uuid'], error=err)
-        raise ActionFailed(self.action, reason)
+        failure = ActionFailed(self.action, reason)
+        if not contained:
+            raise failure
+        # Its own server's failure: the others go on, and the plan ends
+        # FAILED with it once they are done.
+        LOG.warning('%s; the rest of plan %s goes on', failure,
+                    self.run.plan['uuid'])
+        self.run.contained.append(failure)
 
     def revert(self, *args, **kwargs):
         # Rollbacks are the plan's business, not taskflow's: only actions
@@ -139,6 +147,9 @@ class PlanRun:
         self.halt = fencing.Halt(host, stopping)
         # (action uuid, its plugin) in the order they succeeded here.
         self._succeeded = []
+        # ActionFailed of the actions whose failure stopped nothing else
+        # (Action.failure_is_contained), in the order they failed.
+        self.contained = []
 
     def plugin(self, action, fence):
         """The action's plugin, built from validated parameters."""
@@ -149,6 +160,10 @@ class PlanRun:
                 % (action['action_type'], self.host))
         cls.validate(action['input_parameters'])
         return cls(action['input_parameters'], self.context, fence)
+
+    def _contained(self, action):
+        cls = self.catalog.get(action['action_type'])
+        return cls is not None and cls.failure_is_contained
 
     def fence(self, action, state, token):
         return fencing.Fence(self.context, self.plan, self.host, action,
@@ -219,12 +234,14 @@ class PlanRun:
         with self._recording():
             actions = plan_runs.actions_of(self.context, self.plan)
         failed = [a for a in actions if a['state'] == ActionState.FAILED]
-        if failed:
+        stopping = [a for a in failed if not self._contained(a)]
+        if stopping:
             # An earlier run ended on this failure but could not record
             # the plan's end (its applier died, or lost the database):
             # end it as that run would have, running nothing more.
-            return self._outcome(ActionFailed(
-                failed[0], failed[0]['status_message'] or 'it failed'))
+            return self._outcome(_failure_of(stopping[0]))
+        # Failures that stopped nothing: the rest runs, as it would have.
+        self.contained.extend(_failure_of(a) for a in failed)
         flow = self.flow(actions)
         if not len(flow):
             return self._outcome(None)
@@ -240,7 +257,7 @@ class PlanRun:
                     [f.exception for f in failures]))
             except (PlanCancelled, Interrupted, ActionFailed) as err:
                 return self._outcome(err)
-        return self._outcome(None)
+        return self._outcome(self.contained[0] if self.contained else None)
 
     def _outcome(self, error):
         if isinstance(error, Interrupted):
@@ -305,6 +322,10 @@ class PlanRun:
         if failed:
             summary += '; could not roll back: %s' % ', '.join(failed)
         return summary or '; nothing to roll back'
+
+
+def _failure_of(action):
+    return ActionFailed(action, action['status_message'] or 'it failed')
 
 
 def _width(actions):

@@ -41,6 +41,11 @@ class Action:
     description: str = ''
     # JSON Schema of input_parameters.
     schema: dict = {'type': 'object'}
+    # Whether its failure concerns its own resource only: the plan's
+    # other actions still run (those after it in its lane too), and the
+    # plan ends FAILED with it once they are done. Otherwise a failure
+    # stops the plan: nothing more starts.
+    failure_is_contained = False
 
     def __init__(self, input_parameters, context=None, fence=None):
         self.input_parameters = input_parameters

@@ -50,6 +50,9 @@ class Evacuate(nova_base.ServerMove):
 
     # Its failed host: no other plan could use it.
     holds_source = False
+    # One server Nova will not evacuate must not keep the others on a
+    # dead host: they go on, and the recovery's attempt ends failed.
+    failure_is_contained = True
 
     def __init__(self, input_parameters, context=None, fence=None):
         super().__init__(input_parameters, context, fence)
@@ -113,8 +116,12 @@ class Evacuate(nova_base.ServerMove):
                                'the evacuation of server %s' % self.uuid)
         where = nova_base.host_of(server)
         if where == self.source:
+            fault = (getattr(server, 'fault', None) or {}).get('message')
             raise base.ActionError('the evacuation of server %s failed: it '
-                                   'is still on %s' % (self.uuid, where))
+                                   'is still on %s%s' % (
+                                       self.uuid, where,
+                                       ' (Nova: %s)' % fault if fault
+                                       else ''))
         if self.destination and where != self.destination:
             raise base.ActionError(
                 'server %s was rebuilt on %s, not on %s' % (
