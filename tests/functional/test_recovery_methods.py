@@ -1,6 +1,6 @@
 """Recovery methods and reserved-host capacity end to end: the real
 daemons (separate processes on RabbitMQ and MariaDB) against the
-simulator, four failover segments in one cloud.
+simulator, five failover segments in one cloud.
 
 * rack-1 (reserved_host): no reserved host holds the failed host's
   servers alone; two are claimed and both used, the third stays reserved.
@@ -14,10 +14,11 @@ simulator, four failover segments in one cloud.
 * rack-4 (rh_priority): the reserved host is too small for any server,
   so ``reserved_host`` fails; the fallback to ``auto`` puts them where
   Nova's scheduler does.
+* rack-5 (auto): the servers go where Nova's scheduler puts them.
 
-The four hosts fail at once; rack-4's is reported once the first three
-are recovered and its spare normal host is enabled (enabled before, it
-would have taken rack-3's servers).
+The five hosts fail at once; rack-4's and rack-5's are reported once the
+first three are recovered and the spare normal hosts enabled (enabled
+before, they would have taken rack-3's servers).
 """
 
 import requests
@@ -39,9 +40,10 @@ SEGMENTS = {
                                        ('r2c', True)]),
     'rack-3': ('auto_priority', 'f3', [('r3', True)]),
     'rack-4': ('rh_priority', 'f4', [('r4', True), ('spare4', False)]),
+    'rack-5': ('auto', 'f5', [('spare5', False)]),
 }
 # Kept out of Nova's scheduler until rack-4's turn.
-LATE = 'spare4'
+LATE = ('spare4', 'spare5')
 
 
 def _host(name, vcpus):
@@ -51,7 +53,7 @@ def _host(name, vcpus):
 
 
 def spec():
-    hosts = [_host(f, 16) for f in ('f1', 'f2', 'f3', 'f4')]
+    hosts = [_host(f, 16) for f in ('f1', 'f2', 'f3', 'f4', 'f5')]
     # A reserved host of rack-1 or rack-2 holds four m1.small (1 vCPU
     # each): the fifth server, an m1.tiny (packed last, being smaller),
     # needs a second one.
@@ -61,7 +63,8 @@ def spec():
     # hosts: in auto, Nova's scheduler could otherwise put one on a
     # reserved host another recovery has just enabled, and take the room
     # that recovery claimed it for.
-    hosts += [_host('r3', 12), _host('r4', 2), _host('spare4', 16)]
+    hosts += [_host('r3', 12), _host('r4', 2), _host('spare4', 16),
+              _host('spare5', 16)]
     flavors = scenario.FLAVORS + [{'id': '9', 'name': 'ha.big', 'vcpus': 6,
                                    'ram': 8192, 'disk': 80}]
     made = {'evacuate_seconds': 2, 'hosts': hosts, 'servers': [],
@@ -69,7 +72,8 @@ def spec():
     for failed, flavors in (('f1', ['m1.small'] * 4 + ['m1.tiny']),
                             ('f2', ['m1.small'] * 4 + ['m1.tiny']),
                             ('f3', ['ha.big'] * 2),
-                            ('f4', ['ha.big'] * 2)):
+                            ('f4', ['ha.big'] * 2),
+                            ('f5', ['ha.big'] * 2)):
         made['servers'] += [
             {'name': '%s-vm-%d' % (failed, n), 'flavor': flavor,
              'host': failed, 'state': 'active',
@@ -134,7 +138,7 @@ def test_recovery_methods_capacity_and_claims_given_back(tmp_path):
             reserved = [h for _m, _f, others in SEGMENTS.values()
                         for h, is_reserved in others if is_reserved]
             for service in compute.services.list(binary='nova-compute'):
-                if service.host in reserved + [LATE]:
+                if service.host in reserved + list(LATE):
                     compute.services.disable_log_reason(service.id,
                                                         'spare')
             state = requests.get(sim_url + '/simulator/state',
@@ -150,17 +154,19 @@ def test_recovery_methods_capacity_and_claims_given_back(tmp_path):
                     'path': '/servers/%s/action' % stubborn}]},
                 timeout=10).raise_for_status()
 
-            # All four fail at once (f4 is not a place for rack-3's
-            # servers); f4 is reported later.
-            for failed in ('f1', 'f2', 'f3', 'f4'):
+            # All fail at once (f4 and f5 are no place for rack-3's
+            # servers); f4 and f5 are reported later.
+            for failed in ('f1', 'f2', 'f3', 'f4', 'f5'):
                 fail(sim_url, failed)
             first = {f: report(cluster, f) for f in ('f1', 'f2', 'f3')}
             ended = {f: wait_ended(cluster, uuid)
                      for f, uuid in first.items()}
-            [late] = [s for s in compute.services.list(
-                binary='nova-compute') if s.host == LATE]
-            compute.services.enable(late.id)
-            ended['f4'] = wait_ended(cluster, report(cluster, 'f4'))
+            for service in compute.services.list(binary='nova-compute'):
+                if service.host in LATE:
+                    compute.services.enable(service.id)
+            second = {f: report(cluster, f) for f in ('f4', 'f5')}
+            ended.update((f, wait_ended(cluster, uuid))
+                         for f, uuid in second.items())
             after = requests.get(sim_url + '/simulator/state',
                                  timeout=10).json()
             where = {u: (s['host'], s['vm_state'])
@@ -210,7 +216,13 @@ def test_recovery_methods_capacity_and_claims_given_back(tmp_path):
 
             # rack-4: reserved_host failed (too small), then auto.
             assert ended['f4']['status'] == 'finished', ended['f4']
-            assert {where[u] for u in on['f4']} == {(LATE, 'active')}
+            assert {where[u][1] for u in on['f4']} == {'active'}
+            assert {where[u][0] for u in on['f4']} <= set(LATE)
+
+            # rack-5 (auto): where Nova's scheduler put them.
+            assert ended['f5']['status'] == 'finished', ended['f5']
+            assert {where[u][1] for u in on['f5']} == {'active'}
+            assert {where[u][0] for u in on['f5']} <= set(LATE)
             assert hosts_of(cluster, segments['rack-4'])['r4'][
                 'reserved'] is True
             assert status['r4'] == 'disabled'
