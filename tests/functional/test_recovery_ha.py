@@ -106,7 +106,7 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(tmp_path):
     """First failure: the engine following the recovery and the applier
     running it are killed mid-evacuation. Second failure (the reserved
     host that took the first's servers), once they are back: both are
-    paused (SIGSTOP) for longer than a take-over takes, then resumed
+    paused (SIGSTOP) for longer than a take-over takes (18 s), then resumed
     (SIGCONT): what the resumed applier was doing (waiting for
     evacuations, recording them) stops at its fence."""
     rabbit, delete = servers.create_rabbit_vhost()
@@ -142,7 +142,7 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(tmp_path):
                 # member_timeout is 10 s.
                 wait_for(lambda: _plan_owner(engine, uuid) not in (
                     applier_host, None), 40, 'the recovery plan taken over')
-                time.sleep(max(0, 25 - (time.monotonic() - paused)))
+                time.sleep(max(0, 18 - (time.monotonic() - paused)))
             finally:
                 cluster.kill(applier_host, signal.SIGCONT)
                 cluster.kill(engine_host, signal.SIGCONT)
