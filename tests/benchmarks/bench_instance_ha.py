@@ -44,14 +44,15 @@ from tests import servers  # noqa: E402
 from tests.functional import daemons  # noqa: E402
 from tests.functional.cloud import simulator  # noqa: E402
 from tests.functional.fixtures import wait_for  # noqa: E402
+from tests.functional.test_host_recovery import FAILED  # noqa: E402
+from tests.functional.test_host_recovery import ha  # noqa: E402
+from tests.functional.test_host_recovery import segment_of  # noqa: E402
 from watcher_ha.conf import applier as applier_conf  # noqa: E402
 from watcher_ha.db import models  # noqa: E402
 from watcher_ha.decision_engine.planner import weight  # noqa: E402
 from watcher_ha.simulator import cloud as sim_cloud  # noqa: E402
 from watcher_ha.simulator import scenario  # noqa: E402
 
-FAILED, OTHER, SPARE, SPARE_2 = ('compute-0000', 'compute-0001',
-                                 'compute-0002', 'compute-0003')
 TARGET_SERVERS, TARGET_SECONDS = 100, 60.0
 # Masakari's [host_failure] defaults, and its wait in seconds after it
 # disabled the failed host's compute service.
@@ -100,26 +101,6 @@ def sections(sim_url, parallelization, overrides):
         group, option = name.rsplit('.', 1)
         found.setdefault(group, {})[option] = value
     return found
-
-
-def ha(cluster, method, path, body=None, version='1.1'):
-    resp = requests.request(method, cluster.url + '/instance-ha/v1' + path,
-                            json=body, timeout=30, headers={
-                                'OpenStack-API-Version':
-                                    'instance-ha %s' % version})
-    resp.raise_for_status()
-    return resp.json() if resp.content else None
-
-
-def make_segment(cluster):
-    segment = ha(cluster, 'POST', '/segments', {'segment': {
-        'name': 'rack-1', 'recovery_method': 'reserved_host',
-        'service_type': 'COMPUTE'}})['segment']
-    for name, reserved in ((FAILED, False), (OTHER, False),
-                           (SPARE, True), (SPARE_2, True)):
-        ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-           {'host': {'name': name, 'type': 'COMPUTE',
-                     'control_attributes': '', 'reserved': reserved}})
 
 
 def sim_servers(sim_url):
@@ -244,7 +225,7 @@ def bench(workdir, count, parallelization, args):
                     sim_url, parallelization, args.set)) as cluster:
             cluster.start_daemons(engines=['engine-1'],
                                   appliers=['applier-1'])
-            make_segment(cluster)
+            segment_of(cluster)
             # A monitor reports to daemons that have been up for a while:
             # the engine's compute model is built.
             log = workdir / 'engine-1.log'

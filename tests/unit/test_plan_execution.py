@@ -51,7 +51,13 @@ class Recorder(action_base.Action):
         self.journal.append(('revert', self.input_parameters['name']))
 
 
-CATALOG = {'recorder': Recorder}
+class ContainedRecorder(Recorder):
+    """A recorder whose failure is its own (as an evacuation's)."""
+    name = 'contained_recorder'
+    failure_is_contained = True
+
+
+CATALOG = {'recorder': Recorder, 'contained_recorder': ContainedRecorder}
 
 
 @pytest.fixture
@@ -72,8 +78,13 @@ def rollback(conf):
 def _running_plan(db, *steps, state='ONGOING'):
     """A plan run by HOST whose actions (a chain) are recorders named by
     ``steps`` (name, or (name, fail))."""
-    kinds = [('recorder', {'name': step} if isinstance(step, str)
-              else {'name': step[0], 'fail': step[1]}) for step in steps]
+    return _plan_of(db, [('recorder', {'name': step} if isinstance(
+        step, str) else {'name': step[0], 'fail': step[1]})
+        for step in steps], state)
+
+
+def _plan_of(db, kinds, state='ONGOING'):
+    """A plan run by HOST whose actions (a chain) are ``kinds``."""
     plan, actions = factories.action_plan(db, factories.audit(db),
                                           state=state, kinds=kinds)
     with db.begin() as conn:
@@ -353,12 +364,6 @@ def test_a_cancel_coming_in_before_an_action_starts_stops_it(db, journal):
     assert _actions(db, plan) == [('PENDING', None)]
 
 
-class ContainedRecorder(Recorder):
-    """A recorder whose failure is its own (as an evacuation's)."""
-    name = 'contained_recorder'
-    failure_is_contained = True
-
-
 def test_a_contained_failure_lets_the_rest_of_the_plan_run(db, journal):
     """One server Nova will not evacuate: those after it in its lane and
     the plan's last step still run; the plan ends FAILED, naming it."""
@@ -366,15 +371,8 @@ def test_a_contained_failure_lets_the_rest_of_the_plan_run(db, journal):
              ('contained_recorder', {'name': 'b', 'fail': 'execute'}),
              ('contained_recorder', {'name': 'c'}),
              ('recorder', {'name': 'settle'})]
-    plan, actions = factories.action_plan(db, factories.audit(db),
-                                          state='ONGOING', kinds=kinds)
-    with db.begin() as conn:
-        conn.execute(sa.update(models.ActionPlan).where(
-            models.ActionPlan.id == plan['id']).values(hostname=HOST))
-    catalog = dict(CATALOG, contained_recorder=ContainedRecorder)
-    state, message = workflow.PlanRun(
-        plan_runs.get(_context(), plan['uuid']), HOST, catalog,
-        threading.Event()).execute()
+    plan, actions = _plan_of(db, kinds)
+    state, message = _execute(plan)
     assert state == 'FAILED' and actions[1]['uuid'] in message
     assert [name for _, name in journal] == ['a', 'b', 'c', 'settle']
     assert [s for s, _ in _actions(db, plan)] == [
@@ -389,18 +387,12 @@ def test_a_contained_failure_lets_the_rest_of_the_plan_run(db, journal):
 def test_a_plan_resumed_after_a_contained_failure_runs_the_rest(db, journal):
     kinds = [('contained_recorder', {'name': 'a', 'fail': 'execute'}),
              ('contained_recorder', {'name': 'b'})]
-    plan, actions = factories.action_plan(db, factories.audit(db),
-                                          state='ONGOING', kinds=kinds)
+    plan, actions = _plan_of(db, kinds)
     with db.begin() as conn:
-        conn.execute(sa.update(models.ActionPlan).where(
-            models.ActionPlan.id == plan['id']).values(hostname=HOST))
         # An earlier run recorded the failure, then its applier died.
         conn.execute(sa.update(models.Action).where(
             models.Action.uuid == actions[0]['uuid']).values(
                 state='FAILED', status_message='refused'))
-    catalog = dict(CATALOG, contained_recorder=ContainedRecorder)
-    state, message = workflow.PlanRun(
-        plan_runs.get(_context(), plan['uuid']), HOST, catalog,
-        threading.Event()).execute()
+    state, message = _execute(plan)
     assert (state, journal) == ('FAILED', [('execute', 'b')])
     assert 'refused' in message
