@@ -5,6 +5,7 @@ import contextlib
 import os
 import subprocess
 
+import requests
 from keystoneauth1 import loading
 from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
@@ -44,6 +45,16 @@ def simulator(tmp_path, spec, transport_url=None):
         yield url
     finally:
         fixtures.stop(proc)
+
+
+def evacuations(url):
+    """Every evacuation the simulator at ``url`` made, as Nova's
+    os-migrations lists them."""
+    return requests.get(
+        url + '/compute/v2.1/os-migrations?migration_type=evacuation',
+        headers={'X-Auth-Token': 'any',
+                 'OpenStack-API-Version': 'compute 2.96'},
+        timeout=10).json()['migrations']
 
 
 def nova(url, password='admin'):

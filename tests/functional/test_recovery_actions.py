@@ -164,3 +164,43 @@ def test_settling_finds_the_servers_the_plan_did_not_know(cloud):
     move = vmove_of(looping)
     assert (move['status'], move['message']) == (
         'failed', 'evacuated 3 time(s) lately')
+
+
+class Died(BaseException):
+    """The applier dies (no except clause of the action catches it)."""
+
+
+def test_a_server_rebuilt_but_not_started_when_its_applier_died_is_started(
+        cloud, monkeypatch):
+    """Nova (2.95+) leaves an evacuated server stopped; the action starts
+    one that ran. Its applier dies between the two: the applier taking
+    over finds the action not done, and running it again starts the
+    server, without evacuating it again."""
+    url, client, spec = cloud
+    source, spare = spec['hosts'][0]['name'], spec['hosts'][2]['name']
+    server = next(s for s in servers_on(client, source)
+                  if s.status == 'ACTIVE')
+    fail(url, source)
+    fence(source).execute()
+    dying = evacuation(server, source, spare)
+
+    def die(_server):
+        raise Died()
+    monkeypatch.setattr(dying, '_restart', die)
+    dying.pre_condition()
+    with pytest.raises(Died):
+        dying.execute()
+    rebuilt = client.servers.get(server.id)
+    assert (nova_base.host_of(rebuilt), rebuilt.status) == (spare,
+                                                            'SHUTOFF')
+    # The applier taking over: a new action, its recover() first.
+    again = evacuation(rebuilt, source, spare)
+    assert again.recover(None) == base.NOT_DONE
+    again.pre_condition()
+    again.execute()
+    back = client.servers.get(server.id)
+    assert (nova_base.host_of(back), back.status) == (spare, 'ACTIVE')
+    assert vmove_of(back)['status'] == 'succeeded'
+    assert evacuation(back, source, spare).recover(None) == base.DONE
+    assert len(client.migrations.list(instance_uuid=server.id,
+                                      migration_type='evacuation')) == 1

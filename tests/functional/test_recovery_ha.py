@@ -21,6 +21,7 @@ import sqlalchemy as sa
 
 from tests import servers
 from tests.functional import daemons
+from tests.functional.cloud import evacuations
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
@@ -76,14 +77,9 @@ def _each_moved_once(cluster, sim_url, before, uuid, source, dest,
     assert moved
     assert {after['servers'][u]['host'] for u in moved} == {dest}
     assert after['split_brain'] == []
-    migrations = requests.get(
-        sim_url + '/compute/v2.1/os-migrations?migration_type=evacuation',
-        headers={'X-Auth-Token': 'any',
-                 'OpenStack-API-Version': 'compute 2.96'},
-        timeout=10).json()['migrations']
-    evacuations = sorted(m['instance_uuid'] for m in migrations
-                         if m['source_compute'] == source)
-    assert evacuations == sorted(moved), evacuations
+    made = sorted(m['instance_uuid'] for m in evacuations(sim_url)
+                  if m['source_compute'] == source)
+    assert made == sorted(moved), made
     vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves' % uuid)[
         'vmoves']
     assert {m['status'] for m in vmoves} == {'succeeded'}

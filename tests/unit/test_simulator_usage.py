@@ -8,6 +8,8 @@ gives."""
 import random
 import time
 
+import pytest
+
 from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import evacuation
 from watcher_ha.simulator import hosts as hosts_mod
@@ -21,11 +23,11 @@ def scanned(cloud, host):
         held = []
         if (server.host == host or server.evacuating_to == host
                 or host in server.left_on):
-            held.append(server.flavor)
+            held.append(server.needs())
         if server.source_host == host and server.vm_state == 'resized':
-            held.append(server.old_flavor)
-        for flavor in held:
-            for resource, amount in flavor.needs().items():
+            held.append(server.needs(server.old_flavor))
+        for needs in held:
+            for resource, amount in needs.items():
                 totals[resource] += amount
     return totals
 
@@ -84,3 +86,37 @@ def test_usages_follow_servers_as_they_move():
     # Each kind of move happened at least once.
     assert {'boot', 'delete', 'live', 'resize', 'migrate', 'confirm',
             'revert', 'evacuate', 'shelve', 'unshelve'} <= done
+
+
+def test_allocations_are_what_nova_asks_placement_for():
+    """A server booted from a volume holds no root disk on its host, swap
+    counts as disk (whole GB, rounded up), and a flavor's resources:
+    extra specs override its amounts: Placement's usages and the room
+    the simulator's scheduler sees follow Nova's request spec, not the
+    flavor's fields."""
+    cloud = scenario.build({
+        'flavors': [
+            {'id': '1', 'name': 'plain', 'vcpus': 2, 'ram': 4096,
+             'disk': 40, 'ephemeral': 5, 'swap': 1500},
+            {'id': '2', 'name': 'override', 'vcpus': 2, 'ram': 4096,
+             'disk': 40, 'extra_specs': {'resources:VCPU': '6',
+                                         'resources:DISK_GB': '0'}}],
+        'hosts': [{'name': 'h1', 'vcpus': 16, 'memory_mb': 65536,
+                   'disk_gb': 100, 'vcpu_ratio': 1.0}],
+        'servers': [
+            {'name': 'image', 'flavor': 'plain', 'host': 'h1'},
+            {'name': 'volume', 'flavor': 'plain', 'host': 'h1',
+             'boot_from_volume': True},
+            {'name': 'override', 'flavor': 'override', 'host': 'h1'}]})
+    needs = {s.name: s.needs() for s in cloud.servers.values()}
+    assert needs == {
+        'image': {'vcpus': 2, 'memory_mb': 4096, 'disk_gb': 47},
+        'volume': {'vcpus': 2, 'memory_mb': 4096, 'disk_gb': 7},
+        'override': {'vcpus': 6, 'memory_mb': 4096, 'disk_gb': 0}}
+    assert cloud.used('h1') == {'vcpus': 10, 'memory_mb': 12288,
+                                'disk_gb': 54}
+    # 46 GB of disk are left: an image-backed 'plain' (47) does not fit,
+    # the same flavor booted from a volume (7) does.
+    with pytest.raises(cloud_mod.Refused, match='No valid host'):
+        cloud.create_server('more', 'plain', host='h1')
+    cloud.create_server('more', 'plain', host='h1', root_volume='vol-1')

@@ -29,6 +29,15 @@ OPTS = [
              'servers with the metadata HA_Enabled=True (Masakari\'s '
              '[host_failure] option of the same name).'),
     cfg.BoolOpt(
+        'add_reserved_host_to_aggregate', default=False,
+        help='Put each reserved host a recovery claims in the host '
+             'aggregates of the failed host (and so in its availability '
+             'zone) before servers are evacuated onto it, so that a '
+             'server the scheduler keeps to a zone or an aggregate can '
+             'land there; a claimed host the recovery did not use leaves '
+             'them again when it goes back to the pool. Masakari\'s '
+             '[host_failure] option of the same name.'),
+    cfg.BoolOpt(
         'process_all_instances', default=False,
         help='Restart every server a VM notification reports failed. '
              'False: only the servers with the metadata HA_Enabled=True; '

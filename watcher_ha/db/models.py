@@ -47,6 +47,7 @@ class Base(orm.DeclarativeBase):
         dict[str, Any]: sa.JSON,
         dict[str, Any] | None: sa.JSON,
         list[Any]: sa.JSON,
+        list[Any] | None: sa.JSON,
         datetime.datetime: Timestamp,
     }
 
@@ -280,6 +281,9 @@ class SegmentHost(TimestampMixin, Base):
     claimed_by: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(UUID_LEN), index=True)
     claimed_at: orm.Mapped[datetime.datetime | None]
+    # Internal. The ids of the host aggregates the claiming recovery put
+    # the host in, to leave if it goes back to the pool unused.
+    joined_aggregates: orm.Mapped[list[Any] | None]
 
 
 class HostNotification(TimestampMixin, Base):
@@ -342,3 +346,6 @@ class VMove(TimestampMixin, Base):
     type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     status: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Internal. Whether the server ran when its evacuation began: it is
+    # started again on its new host (an evacuation leaves it stopped).
+    was_running: orm.Mapped[bool | None]

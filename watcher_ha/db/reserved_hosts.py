@@ -92,6 +92,36 @@ def _claim(context, segment_uuid, notification_uuid, choose):
 
 
 @engine.retry_on_deadlock
+def note_joined(context, notification_uuid, name, aggregate_id):
+    """Record that the recovery is putting its host ``name`` in the
+    aggregate ``aggregate_id`` (before it asks Nova: a record of a join
+    that did not happen costs a refused leave, a join not recorded would
+    stay). False if the recovery no longer holds the host."""
+    with engine.writer.using(context) as session:
+        joined = session.execute(sa.select(Host.joined_aggregates).where(
+            Host.name == name, Host.claimed_by == notification_uuid
+        ).with_for_update()).first()
+        if joined is None:
+            return False
+        ids = list(joined[0] or ())
+        if aggregate_id not in ids:
+            session.execute(sa.update(Host).where(
+                Host.name == name,
+                Host.claimed_by == notification_uuid).values(
+                    joined_aggregates=ids + [aggregate_id]))
+        return True
+
+
+def joined(context, notification_uuid):
+    """{host name: ids of the aggregates the recovery put it in}, for the
+    hosts it holds."""
+    with engine.reader.using(context) as session:
+        return {name: list(ids or ()) for name, ids in session.execute(
+            sa.select(Host.name, Host.joined_aggregates).where(
+                Host.claimed_by == notification_uuid))}
+
+
+@engine.retry_on_deadlock
 def release(context, notification_uuid, names):
     """Give the hosts ``names`` held by the recovery back to the pool:
     reserved again, claimed by nobody."""
@@ -101,7 +131,8 @@ def release(context, notification_uuid, names):
         return session.execute(sa.update(Host).where(
             Host.claimed_by == notification_uuid,
             Host.name.in_(sorted(names))).values(
-                reserved=True, claimed_by=None, claimed_at=None)).rowcount
+                reserved=True, claimed_by=None, claimed_at=None,
+                joined_aggregates=None)).rowcount
 
 
 @engine.retry_on_deadlock
@@ -111,4 +142,5 @@ def settle(context, notification_uuid):
     with engine.writer.using(context) as session:
         return session.execute(sa.update(Host).where(
             Host.claimed_by == notification_uuid).values(
-                claimed_by=None, claimed_at=None)).rowcount
+                claimed_by=None, claimed_at=None,
+                joined_aggregates=None)).rowcount

@@ -198,6 +198,8 @@ def _attempt(context, row, segment):
         'recovery_method': method,
         'power_fencing': bool(segment) and _fenced_by_power(row, segment),
         'evacuate_all_instances': CONF.instance_ha.evacuate_all_instances,
+        'add_reserved_host_to_aggregate':
+            CONF.instance_ha.add_reserved_host_to_aggregate,
         'max_evacuations': CONF.instance_ha.max_evacuations,
         'max_evacuations_window':
             CONF.instance_ha.max_evacuations_window}, method

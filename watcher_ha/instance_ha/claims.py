@@ -3,11 +3,12 @@ succeeded or, after its last attempt, failed.
 
 A claimed host Nova shows servers on keeps them and becomes a normal
 host. One that holds none goes back to the segment's pool: its compute
-service is disabled again (a reserved host is kept empty) before its row
-is reserved again, so that a recovery claiming it next never finds it
-taking new servers from the scheduler. Nova, not the recovery's vmoves,
-says which hosts are empty: an evacuation that failed on its destination
-leaves its server there, in ERROR.
+service is disabled again (a reserved host is kept empty), and it leaves
+the aggregates the recovery put it in, before its row is reserved again,
+so that a recovery claiming it next never finds it taking new servers
+from the scheduler. Nova, not the recovery's vmoves, says which hosts are
+empty: an evacuation that failed on its destination leaves its server
+there, in ERROR.
 
 Each step is safe to run again: an owner that dies half way leaves the
 rest to the next.
@@ -15,6 +16,7 @@ rest to the next.
 
 from watcher_ha.common import compute_services
 from watcher_ha.db import reserved_hosts
+from watcher_ha.instance_ha import aggregates
 
 RESERVED_REASON = 'watcher_ha: reserved host of a failover segment'
 
@@ -33,6 +35,7 @@ def give_back(context, nova, notification_uuid, fence):
     unused = [host for host in held if _empty(nova, host)]
     for host in unused:
         compute_services.set_enabled(nova, host, False, RESERVED_REASON)
+    aggregates.leave(context, nova, notification_uuid, unused)
     fence()
     reserved_hosts.release(context, notification_uuid, unused)
     reserved_hosts.settle(context, notification_uuid)

@@ -40,7 +40,7 @@ class AdminAPI(web.Service):
             'servers': {s.uuid: {
                 'name': s.name, 'host': s.host, 'vm_state': s.vm_state,
                 'task_state': s.task_state, 'flavor': s.flavor.name,
-                'needs': s.flavor.needs(),
+                'needs': s.needs(),
                 'locked': s.locked, 'metadata': dict(s.metadata),
                 'evacuating_to': s.evacuating_to,
                 'left_on': list(s.left_on),

@@ -15,10 +15,14 @@ import collections
 import dataclasses
 import datetime
 import itertools
+import math
 import threading
 import uuid as uuidlib
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+# Placement's resource class of each.
+RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
+                    'DISK_GB': 'disk_gb'}
 # Seconds an evacuation takes (the rebuild on the destination: disk from
 # the cached image or the shared storage, guest spawned), a power action
 # takes at the BMC (IPMI, Redfish), and a powered-on host takes until its
@@ -52,9 +56,20 @@ class Flavor:
     swap: int = 0
     extra_specs: dict = dataclasses.field(default_factory=dict)
 
-    def needs(self):
-        return {'vcpus': self.vcpus, 'memory_mb': self.ram,
-                'disk_gb': self.disk + self.ephemeral}
+    def needs(self, volume_backed=False):
+        """What Placement allocates to a server of this flavor, as Nova's
+        request spec asks for it: a ``resources:<CLASS>`` extra spec
+        overrides the flavor's amount, swap (MB) counts as disk rounded up
+        to whole GB, and a server booted from a volume takes no local root
+        disk."""
+        amounts = {'vcpus': self.vcpus, 'memory_mb': self.ram,
+                   'disk_gb': (0 if volume_backed else self.disk)
+                   + self.ephemeral + math.ceil(self.swap / 1024)}
+        for resource_class, resource in RESOURCE_CLASSES.items():
+            override = self.extra_specs.get('resources:' + resource_class)
+            if override is not None:
+                amounts[resource] = int(override)
+        return amounts
 
 
 @dataclasses.dataclass
@@ -167,6 +182,9 @@ class Server:
     left_on: tuple = ()
     # Nova's instance fault, shown while the server is in ERROR.
     fault: dict | None = None
+    # The volume a server booted from a volume boots from (None: from
+    # its image, on the host's disk).
+    root_volume: str | None = None
     load: dict = dataclasses.field(default_factory=dict)
 
     def __setattr__(self, name, value):
@@ -175,6 +193,12 @@ class Server:
         by_host = self.__dict__.get('by_host')
         if by_host is not None and name in HOST_FIELDS and old != value:
             by_host.moved(self, old)
+
+    def needs(self, flavor=None):
+        """What Placement allocates to the server with its flavor, or
+        with ``flavor`` (a resize's new one)."""
+        return (flavor or self.flavor).needs(
+            volume_backed=self.root_volume is not None)
 
     def holds_on(self):
         """The hosts the server holds an allocation on."""
@@ -280,6 +304,8 @@ class Cloud:
                  service_down_time=0.0):
         self.lock = threading.RLock()
         self.hosts = {}
+        # name -> aggregates.Aggregate; the members are the hosts naming it.
+        self.aggregates = {}
         self.flavors = {}
         self.servers = {}
         self.by_host = ServersByHost()
@@ -356,29 +382,31 @@ class Cloud:
         """What placement counts as allocated on ``host``."""
         totals = dict.fromkeys(RESOURCES, 0)
         for server in self._near(host):
-            for flavor in self._allocations_on(server, host):
-                for resource, amount in flavor.needs().items():
+            for needs in self.allocations_on(server, host):
+                for resource, amount in needs.items():
                     totals[resource] += amount
         return totals
 
-    def _allocations_on(self, server, host):
-        """Flavors ``server`` holds on ``host`` (a resize holds both)."""
+    def allocations_on(self, server, host):
+        """What ``server`` holds on ``host`` in Placement, one amount per
+        flavor (a resize holds both)."""
         held = []
         if (server.host == host or server.evacuating_to == host
                 or host in server.left_on):
-            held.append(server.flavor)
+            held.append(server.needs())
         if (server.source_host == host and server.vm_state == 'resized'
                 and server.old_flavor is not None):
-            held.append(server.old_flavor)
+            held.append(server.needs(server.old_flavor))
         return held
 
-    def fits(self, host, flavor):
+    def fits(self, host, needs):
         used = self.used(host.name)
-        return all(used[r] + flavor.needs()[r] <= host.capacity(r)
+        return all(used[r] + needs[r] <= host.capacity(r)
                    for r in RESOURCES)
 
-    def _schedule(self, flavor, exclude=(), zone=None):
-        """A host for ``flavor``: enabled, up, with room (the scheduler)."""
+    def _schedule(self, needs, exclude=(), zone=None):
+        """A host with room for ``needs``, enabled and up (the
+        scheduler)."""
         for host in sorted(self.hosts.values(),
                            key=lambda h: (self.used(h.name)['memory_mb'],
                                           h.name)):
@@ -386,12 +414,15 @@ class Cloud:
                     or host.state != 'up' or host.reserved
                     or (zone and host.availability_zone != zone)):
                 continue
-            if self.fits(host, flavor):
+            if self.fits(host, needs):
                 return host
         raise Refused(400, 'No valid host was found. There are not enough '
                            'hosts available.')
 
-    def _check_destination(self, name, flavor, source):
+    def _check_destination(self, name, needs, source, zone=None):
+        """The host ``name``, if the scheduler lets a server needing
+        ``needs`` (and asking for the availability zone ``zone``) move
+        there from ``source``."""
         host = self.hosts.get(name)
         if host is None:
             raise Refused(400, 'Compute host %s could not be found.' % name)
@@ -401,7 +432,10 @@ class Cloud:
         if host.status != 'enabled' or host.state != 'up':
             raise Refused(400, 'Compute service of %s is unavailable at '
                                'this time.' % name)
-        if not self.fits(host, flavor):
+        if zone and host.availability_zone != zone:
+            raise Refused(400, 'No valid host was found. %s is not in the '
+                               'availability zone %s.' % (name, zone))
+        if not self.fits(host, needs):
             raise Refused(400, 'No valid host was found. Unable to migrate '
                                'instance to %s: not enough resources.'
                           % name)
@@ -460,11 +494,12 @@ class Cloud:
 
     def create_server(self, name, flavor_ref, zone=None, metadata=None,
                       tenant_id='admin', user_id='admin', key_name=None,
-                      host=None):
+                      host=None, root_volume=None):
         with self.lock:
             flavor = self.flavor(flavor_ref)
-            target = (self._check_destination(host, flavor, None) if host
-                      else self._schedule(flavor, zone=zone))
+            needs = flavor.needs(volume_backed=root_volume is not None)
+            target = (self._check_destination(host, needs, None) if host
+                      else self._schedule(needs, zone=zone))
             now = utcnow()
             server = Server(uuid=str(uuidlib.uuid4()), name=name,
                             flavor=flavor, host=None, tenant_id=tenant_id,
@@ -472,7 +507,8 @@ class Cloud:
                             power_state=0, task_state='scheduling',
                             metadata=dict(metadata or {}), key_name=key_name,
                             availability_zone=target.availability_zone,
-                            pinned_availability_zone=zone, created_at=now)
+                            pinned_availability_zone=zone, created_at=now,
+                            root_volume=root_volume)
             self.add_server(server)
             self._emit('instance.update', server, old_state='building',
                        old_task_state='scheduling')
@@ -503,8 +539,9 @@ class Cloud:
             server = self.server(uuid)
             self._require(server, 'os-migrateLive',
                           states=('active', 'paused'))
-            dest = (self._check_destination(host, server.flavor, server.host)
-                    if host else self._schedule(server.flavor,
+            dest = (self._check_destination(host, server.needs(),
+                                            server.host)
+                    if host else self._schedule(server.needs(),
                                                 exclude=(server.host,)))
             source = self.hosts[server.host]
             if source.state != 'up':
@@ -598,8 +635,9 @@ class Cloud:
             if flavor and new_flavor.id == server.flavor.id:
                 raise Refused(400, 'When resizing, instances must change '
                                    'flavor!')
-            dest = (self._check_destination(host, new_flavor, server.host)
-                    if host else self._schedule(new_flavor,
+            new_needs = server.needs(new_flavor)
+            dest = (self._check_destination(host, new_needs, server.host)
+                    if host else self._schedule(new_needs,
                                                 exclude=(server.host,)))
             migration = self._migration(
                 server, 'resize' if flavor else 'migration', dest.name,
@@ -717,7 +755,7 @@ class Cloud:
         with self.lock:
             server = self.server(uuid)
             self._require(server, 'unshelve', states=('shelved_offloaded',))
-            dest = self._schedule(server.flavor)
+            dest = self._schedule(server.needs())
             self._emit('instance.unshelve.start', server, publisher=dest.name)
             server.host = dest.name
             server.vm_state, server.power_state = 'active', 1

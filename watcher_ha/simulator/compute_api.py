@@ -4,6 +4,7 @@ import hashlib
 import secrets
 import uuid as uuidlib
 
+from watcher_ha.simulator import aggregates
 from watcher_ha.simulator import evacuation
 from watcher_ha.simulator import web
 
@@ -31,6 +32,21 @@ BOOLEANS.update({word: False for word in ('False', 'FALSE', 'false', '0',
 
 def _time(value):
     return None if value is None else value.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _root_volume(spec):
+    """The volume a server to create boots from, by its block device
+    mapping (boot index 0 on a volume): an existing volume's id, or a new
+    one for an image or a blank copied into a volume; None when it boots
+    from its image."""
+    for mapping in spec.get('block_device_mapping_v2') or ():
+        if (isinstance(mapping, dict)
+                and str(mapping.get('boot_index')) == '0'
+                and mapping.get('destination_type') == 'volume'):
+            if mapping.get('source_type') == 'volume':
+                return mapping.get('uuid') or str(uuidlib.uuid4())
+            return str(uuidlib.uuid4())
+    return None
 
 
 class ComputeAPI(web.Service):
@@ -62,6 +78,8 @@ class ComputeAPI(web.Service):
         ('GET', '/os-availability-zone', 'list_zones'),
         ('GET', '/os-availability-zone/detail', 'list_zones_detail'),
         ('GET', '/os-aggregates', 'list_aggregates'),
+        ('GET', '/os-aggregates/{ident}', 'show_aggregate'),
+        ('POST', '/os-aggregates/{ident}/action', 'aggregate_action'),
     )
 
     def _url(self, req, *parts):
@@ -92,7 +110,9 @@ class ComputeAPI(web.Service):
             'hostId': hashlib.sha224((server.tenant_id + (server.host or ''))
                                      .encode()).hexdigest()
             if server.host else '',
-            'image': {'id': server.image_uuid, 'links': []},
+            # Nova shows no image for a server booted from a volume.
+            'image': ('' if server.root_volume else
+                      {'id': server.image_uuid, 'links': []}),
             'flavor': {'vcpus': flavor.vcpus, 'ram': flavor.ram,
                        'disk': flavor.disk, 'ephemeral': flavor.ephemeral,
                        'swap': flavor.swap, 'original_name': flavor.name,
@@ -112,7 +132,9 @@ class ComputeAPI(web.Service):
             'OS-EXT-STS:task_state': server.task_state,
             'OS-EXT-STS:vm_state': server.vm_state,
             'OS-EXT-STS:power_state': server.power_state,
-            'os-extended-volumes:volumes_attached': [],
+            'os-extended-volumes:volumes_attached': [
+                {'id': server.root_volume, 'delete_on_termination': False}
+            ] if server.root_volume else [],
             'security_groups': [{'name': 'default'}],
             'locked': server.locked,
         }
@@ -218,7 +240,8 @@ class ComputeAPI(web.Service):
         server = self.cloud.create_server(
             spec['name'], spec['flavorRef'], zone=zone or None,
             metadata=spec.get('metadata'), key_name=spec.get('key_name'),
-            host=spec.get('host') or host)
+            host=spec.get('host') or host,
+            root_volume=_root_volume(spec))
         return 202, {'server': {
             'id': server.uuid, 'links': [], 'OS-DCF:diskConfig': 'MANUAL',
             'security_groups': [{'name': 'default'}],
@@ -588,21 +611,26 @@ class ComputeAPI(web.Service):
             for zone, hosts in sorted(self._zones().items())]}
 
     def list_aggregates(self, req, version):
-        aggregates = {}
-        for host in self.cloud.hosts.values():
-            for name in host.aggregates:
-                aggregates.setdefault(name, []).append(host)
-        found = []
-        for index, (name, hosts) in enumerate(sorted(aggregates.items())):
-            zones = {h.availability_zone for h in hosts}
-            zone = zones.pop() if len(zones) == 1 else None
-            found.append({'id': index + 1, 'name': name,
-                          'availability_zone': zone,
-                          'hosts': sorted(h.name for h in hosts),
-                          'metadata': ({'availability_zone': zone}
-                                       if zone else {}),
-                          'created_at': None, 'updated_at': None,
-                          'deleted_at': None, 'deleted': False,
-                          'uuid': str(uuidlib.uuid5(uuidlib.NAMESPACE_DNS,
-                                                    name))})
-        return 200, {'aggregates': found}
+        return 200, {'aggregates': [
+            aggregates.view(self.cloud, aggregate) for aggregate in sorted(
+                self.cloud.aggregates.values(), key=lambda a: a.id)]}
+
+    def show_aggregate(self, req, version, ident):
+        return 200, {'aggregate': aggregates.view(
+            self.cloud, aggregates.find(self.cloud, ident))}
+
+    def aggregate_action(self, req, version, ident):
+        body = web.body_of(req)
+        changes = {'add_host': aggregates.add_host,
+                   'remove_host': aggregates.remove_host}
+        if len(body) != 1 or next(iter(body)) not in changes:
+            raise web.Reply(400, 'Invalid input for field/attribute '
+                                 'aggregate action: one of add_host, '
+                                 'remove_host is required.')
+        [(action, args)] = body.items()
+        if not isinstance(args, dict) or not isinstance(args.get('host'),
+                                                         str):
+            raise web.Reply(400, "Invalid input for field/attribute %s. "
+                                 "'host' is a required property." % action)
+        return 200, {'aggregate': changes[action](self.cloud, ident,
+                                                  args['host'])}

@@ -82,7 +82,7 @@ def _schedule(cloud, server, migration, host, force, stop):
     """nova-conductor: the destination, claimed in Placement."""
     if force:
         dest = cloud.hosts[host]
-        if not cloud.fits(dest, server.flavor):
+        if not cloud.fits(dest, server.needs()):
             _fail(cloud, server, migration, 'No valid host was found. '
                   'Unable to move instance %s to host %s. There is not '
                   'enough capacity on the host for the instance.'
@@ -90,9 +90,11 @@ def _schedule(cloud, server, migration, host, force, stop):
             return
     else:
         try:
-            dest = (cloud._check_destination(host, server.flavor,
-                                             server.host) if host
-                    else cloud._schedule(server.flavor,
+            # The scheduler keeps a server in the zone it asked for.
+            zone = server.pinned_availability_zone
+            dest = (cloud._check_destination(host, server.needs(),
+                                             server.host, zone=zone) if host
+                    else cloud._schedule(server.needs(), zone=zone,
                                          exclude=(server.host,)))
         except cloud_mod.Refused:
             _fail(cloud, server, migration, NO_VALID_HOST, vm_state='error')

@@ -136,6 +136,13 @@ def service_payload(host):
         'uuid': host.service_id, 'version': 74})
 
 
+def aggregate_payload(view):
+    """AggregatePayload of an aggregate, from its API view."""
+    return _object('AggregatePayload', '1.1', {
+        key: view[key] for key in ('id', 'uuid', 'name', 'hosts',
+                                   'metadata')})
+
+
 def nova_transport(transport_url):
     """A notification transport whose default exchange is Nova's, as a
     Nova configured with ``transport_url`` would have."""
@@ -160,6 +167,8 @@ class Notifier:
     def emit(self, event_type, publisher, server=None, host=None, **extra):
         if event_type.startswith('service.'):
             payload = service_payload(host)
+        elif event_type.startswith('aggregate.'):
+            payload = aggregate_payload(extra['aggregate'])
         else:
             payload = instance_payload(event_type, server, **extra)
         delay = 0

@@ -1,13 +1,12 @@
 """The Placement API subset: resource providers (one per compute node),
 their inventories, usages, aggregates and traits, and allocations."""
 
+from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import web
 
 CLASSES = (('VCPU', 'vcpus', 'vcpu_reserved', 'vcpu_ratio'),
            ('MEMORY_MB', 'memory_mb', 'memory_mb_reserved', 'memory_ratio'),
            ('DISK_GB', 'disk_gb', 'disk_gb_reserved', 'disk_ratio'))
-USAGE_KEYS = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
-              'DISK_GB': 'disk_gb'}
 TRAITS = ['COMPUTE_NET_ATTACH_INTERFACE', 'COMPUTE_VOLUME_ATTACH',
           'HW_CPU_X86_AVX2']
 
@@ -73,7 +72,7 @@ class PlacementAPI(web.Service):
     def usages(self, req, version, uuid):
         used = self.cloud.used(self._provider(uuid).name)
         return 200, {'resource_provider_generation': 1, 'usages': {
-            cls: used[key] for cls, key in USAGE_KEYS.items()}}
+            cls: used[key] for cls, key in cloud_mod.RESOURCE_CLASSES.items()}}
 
     def aggregates(self, req, version, uuid):
         return 200, {'resource_provider_generation': 1,
@@ -86,16 +85,17 @@ class PlacementAPI(web.Service):
     def traits(self, req, version):
         return 200, {'traits': TRAITS}
 
-    def _resources(self, flavor):
-        needs = flavor.needs()
-        return {cls: needs[key] for cls, key in USAGE_KEYS.items()}
+    @staticmethod
+    def _resources(needs):
+        return {cls: needs[key]
+                for cls, key in cloud_mod.RESOURCE_CLASSES.items()}
 
     def rp_allocations(self, req, version, uuid):
         host = self._provider(uuid)
         found = {}
         for server in self.cloud.servers.values():
-            for flavor in self.cloud._allocations_on(server, host.name):
-                found[server.uuid] = {'resources': self._resources(flavor)}
+            for needs in self.cloud.allocations_on(server, host.name):
+                found[server.uuid] = {'resources': self._resources(needs)}
         return 200, {'resource_provider_generation': 1,
                      'allocations': found}
 
@@ -104,9 +104,9 @@ class PlacementAPI(web.Service):
         found = {}
         if server is not None:
             for host in self.cloud.hosts.values():
-                for flavor in self.cloud._allocations_on(server, host.name):
+                for needs in self.cloud.allocations_on(server, host.name):
                     found[host.uuid] = {'generation': 1,
-                                        'resources': self._resources(flavor)}
+                                        'resources': self._resources(needs)}
         return 200, {'allocations': found, 'project_id': (
             server.tenant_id if server else None),
             'user_id': server.user_id if server else None}

@@ -9,13 +9,14 @@
     service_down_time: 0              # a silent service's grace (Nova: 60)
     flavors:
       - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
-         extra_specs: {}}
+         ephemeral: 0, swap: 0, extra_specs: {}}
     hosts:
       - {name: compute-0001, vcpus: 32, memory_mb: 131072, disk_gb: 1000,
          availability_zone: nova, aggregates: [rack-1], reserved: false}
     servers:
       - {name: vm-1, flavor: m1.small, host: compute-0001, state: active,
-         metadata: {HA_Enabled: 'True'},
+         metadata: {HA_Enabled: 'True'}, boot_from_volume: false,
+         pinned_availability_zone: null,      # the zone it was booted in
          load: {profile: diurnal, cpu: 0.4, seed: 7}}
     timeline:
       - {at: 60, fail_host: compute-0001}       # power loss
@@ -35,6 +36,7 @@ import uuid as uuidlib
 
 import yaml
 
+from watcher_ha.simulator import aggregates
 from watcher_ha.simulator import cloud as cloud_mod
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
@@ -87,6 +89,7 @@ def build(spec, cloud=None):
             id=str(item['id']), name=item['name'], vcpus=int(item['vcpus']),
             ram=int(item['ram']), disk=int(item['disk']),
             ephemeral=int(item.get('ephemeral', 0)),
+            swap=int(item.get('swap', 0)),
             extra_specs=dict(item.get('extra_specs') or {})))
     for item in spec.get('hosts') or ():
         try:
@@ -101,6 +104,7 @@ def build(spec, cloud=None):
                 vcpu_ratio=float(item.get('vcpu_ratio', 16.0)),
                 memory_ratio=float(item.get('memory_ratio', 1.5)),
                 disk_ratio=float(item.get('disk_ratio', 1.0))))
+            aggregates.register(cloud, cloud.hosts[item['name']])
         except KeyError as err:
             raise ScenarioError('host %s lacks %s' % (item, err))
     for index, item in enumerate(spec.get('servers') or ()):
@@ -118,6 +122,9 @@ def build(spec, cloud=None):
             power_state=1 if state == 'active' else 4,
             tenant_id=item.get('project_id', 'admin'),
             metadata=dict(item.get('metadata') or {}),
+            root_volume=(_uuid(rng) if item.get('boot_from_volume')
+                         else None),
+            pinned_availability_zone=item.get('pinned_availability_zone'),
             availability_zone=(cloud.hosts[host].availability_zone
                                if host else None),
             created_at=created, launched_at=created, updated_at=created,

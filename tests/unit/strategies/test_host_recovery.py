@@ -86,6 +86,11 @@ def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
                                           'disk_gb': 10}
     assert set(claim['capacity']) == {'spare-1', 'spare-2'}
     assert claim['capacity']['spare-1']['vcpus'] > 0
+    # Where the claim reads them again in Placement: the nodes' resource
+    # providers.
+    assert claim['providers'] == {'failed': 'uuid-failed',
+                                  'spare-1': 'uuid-spare-1',
+                                  'spare-2': 'uuid-spare-2'}
     order = [p['resource_name'] for kind, p in found if kind == 'evacuate']
     assert order == ['b', 'a', 'd']
     assert all(p['destination_from_claim'] and p['source_node'] == 'failed'

@@ -1,13 +1,21 @@
 """claim_reserved_hosts: take the reserved hosts a recovery needs.
 
 The fewest reserved hosts of the segment that hold the failed host's
-servers (``servers``: their sizes; ``capacity``: what each reserved host
-of the segment can hold, both read from the data model when the plan was
-made: reserved hosts are kept empty) are claimed for the recovery in the
-database (db/reserved_hosts.py: no two recoveries ever share one), then
-enabled in Nova so that servers can be rebuilt on them. Each server's
+servers are claimed for the recovery in the database
+(db/reserved_hosts.py: no two recoveries ever share one), then enabled in
+Nova so that servers can be rebuilt on them. Each server's
 destination is recorded as its pending vmove, which its evacuate action
 reads; a server no reserved host has room for is recorded as failed.
+
+What the servers need and what each reserved host has free are read from
+Placement when claiming (instance_ha/capacity.py), through the resource
+providers the plan names (``providers``: {host: provider uuid}); the
+data model's figures from when the plan was made (``servers``: their
+sizes by flavor; ``capacity``: each reserved host's room) stand where
+Placement cannot say.
+
+With ``join_aggregates``, the hosts held are put in the failed host's
+aggregates before they are enabled (instance_ha/aggregates.py).
 
 Run again (a take-over), it keeps what the recovery holds and claims only
 what is still missing. Not reverted: the recovery's last action gives
@@ -16,8 +24,11 @@ back what it did not use.
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import recovery_base
+from watcher_ha.common import clients
 from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
+from watcher_ha.instance_ha import aggregates
+from watcher_ha.instance_ha import capacity
 from watcher_ha.instance_ha import packing
 
 _SIZE = {'type': 'object',
@@ -31,6 +42,10 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
     description = ("Claims for a recovery the fewest reserved hosts of "
                    "the failed host's segment that hold its servers.")
     schema = recovery_base.schema(
+        optional={
+            'providers': {'type': 'object', 'additionalProperties': {
+                'type': 'string', 'minLength': 1}},
+            'join_aggregates': {'type': 'boolean'}},
         servers={'type': 'object', 'additionalProperties': _SIZE},
         capacity={'type': 'object', 'additionalProperties': _SIZE})
 
@@ -44,12 +59,12 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
         servers = {uuid: packing.Size(**size)
                    for uuid, size in params['servers'].items()
                    if uuid in left}
+        servers, room = self._from_placement(servers)
         chosen = {}
 
         def choose(held, free):
-            candidates = {h: params['capacity'][h]
-                          for h in list(held) + list(free)
-                          if h in params['capacity']}
+            candidates = {h: room[h] for h in list(held) + list(free)
+                          if h in room}
             result = packing.fewest_hosts(
                 servers, candidates,
                 held=tuple(h for h in held if h in candidates))
@@ -63,6 +78,14 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
         if result is None:
             raise base.ActionError('failover segment %s no longer exists'
                                    % params['segment_uuid'])
+        if params.get('join_aggregates'):
+            # Before the hosts take servers: the scheduler checks the
+            # zone of each evacuation's destination.
+            try:
+                aggregates.join(self.context, self.nova, self.notification,
+                                params['source_node'], held)
+            except aggregates.AggregateError as err:
+                raise base.ActionError(str(err))
         for host in held:
             self.set_service(host, enabled=True)
         for server, host in sorted(result.placement.items()):
@@ -76,6 +99,21 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
             raise base.ActionError(
                 'no reserved host of segment %s is free for the servers '
                 'of %s' % (params['segment_uuid'], params['source_node']))
+
+    def _from_placement(self, servers):
+        """``servers`` and the reserved hosts' room, as Placement has
+        them now."""
+        params = self.input_parameters
+        providers = params.get('providers') or {}
+        if not providers:
+            # A plan made before the plans named them.
+            return servers, params['capacity']
+        placement = clients.placement()
+        source = providers.get(params['source_node'])
+        if source is not None:
+            servers = capacity.server_sizes(placement, source, servers)
+        return servers, capacity.free_room(placement, providers,
+                                           params['capacity'])
 
     def _record(self, server, status, **values):
         self.fence()

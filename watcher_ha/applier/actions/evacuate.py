@@ -58,23 +58,40 @@ class Evacuate(nova_base.ServerMove):
         super().__init__(input_parameters, context, fence)
         # Whether the server ran when its host failed; None until read.
         self._was_running = None
-        self._claimed = None
+        # The server's move in the recovery, as this action found it;
+        # None until read, {} if there is none.
+        self._move = None
+
+    def _recorded(self):
+        """The move of the server in its recovery as it was when this
+        action first looked (the claim recorded its destination; an
+        earlier run whether it ran); {} outside a recovery."""
+        if self._move is None:
+            notification = self.input_parameters.get('notification_uuid')
+            self._move = (vmoves.of(self.context, notification).get(
+                self.uuid) or {}) if notification else {}
+        return self._move
 
     @property
     def destination(self):
         if not self.input_parameters.get('destination_from_claim'):
             return self.input_parameters.get('destination_node')
-        if self._claimed is None:
-            # Chosen by the claim, which ran before this action: read
-            # once.
-            move = vmoves.of(self.context, self.input_parameters[
-                'notification_uuid']).get(self.uuid)
-            if move is None or move['dest_host'] is None:
-                raise base.ActionError(
-                    'the recovery found no reserved host with room for '
-                    'server %s' % self.uuid)
-            self._claimed = move['dest_host']
-        return self._claimed
+        # Chosen by the claim, which ran before this action.
+        move = self._recorded()
+        if move.get('dest_host') is None:
+            raise base.ActionError(
+                'the recovery found no reserved host with room for '
+                'server %s' % self.uuid)
+        return move['dest_host']
+
+    def _ran(self, server):
+        """Whether the server ran when its host failed: as recorded when
+        its evacuation began (by an earlier run or attempt: after the
+        evacuation it is stopped, or in ERROR), else as Nova shows it."""
+        recorded = self._recorded().get('was_running')
+        if recorded is not None:
+            return recorded
+        return server.status == 'ACTIVE'
 
     def pre_condition(self):
         # A task under way (an evacuation an earlier attempt started):
@@ -82,7 +99,7 @@ class Evacuate(nova_base.ServerMove):
         server = self.wait_for(self._rested_anywhere,
                                CONF.watcher_applier.migration_timeout,
                                'server %s to settle' % self.uuid)
-        self._was_running = server.status == 'ACTIVE'
+        self._was_running = self._ran(server)
         if nova_base.host_of(server) != self.source:
             return      # moved already: execute finds it done
         if server.status not in EVACUABLE:
@@ -93,9 +110,10 @@ class Evacuate(nova_base.ServerMove):
     def execute(self):
         server = self.server(self.uuid)
         if self._was_running is None:
-            self._was_running = server.status == 'ACTIVE'
+            self._was_running = self._ran(server)
         if nova_base.host_of(server) == self.source:
-            self._record(vmoves.ONGOING, start_time=models.utcnow())
+            self._record(vmoves.ONGOING, start_time=models.utcnow(),
+                         was_running=self._was_running)
             try:
                 self.nova.servers.evacuate(server, host=self.destination)
             except nova_exc.ClientException as err:
@@ -185,9 +203,11 @@ class Evacuate(nova_base.ServerMove):
                                    % (self.uuid, self.source))
 
     def recover(self, started_at):
-        """Done once the server rests off its failed host (started again
-        if it ran); not done while it rests there idle, so that evacuating
-        it again is safe."""
+        """Done once the server rests off its failed host, started again
+        if it ran; not done while it rests there idle, so that evacuating
+        it again is safe, nor while it rests stopped on its new host
+        though it ran (its applier died between the rebuild and the
+        start), so that running again starts it."""
         server = self.wait_for(
             lambda: self._rested_anywhere(),
             CONF.watcher_applier.migration_timeout,
@@ -197,6 +217,8 @@ class Evacuate(nova_base.ServerMove):
         if self.destination and nova_base.host_of(
                 server) != self.destination:
             return base.UNKNOWN
+        if server.status == 'SHUTOFF' and self._ran(server):
+            return base.NOT_DONE
         return base.DONE
 
     def _rested_anywhere(self):

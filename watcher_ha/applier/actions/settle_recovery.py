@@ -1,12 +1,13 @@
 """settle_recovery: the last action of a host-failure recovery.
 
-The reserved hosts the recovery claimed and rebuilt servers on become
-normal hosts; those it claimed and left empty go back to the segment's
-pool, disabled again in Nova (instance_ha/claims.py). The failed
-host is put on maintenance in its segment: it stays there until an
-operator has repaired it and clears it. The action fails, naming them, if
-some of the failed host's servers were not moved, or if Nova still has
-there servers the recovery should have moved and did not know of.
+The failed host is put on maintenance in its segment: it stays there
+until an operator has repaired it and clears it. The action fails, naming
+them, if some of the failed host's servers were not moved, or if Nova
+still has there servers the recovery should have moved and did not know
+of: the recovery keeps the reserved hosts it holds for its next attempt.
+Otherwise the reserved hosts it claimed and rebuilt servers on become
+normal hosts, and those it claimed and left empty go back to the
+segment's pool, disabled again in Nova (instance_ha/claims.py).
 """
 
 from watcher_ha.applier.actions import base
@@ -32,11 +33,6 @@ class SettleRecovery(recovery_base.RecoveryAction):
 
     def execute(self):
         notification = self.notification
-        try:
-            claims.give_back(self.context, self.nova, notification,
-                             self.fence)
-        except compute_services.ServiceError as err:
-            raise base.ActionError(str(err))
         failover_segments.set_maintenance(
             self.context, self.input_parameters['segment_uuid'],
             self.input_parameters['source_node'])
@@ -52,9 +48,18 @@ class SettleRecovery(recovery_base.RecoveryAction):
                       if move['status'] != vmoves.SUCCEEDED)
         left += self._unknown_to_the_plan(moves)
         if left:
+            # The claims stay: the next attempt moves these onto the
+            # hosts already held, which have room for them, rather than
+            # onto more reserved hosts (after the last attempt, the
+            # engine gives them back).
             raise base.ActionError(
                 'server(s) %s were not moved off %s' % (
                     ', '.join(left), self.input_parameters['source_node']))
+        try:
+            claims.give_back(self.context, self.nova, notification,
+                             self.fence)
+        except compute_services.ServiceError as err:
+            raise base.ActionError(str(err))
 
     def _unknown_to_the_plan(self, moves):
         """Servers Nova still has on the failed host, that the recovery

@@ -5,8 +5,10 @@ The plan fences the failed host first: powered off through Ironic when
 the recovery asks for it (power_off_host), then in Nova
 (force_host_down). Then it evacuates its servers: onto the reserved hosts
 of its failover segment (``reserved_host``: claim_reserved_hosts takes
-the fewest that hold them, when the plan runs), or wherever Nova's
-scheduler puts them (``auto``). Its last action (settle_recovery)
+the fewest that hold them, when the plan runs, counting what Placement
+holds then, and with ``add_reserved_host_to_aggregate`` puts them in the
+failed host's aggregates), or wherever Nova's scheduler puts them
+(``auto``). Its last action (settle_recovery)
 returns the reserved hosts it did not use and puts the failed host on
 maintenance.
 
@@ -77,6 +79,10 @@ class HostRecovery(base.Strategy):
                 'description': 'Evacuate every server, not only those '
                                'with the metadata HA_Enabled=True.',
                 'type': 'boolean', 'default': False},
+            'add_reserved_host_to_aggregate': {
+                'description': 'Put the reserved hosts claimed in the '
+                               'failed host\'s aggregates.',
+                'type': 'boolean', 'default': False},
             'max_evacuations': {
                 'description': 'A server evacuated this many times '
                                'within max_evacuations_window is left '
@@ -118,6 +124,8 @@ class HostRecovery(base.Strategy):
         solution.add_action('force_host_down', {'resource_name': failed})
         by_claim = parameters['recovery_method'] == RESERVED_HOST
         if by_claim and servers:
+            capacity = self._reserved_capacity(
+                cluster, parameters['segment_uuid'], failed, notification)
             solution.add_action('claim_reserved_hosts', {
                 'notification_uuid': notification,
                 'segment_uuid': parameters['segment_uuid'],
@@ -125,9 +133,11 @@ class HostRecovery(base.Strategy):
                 'servers': {i.uuid: {r: getattr(i, r)
                                      for r in packing.RESOURCES}
                             for i in servers},
-                'capacity': self._reserved_capacity(
-                    cluster, parameters['segment_uuid'], failed,
-                    notification)})
+                'capacity': capacity,
+                'join_aggregates': parameters.get(
+                    'add_reserved_host_to_aggregate', False),
+                'providers': self._providers(cluster,
+                                             [failed] + sorted(capacity))})
         for instance in servers:
             solution.add_action('evacuate', {
                 'resource_id': instance.uuid,
@@ -162,6 +172,14 @@ class HostRecovery(base.Strategy):
                       % (count, window, limit, parameters['failed_host'])
                 for uuid, count in sorted(counts.items())
                 if count >= limit}
+
+    @staticmethod
+    def _providers(cluster, hosts):
+        """{host: its resource provider in Placement}, for the claim to
+        read what the servers and the reserved hosts have there then.
+        A compute node's provider has the node's uuid."""
+        return {host: cluster.node(host).uuid for host in hosts
+                if cluster.node(host).uuid}
 
     @staticmethod
     def _reserved_capacity(cluster, segment_uuid, failed, notification):
