@@ -147,3 +147,73 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(tmp_path):
             engine.dispose()
     finally:
         delete()
+
+
+def _restart_owner(engine, notification):
+    """The applier running the restart of the VM recovery
+    ``notification``, once it runs."""
+    with engine.connect() as conn:
+        return conn.execute(
+            sa.select(models.ActionPlan.hostname)
+            .join(models.Action,
+                  models.Action.action_plan_id == models.ActionPlan.id)
+            .join(models.Audit,
+                  models.ActionPlan.audit_id == models.Audit.id)
+            .where(models.Audit.name.contains(notification),
+                   models.Action.action_type == 'restart_server',
+                   models.Action.state == 'ONGOING')).scalar()
+
+
+def test_a_server_restart_outlives_its_applier_killed(tmp_path):
+    """A VM recovery's applier is killed while Nova has its request to
+    start the server (which takes 20 s to be answered): the applier taking
+    the plan over runs the restart again, Nova refuses its start since the
+    first one came through meanwhile, and that counts as done: the
+    notification finishes in its first attempt, the server ACTIVE."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    made = spec()
+    stopped = next(s for s in made['servers'])
+    stopped.update(name='crashed', state='stopped')
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', made) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit, coordination={
+                    'backend_url': servers.redis_coordination_url()},
+                    **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1', 'applier-2'])
+            engine = sa.create_engine(db_url)
+            segment_of(cluster)
+            uuid_of = {s['name']: u for u, s in requests.get(
+                sim_url + '/simulator/state', timeout=10).json()[
+                'servers'].items()}
+            crashed = uuid_of['crashed']
+            requests.put(sim_url + '/simulator/faults', json={
+                'api_failures': [{'method': 'POST', 'delay': 20,
+                                  'path': '/servers/%s/action' % crashed}]},
+                timeout=10).raise_for_status()
+            uuid = ha(cluster, 'POST', '/notifications', {'notification': {
+                'type': 'VM', 'hostname': FAILED,
+                'generated_time': '2026-11-25T10:00:00',
+                'payload': {'event': 'LIFECYCLE',
+                            'vir_domain_event': 'STOPPED_FAILED',
+                            'instance_uuid': crashed}}})['notification'][
+                'notification_uuid']
+            owner = wait_for(lambda: _restart_owner(engine, uuid), 60,
+                             'the restart under way')
+            # Its start request is at Nova.
+            time.sleep(2)
+            cluster.kill(owner)
+            ended = wait_ended(cluster, uuid)
+            assert (ended['status'], ended['message']) == ('finished',
+                                                           None), ended
+            audits = [a for a in requests.get(
+                cluster.url + '/v1/audits?strategy=instance_recovery',
+                timeout=10).json()['audits'] if uuid in a['name']]
+            assert len(audits) == 1, audits
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            assert after['servers'][crashed]['vm_state'] == 'active'
+            engine.dispose()
+    finally:
+        delete()

@@ -35,6 +35,7 @@ from watcher_ha.common import ownership
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import plan_runs
+from watcher_ha.db import recoveries
 from watcher_ha.notifications import notifier
 
 CONF = cfg.CONF
@@ -70,10 +71,11 @@ def reason_for(why, host, previous):
     }[why]
 
 
-# A host-failure recovery is what high availability is for: whoever takes
-# it over carries it on, whatever [watcher_applier] recovery says (its
-# actions tell what is done; an operator may still cancel it).
-ALWAYS_RESUMED = frozenset(('host_recovery',))
+# The recovery of a failure (a host's, a server's, a process's) is what
+# high availability is for: whoever takes it over carries it on,
+# whatever [watcher_applier] recovery says (its actions tell what is
+# done; an operator may still cancel it).
+ALWAYS_RESUMED = frozenset(recoveries.STRATEGIES.values())
 
 
 class Recovery:

@@ -27,7 +27,10 @@ Notification = models.HostNotification
 Audit = models.Audit
 
 GOAL = 'cluster_maintaining'
-STRATEGY = 'host_recovery'
+# The strategy recovering each type of notification.
+STRATEGIES = {statuses.COMPUTE_HOST: 'host_recovery',
+              statuses.VM: 'instance_recovery',
+              statuses.PROCESS: 'process_recovery'}
 # What a recovery's owner runs: a notification in these states is held.
 HELD = (statuses.RUNNING, statuses.ERROR)
 
@@ -70,10 +73,10 @@ def ignore(context, uuid, host, message):
 
 
 @engine.retry_on_deadlock
-def start_attempt(context, row, host, parameters, strategy=STRATEGY):
+def start_attempt(context, row, host, parameters, strategy):
     """Move the notification ``row`` (new, or error to try again) to
     running, owned by ``host``, with a new recovery audit of
-    ``strategy`` (host_recovery, or that of the notification's type) and
+    ``strategy`` (that of the notification's type, STRATEGIES) and
     ``parameters``; the audit's UUID, or None if someone else moved it.
     A notification in error must be ``host``'s already."""
     audit_uuid = uuidutils.generate_uuid()

@@ -177,21 +177,21 @@ def _attempt(context, row, segment):
     """(strategy, parameters, what to log) of the next attempt."""
     payload = row['payload']
     if row['type'] == statuses.VM:
-        return 'instance_recovery', {
+        return recoveries.STRATEGIES[statuses.VM], {
             'notification_uuid': row['uuid'],
             'instance_uuid': payload['instance_uuid'],
             'process_all_instances':
                 CONF.instance_ha.process_all_instances}, 'restart'
     host = recoveries.host_name(context, row['source_host_uuid'])
     if row['type'] == statuses.PROCESS:
-        return 'process_recovery', {
+        return recoveries.STRATEGIES[statuses.PROCESS], {
             'notification_uuid': row['uuid'],
             'segment_uuid': row['failover_segment_uuid'],
             'host': host,
             'process_name': payload['process_name']}, payload[
                 'process_name']
     method = _method(segment, row['attempts'] + 1)
-    return recoveries.STRATEGY, {
+    return recoveries.STRATEGIES[statuses.COMPUTE_HOST], {
         'notification_uuid': row['uuid'],
         'segment_uuid': row['failover_segment_uuid'],
         'failed_host': host,

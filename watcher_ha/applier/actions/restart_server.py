@@ -76,7 +76,19 @@ class RestartServer(nova_base.NovaAction):
                 raise base.ActionError('Nova refused to stop server %s: %s'
                                        % (self.uuid, err))
             self._wait_until('stopped')
-        self._call('start', self.nova.servers.start, self.uuid)
+        try:
+            self.nova.servers.start(self.uuid)
+        except nova_exc.Conflict as err:
+            # Started meanwhile: by this action's earlier run, whose
+            # applier died with its request on the way. It counts.
+            now = self.server(self.uuid)
+            if vm_state(now) != 'active' and (
+                    nova_base.task_of(now) != 'powering-on'):
+                raise base.ActionError('Nova refused to start server %s: '
+                                       '%s' % (self.uuid, err))
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to start server %s: %s'
+                                   % (self.uuid, err))
         self._wait_until('active')
 
     def _call(self, what, call, *args):
