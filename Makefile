@@ -16,9 +16,17 @@ $(STAMP): requirements.txt test-requirements.txt setup.cfg
 demo: $(STAMP)
 	$(BIN)/python tools/demo.py
 
+# The tests run in TEST_WORKERS processes (pytest-xdist), a test at a time
+# each: the functional tests mostly wait on daemons, servers and timers,
+# so more processes than cores still shorten the run. Those marked serial
+# restart a server the others use: they run afterwards, alone.
+TEST_WORKERS ?= 3
+
 test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools alembic
-	$(BIN)/python -m pytest -q -ra --durations=15 tests
+	$(BIN)/python -m pytest -q -ra --durations=15 -n $(TEST_WORKERS) \
+		-m 'not serial' tests
+	$(BIN)/python -m pytest -q -ra -m serial tests
 
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.

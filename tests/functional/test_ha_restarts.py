@@ -26,6 +26,9 @@ from watcher_ha.db import models
 
 APPLIERS = ['applier-a', 'applier-b', 'applier-c']
 
+# It restarts the machine's RabbitMQ, under every other test using it.
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def stack(tmp_path):
