@@ -18,14 +18,16 @@ demo: $(STAMP)
 
 # The tests run in TEST_WORKERS processes (pytest-xdist), a test at a time
 # each: the functional tests mostly wait on daemons, servers and timers,
-# so more processes than cores still shorten the run. Those marked serial
-# restart a server the others use: they run afterwards, alone.
-TEST_WORKERS ?= 3
+# so more processes than cores still shorten the run, and an idle process
+# takes tests queued for a busy one (worksteal), so that the long tests
+# do not end up queued behind each other. Those marked serial restart a
+# server the others use: they run afterwards, alone.
+TEST_WORKERS ?= 4
 
 test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools alembic
 	$(BIN)/python -m pytest -q -ra --durations=15 -n $(TEST_WORKERS) \
-		-m 'not serial' tests
+		--dist worksteal -m 'not serial' tests
 	$(BIN)/python -m pytest -q -ra -m serial tests
 
 # Programs the functional tests run themselves (not servers they expect

@@ -37,6 +37,8 @@ class Cluster:
             tmp_path / 'watcher-ha.conf', fixtures.base_config(
                 tmp_path, database_url, self.port, **sections))
         self.processes = {}
+        # name -> its starts logged before its latest start.
+        self._logged_before = {}
         fixtures.prepare_database(self.base)
 
     def _host_config(self, name):
@@ -45,8 +47,17 @@ class Cluster:
             'host': name, 'log_file': str(self.tmp_path / (name + '.log'))}})
         return path
 
+    def _starts_logged(self, name):
+        """How many times the daemon ``name`` logged that it started."""
+        try:
+            text = (self.tmp_path / (name + '.log')).read_text()
+        except FileNotFoundError:
+            return 0
+        return text.count(' started on %s\n' % name)
+
     def start(self, command, name):
         """Start ``watcher-ha-<command>`` as host ``name``."""
+        self._logged_before[name] = self._starts_logged(name)
         # The child keeps its own copy of the file descriptor.
         with open(self.tmp_path / (name + '.out'), 'w') as out:
             proc = subprocess.Popen(
@@ -59,16 +70,21 @@ class Cluster:
         return proc
 
     def wait_registered(self, name, binary, timeout=30):
-        import requests
+        """Until the daemon is a service the API lists ACTIVE and it has
+        started: its heartbeat registers it before it loads its plugins
+        into the catalog, which the API checks new audits against."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             services = requests.get(self.url + '/v1/services',
                                     timeout=10).json()['services']
             if any(s['host'] == name and s['name'] == binary
-                   and s['status'] == 'ACTIVE' for s in services):
+                   and s['status'] == 'ACTIVE' for s in services) and (
+                    self._starts_logged(name)
+                    > self._logged_before.get(name, 0)):
                 return
             time.sleep(0.2)
-        raise AssertionError('%s %s did not register' % (binary, name))
+        raise AssertionError('%s %s did not register and start'
+                             % (binary, name))
 
     def start_daemons(self, engines=(), appliers=()):
         """Start these decision engines and appliers together, and return

@@ -12,12 +12,14 @@ stays reserved, and the notification ends finished.
 import time
 
 import requests
+import sqlalchemy as sa
 
 from tests import servers
 from tests.functional import daemons
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
+from watcher_ha.db import models
 from watcher_ha.simulator import scenario
 
 FAILED, OTHER, SPARE, SPARE_2 = ('compute-0000', 'compute-0001',
@@ -249,15 +251,17 @@ def test_a_partitioned_host_nobody_reports_is_powered_off_then_evacuated(
 def test_a_recovery_preempts_the_plan_holding_its_servers(tmp_path):
     """A drain of the host was started, its plan not taken up yet (no
     applier runs), when the host fails: the recovery's plan cannot start
-    while the drain holds its servers; the drain is cancelled for it, and
-    the recovery runs once an applier is there."""
+    while the drain holds its servers; the drain is cancelled for it.
+    Then the engine that follows the recovery dies (SIGKILL): the other
+    adopts it, and the recovery runs once an applier is there."""
     rabbit, delete = servers.create_rabbit_vhost()
     try:
-        with servers.database('mysql') as (db_url, _), \
+        with servers.database('mysql') as (db_url, db), \
                 simulator(tmp_path / 'sim', spec()) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **nova_sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'])
+                daemons.cluster(tmp_path, db_url, rabbit, coordination={
+                    'backend_url': servers.redis_coordination_url()},
+                    **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1', 'engine-2'])
             segment_of(cluster)
             drain = requests.post(cluster.url + '/v1/audits', json={
                 'goal': 'cluster_maintaining',
@@ -282,6 +286,11 @@ def test_a_recovery_preempts_the_plan_holding_its_servers(tmp_path):
                     'state']
             wait_for(lambda: plan_state() == 'CANCELLED', 60,
                      'the drain cancelled')
+            with db.connect() as conn:
+                owner = conn.execute(sa.select(
+                    models.HostNotification.hostname).where(
+                        models.HostNotification.uuid == uuid)).scalar()
+            cluster.kill(owner)
             cluster.start_daemons(appliers=['applier-1'])
             ended = wait_ended(cluster, uuid)
             assert ended['status'] == 'finished', ended

@@ -46,6 +46,7 @@ class _Domain:
         self.gate = threading.Event()
         self.gate.set()
         self.entered = threading.Event()
+        self.taking = []        # the jobs that entered take()
 
     def unclaimed(self, context):
         return list(self.pending)
@@ -54,6 +55,7 @@ class _Domain:
         return list(self.rows.values())
 
     def take(self, uuid):
+        self.taking.append(uuid)
         self.entered.set()
         self.gate.wait(5)
         self.calls.append(('take', uuid))
@@ -264,6 +266,12 @@ def test_stop_does_not_wait_for_jobs_still_queued(db):
     domain.gate.clear()
     for uuid in ('a', 'b', 'queued'):
         owner.submit(uuid, domain.take, uuid)
+    # Both workers busy (on a loaded machine, a worker thread may take a
+    # while to pick its job up).
+    deadline = time.monotonic() + 10
+    while len(domain.taking) < 2:
+        assert time.monotonic() < deadline, domain.taking
+        time.sleep(0.01)
     threading.Timer(0.3, domain.gate.set).start()
     started = time.monotonic()
     owner.stop(10)
