@@ -18,6 +18,18 @@ OPTS = [
         help='Seconds a new PENDING audit is left to the engine its '
              'message reaches before the sweep of any engine takes it.'),
     cfg.IntOpt(
+        'action_plan_expiry', default=24, min=0, mutable=True,
+        help='Hours after which an action plan nobody started (still '
+             'RECOMMENDED) expires: it becomes SUPERSEDED and can no '
+             'longer be started, since the cloud it was computed for has '
+             'moved on; 0 never expires them. Watcher\'s option of the '
+             'same name.'),
+    cfg.IntOpt(
+        'check_periodic_interval', default=30 * 60, min=1, mutable=True,
+        help='Seconds between two looks of each decision engine for '
+             'expired action plans (action_plan_expiry). Watcher\'s option '
+             'of the same name.'),
+    cfg.IntOpt(
         'superseded_plan_retention', default=24 * 3600, min=0,
         mutable=True,
         help='Seconds the action plans of a continuous audit that a later '

@@ -238,6 +238,37 @@ def update_action(context, row, values, new_state=None):
 _NEVER_RAN = (ActionState.CANCELLED, ActionState.SKIPPED, ActionState.DELETED)
 
 
+# Why an expired plan is SUPERSEDED.
+EXPIRED = ('expired: recommended for more than %d hour(s) and never started '
+           '([watcher_decision_engine] action_plan_expiry)')
+
+
+@engine.retry_on_deadlock
+def expire_recommended(context, hours, limit=500):
+    """Supersede the plans still RECOMMENDED ``hours`` after they were
+    created, each by a compare-and-swap on the version read (an operator
+    starting one meanwhile wins). Their actions stay as they are, as in
+    Watcher. Returns the UUIDs superseded."""
+    cutoff = models.utcnow() - datetime.timedelta(hours=hours)
+    superseded = []
+    with engine.writer.using(context) as session:
+        stale = session.execute(
+            sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.version)
+            .where(ActionPlan.state == ActionPlanState.RECOMMENDED,
+                   ActionPlan.deleted_at.is_(None),
+                   ActionPlan.created_at < cutoff)
+            .order_by(ActionPlan.id).limit(limit)).all()
+        for plan in stale:
+            if transitions.write(session, ActionPlan,
+                                 [ActionPlan.id == plan.id],
+                                 target=ActionPlanState.SUPERSEDED,
+                                 states=(ActionPlanState.RECOMMENDED,),
+                                 version=plan.version,
+                                 values={'status_message': EXPIRED % hours}):
+                superseded.append(plan.uuid)
+    return superseded
+
+
 @engine.retry_on_deadlock
 def archive_superseded(context, retention, limit=500):
     """Archive (DELETED, so that purge removes them) the plans of

@@ -11,6 +11,7 @@ from watcher_ha.common import daemon
 from watcher_ha.common import exception
 from watcher_ha.common import ownership
 from watcher_ha.common import plugins
+from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
@@ -226,6 +227,9 @@ class DecisionEngineManager:
             daemon.Periodic('archive_superseded_plans',
                             self.archive_superseded_plans,
                             lambda: ARCHIVE_INTERVAL),
+            daemon.Periodic('expire_action_plans', self.expire_action_plans,
+                            lambda: engine.check_periodic_interval,
+                            at_start=True),
             daemon.Periodic('expire_notification_pools', self.expire_pools,
                             lambda: 600),
             daemon.Periodic('detect_host_failures', self.detector.look,
@@ -266,6 +270,23 @@ class DecisionEngineManager:
                      'later rounds replaced', len(archived))
         for uuid in archived:
             notifier.action_plan('delete', uuid)
+
+    def expire_action_plans(self):
+        """Supersede the plans nobody started within action_plan_expiry
+        hours (any engine may: each is a compare-and-swap, one wins and
+        notifies)."""
+        hours = CONF.watcher_decision_engine.action_plan_expiry
+        if not hours:
+            return
+        expired = action_plans.expire_recommended(
+            watcher_context.admin_context(), hours)
+        if expired:
+            LOG.info('%d action plan(s) recommended for more than %d '
+                     'hour(s) and never started are SUPERSEDED',
+                     len(expired), hours)
+        for uuid in expired:
+            notifier.action_plan('update', uuid,
+                                 old_state=ActionPlanState.RECOMMENDED)
 
     def expire_pools(self):
         """Delete the notification queues of engines gone for good."""
