@@ -111,3 +111,59 @@ def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):
                     if s['host'] == other} >= set(running)
     finally:
         delete()
+
+
+def test_a_scoped_drain_moves_nothing_outside_its_aggregate(tmp_path):
+    """An audit whose template scopes it to the aggregate rack-a drains
+    compute-0001 onto compute-0000, its only other host, though the hosts
+    of rack-b have room; nothing of rack-b moves."""
+    made = spec()
+    for host in made['hosts']:
+        host['aggregates'] = ['rack-a' if host['name'] in (
+            'compute-0000', 'compute-0001') else 'rack-b']
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('postgresql') as (db_url, _), \
+                simulator(tmp_path / 'sim', made) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
+            before = requests.get(sim_url + '/simulator/state',
+                                  timeout=10).json()['servers']
+            template = requests.post(cluster.url + '/v1/audit_templates',
+                                     json={
+                'name': 'rack-a', 'goal': 'cluster_maintaining',
+                'strategy': 'host_maintenance',
+                'scope': [{'host_aggregates': [{'name': 'rack-a'}]}]},
+                timeout=10)
+            assert template.status_code == 201, template.text
+            resp = requests.post(cluster.url + '/v1/audits', json={
+                'audit_template_uuid': template.json()['uuid'],
+                'audit_type': 'ONESHOT',
+                'parameters': {'maintenance_node': 'compute-0001'}},
+                timeout=10)
+            assert resp.status_code == 201, resp.text
+
+            def done():
+                found = requests.get(cluster.url + '/v1/audits/'
+                                     + resp.json()['uuid'],
+                                     timeout=10).json()
+                return found if found['state'] in ('SUCCEEDED',
+                                                   'FAILED') else None
+            finished = wait_for(done, 60, 'audit done')
+            assert finished['state'] == 'SUCCEEDED', finished
+            [plan] = requests.get(
+                cluster.url + '/v1/action_plans?audit_uuid='
+                + finished['uuid'], timeout=10).json()['action_plans']
+            ended = start_and_wait(cluster, plan['uuid'])
+            assert ended['state'] == 'SUCCEEDED', ended
+            after = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()['servers']
+            drained = {u for u, s in before.items()
+                       if s['host'] == 'compute-0001'}
+            assert drained
+            assert {after[u]['host'] for u in drained} == {'compute-0000'}
+            assert all(after[u]['host'] == s['host']
+                       for u, s in before.items() if u not in drained)
+    finally:
+        delete()

@@ -21,6 +21,7 @@ from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
 from watcher_ha.db import models
 from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine.planner import weight as planner_base
 from watcher_ha.decision_engine import scheduling
 from watcher_ha.decision_engine.model import cluster
@@ -150,7 +151,7 @@ class Auditor:
             checked = parameters.check(strategy.parameters_spec,
                                        row['parameters'])
             self._refresh(uuid, strategy.fresh_hosts(checked))
-            snapshots = self._snapshots(uuid, strategy)
+            snapshots = self._snapshots(uuid, strategy, row['scope'])
             notifier.audit('strategy.start', uuid)
             solution = strategy.execute(row, checked, models=snapshots)
             notifier.audit('strategy.end', uuid)
@@ -222,10 +223,12 @@ class Auditor:
                                 'the %s model as it is', uuid, hostname,
                                 err, name)
 
-    def _snapshots(self, uuid, strategy):
+    def _snapshots(self, uuid, strategy, scope=None):
         """{name: snapshot} of the models the strategy reads, waiting up
-        to model_ready_timeout for any not built yet; what each one is
-        (generation, ages) goes to the log."""
+        to model_ready_timeout for any not built yet, each narrowed to
+        the audit's ``scope``; what each one is (generation, ages) goes
+        to the log."""
+        scope = audit_scope.check(scope or [])
         found = {}
         for name in strategy.data_models:
             if self.models is None:
@@ -243,6 +246,13 @@ class Auditor:
                      uuid, name, found[name].generation,
                      info['seconds_since_resync'],
                      info['seconds_since_notification'])
+            if name == 'compute' and audit_scope.compute_rules(scope):
+                whole = found[name]
+                found[name] = audit_scope.apply(whole, scope)
+                LOG.info('Audit %s: its scope leaves %d of %d compute '
+                         'node(s) and %d of %d server(s) to its strategy',
+                         uuid, len(found[name].nodes), len(whole.nodes),
+                         len(found[name].instances), len(whole.instances))
         return found
 
     def _failed(self, row, stage, err, finish, next_run_time=None):

@@ -113,8 +113,10 @@ def frozen_mapping(mapping):
 @dataclasses.dataclass(frozen=True, slots=True)
 class Aggregate:
     """A host aggregate as last told: its availability zone (None: it
-    sets none) and uuid; its members are the nodes naming it."""
+    sets none), uuid and id (Nova's; audit scopes name aggregates by
+    it); its members are the nodes naming it."""
     name: str
     uuid: str | None = None
+    id: int | None = None
     availability_zone: str | None = None
     stamp: datetime.datetime = EPOCH

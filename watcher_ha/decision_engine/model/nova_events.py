@@ -304,8 +304,8 @@ def _aggregate(changes, event):
     zone = None if deleted else (data.get('metadata') or {}).get(
         'availability_zone')
     changes.put_aggregate(elements.Aggregate(
-        name=name, uuid=data.get('uuid'), availability_zone=zone,
-        stamp=event.stamp))
+        name=name, uuid=data.get('uuid'), id=data.get('id'),
+        availability_zone=zone, stamp=event.stamp))
     if renamed_from is not None:
         known = changes.aggregate(renamed_from)
         changes.remove_aggregate(renamed_from)

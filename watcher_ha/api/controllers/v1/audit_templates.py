@@ -13,6 +13,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import parameters
 from watcher_ha.common import policy
 from watcher_ha.db import audit_templates as db
+from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.policies import audit_template as template_policy
 
 DEFAULT_PARAMETERS_VERSION = '1.7'
@@ -30,6 +31,15 @@ def _check_default_parameters(default_parameters, strategy_row):
     parameters.check(strategy_row['parameters_spec'], default_parameters,
                      what='default_parameters', fill_defaults=False)
     return default_parameters
+
+
+def _checked_scope(scope):
+    """The scope as stored: bare compute rules put in a compute section,
+    as Watcher stores them; a 400 saying what is wrong."""
+    try:
+        return audit_scope.check(scope or [])
+    except audit_scope.InvalidScope as err:
+        raise exception.Invalid(str(err))
 
 
 class AuditTemplatesController(base.ResourceController):
@@ -56,7 +66,7 @@ class AuditTemplatesController(base.ResourceController):
             'description': body.get('description'),
             'goal_id': goal['id'],
             'strategy_id': strategy['id'] if strategy else None,
-            'scope': body.get('scope') or [],
+            'scope': _checked_scope(body.get('scope')),
             'default_parameters': defaults,
         })
         pecan.response.location = self._links(row['uuid'])[0]['href']
@@ -99,7 +109,7 @@ class AuditTemplatesController(base.ResourceController):
             'description': new.get('description'),
             'goal_id': goal['id'],
             'strategy_id': strategy['id'] if strategy else None,
-            'scope': new.get('scope') or [],
+            'scope': _checked_scope(new.get('scope')),
             'default_parameters': defaults,
         }
         return self.serialize(db.update(context, row, values))

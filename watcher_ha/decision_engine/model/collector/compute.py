@@ -107,6 +107,7 @@ class ComputeCollector(base.Collector):
         for aggregate in aggregates:
             changes.put_aggregate(elements.Aggregate(
                 name=aggregate.name, uuid=getattr(aggregate, 'uuid', None),
+                id=getattr(aggregate, 'id', None),
                 availability_zone=aggregate.availability_zone,
                 stamp=stamp))
         for hypervisor in hypervisors:

@@ -1,0 +1,222 @@
+"""An audit's scope: which part of the compute data model its strategy
+sees, in Watcher's format.
+
+A scope is a list of sections, each naming its model: ``[{"compute":
+[rule, ...]}]``; a list of bare compute rules (Watcher's older format)
+is taken as the compute section. The rules:
+
+- ``{"host_aggregates": [{"id": 3}, {"name": "rack-1"}]}`` and
+  ``{"availability_zones": [{"name": "az1"}]}`` keep only the nodes of
+  those aggregates or zones (of all such rules together); ``"*"`` alone
+  means all of them. A rule that matches no node leaves none.
+- ``{"exclude": [...]}`` removes ``compute_nodes`` (``{"name": ...}``)
+  and the nodes of ``host_aggregates``, and leaves out of the plan the
+  ``instances`` (``{"uuid": ...}``), the servers of ``projects``
+  (``{"uuid": ...}``) and those whose metadata holds every pair of one
+  of ``instance_metadata`` (values compared as lower-case text).
+
+A node outside the scope is gone from the strategy's model, its servers
+with it. A server left out of the plan on a node in the scope still takes
+room there: it leaves the model as a server and stays as the node's
+hold (``ComputeNode.*_held``), so no strategy can move it and none can
+count its room as free.
+
+``check`` refuses, on input, what Watcher's schema refuses, and what
+Watcher accepts and then fails every audit on (a wildcard next to other
+names; aggregates both kept and excluded).
+"""
+
+import dataclasses
+
+import jsonschema
+
+# An aggregate named by Nova's id ("*": every one) or by its name.
+_AGGREGATE = {'anyOf': [
+    {'type': 'object',
+     'properties': {'id': {'oneOf': [{'type': 'integer'},
+                                     {'enum': ['*']}]}},
+     'required': ['id'], 'additionalProperties': False},
+    {'type': 'object', 'properties': {'name': {'type': 'string'}},
+     'required': ['name'], 'additionalProperties': False}]}
+
+
+def _named(key):
+    return {'type': 'array', 'items': {
+        'type': 'object', 'properties': {key: {'type': 'string'}},
+        'required': [key], 'additionalProperties': False}}
+
+
+COMPUTE_SCHEMA = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'host_aggregates': {'type': 'array', 'items': _AGGREGATE},
+            'availability_zones': _named('name'),
+            'exclude': {'type': 'array', 'items': {
+                'type': 'object',
+                'properties': {
+                    'instances': _named('uuid'),
+                    'compute_nodes': _named('name'),
+                    'host_aggregates': {'type': 'array',
+                                        'items': _AGGREGATE},
+                    'instance_metadata': {'type': 'array',
+                                          'items': {'type': 'object'}},
+                    'projects': _named('uuid'),
+                },
+                'additionalProperties': False}},
+        },
+        'additionalProperties': False}}
+
+# The sections of the models watcher_ha keeps; Watcher's storage and
+# baremetal sections are accepted (an audit of those models is refused
+# elsewhere) but not read here.
+SCHEMA = {
+    'type': 'array',
+    'items': {'type': 'object',
+              'properties': {'compute': COMPUTE_SCHEMA,
+                             'storage': {'type': 'array'},
+                             'baremetal': {'type': 'array'}},
+              'additionalProperties': False}}
+
+_VALIDATOR = jsonschema.Draft4Validator(SCHEMA)
+
+
+class InvalidScope(ValueError):
+    pass
+
+
+def normalised(scope):
+    """``scope`` with bare compute rules (Watcher's older format) put in
+    a compute section."""
+    if scope and isinstance(scope[0], dict) and scope[0] and next(
+            iter(scope[0])) not in ('compute', 'storage', 'baremetal'):
+        return [{'compute': scope}]
+    return scope
+
+
+def check(scope):
+    """The scope, normalised; InvalidScope saying what is wrong."""
+    if not isinstance(scope, list):
+        raise InvalidScope('scope must be a list of sections, such as '
+                           '[{"compute": [{"availability_zones": '
+                           '[{"name": "az1"}]}]}]')
+    scope = normalised(scope)
+    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(scope))
+    if error is not None:
+        where = ''.join('[%r]' % p for p in error.absolute_path)
+        raise InvalidScope('scope%s: %s' % (where, error.message))
+    rules = compute_rules(scope)
+    kept = [a for rule in rules for a in rule.get('host_aggregates', ())]
+    excluded = [a for rule in rules for item in rule.get('exclude', ())
+                for a in item.get('host_aggregates', ())]
+    if kept and excluded:
+        raise InvalidScope('scope: host_aggregates cannot be both kept and '
+                           'excluded; keep the aggregates you want, or '
+                           'exclude those you do not')
+    for what, names in (
+            ('host_aggregates', [a.get('id', a.get('name'))
+                                 for a in kept + excluded]),
+            ('availability_zones',
+             [z['name'] for rule in rules
+              for z in rule.get('availability_zones', ())])):
+        if '*' in names and len(names) > 1:
+            raise InvalidScope('scope: "*" stands for all %s: give it '
+                               'alone' % what)
+    return scope
+
+
+def compute_rules(scope):
+    """The rules of the first compute section."""
+    for section in normalised(scope or []):
+        if section.get('compute'):
+            return section['compute']
+    return []
+
+
+@dataclasses.dataclass
+class _Selection:
+    kept: set | None = None         # None: every node
+    removed: set = dataclasses.field(default_factory=set)
+    left_out: set = dataclasses.field(default_factory=set)
+
+
+def _aggregate_nodes(state, aggregates):
+    ids = {a['id'] for a in aggregates if 'id' in a}
+    names = {a['name'] for a in aggregates if 'name' in a}
+    every = '*' in ids or '*' in names
+    wanted = {name for name, aggregate in state.aggregates.items()
+              if every or name in names or aggregate.id in ids}
+    return {hostname for hostname, node in state.nodes.items()
+            if every and node.aggregates or node.aggregates & wanted}
+
+
+def _zone_nodes(state, zones):
+    names = {zone['name'] for zone in zones}
+    return {hostname for hostname, node in state.nodes.items()
+            if '*' in names or node.availability_zone in names}
+
+
+def _select(state, rules):
+    selection = _Selection()
+    for rule in rules:
+        found = None
+        if 'host_aggregates' in rule:
+            found = _aggregate_nodes(state, rule['host_aggregates'])
+        elif 'availability_zones' in rule:
+            found = _zone_nodes(state, rule['availability_zones'])
+        if found is not None:
+            selection.kept = (selection.kept or set()) | found
+        for item in rule.get('exclude', ()):
+            selection.removed |= {n['name']
+                                  for n in item.get('compute_nodes', ())}
+            selection.removed |= _aggregate_nodes(
+                state, item.get('host_aggregates', ()))
+            selection.left_out |= {i['uuid']
+                                   for i in item.get('instances', ())}
+            projects = {p['uuid'] for p in item.get('projects', ())}
+            metadata = item.get('instance_metadata', ())
+            for uuid, instance in state.instances.items():
+                if instance.project_id in projects or any(
+                        _holds(instance.metadata_dict, pairs)
+                        for pairs in metadata):
+                    selection.left_out.add(uuid)
+    return selection
+
+
+def _holds(metadata, pairs):
+    return bool(pairs) and all(
+        key in metadata and str(metadata[key]).lower()
+        == str(value).lower() for key, value in pairs.items())
+
+
+def apply(state, scope):
+    """The part of ``state`` (a ClusterState) that ``scope`` lets its
+    strategy see and move; ``state`` itself when the scope has no compute
+    rule."""
+    rules = compute_rules(scope)
+    if not rules:
+        return state
+    selection = _select(state, rules)
+    changes = state.changes()
+    for hostname in sorted(state.nodes):
+        if hostname in selection.removed or (
+                selection.kept is not None
+                and hostname not in selection.kept):
+            for instance in state.instances_on(hostname):
+                changes.remove_instance(instance.uuid, instance.stamp)
+            changes.remove_node(hostname)
+            continue
+        left_out = [i for i in state.instances_on(hostname)
+                    if i.uuid in selection.left_out]
+        if not left_out:
+            continue
+        node = state.nodes[hostname]
+        changes.put_node(dataclasses.replace(node, **{
+            resource + '_held': node.held(resource) + sum(
+                getattr(i, resource) for i in left_out)
+            for resource in ('vcpus', 'memory_mb', 'disk_gb')}))
+        for instance in left_out:
+            changes.remove_instance(instance.uuid, instance.stamp)
+    return dataclasses.replace(changes.state(),
+                               generation=state.generation)
