@@ -4,6 +4,8 @@ nodes outside it are gone with their servers, servers left out of the
 plan stay as their node's hold, so that no strategy moves them or counts
 their room as free."""
 
+import types
+
 import pytest
 
 from tests.unit.strategies.test_host_maintenance import actions
@@ -143,3 +145,42 @@ def test_a_template_scope_is_checked_on_input(api):
          'value': [{'compute': [{'exclude': [{'nodes': []}]}]}]}])
     assert patched.status == 400, patched
     assert "'nodes' was unexpected" in patched.fault
+
+
+class _Model:
+    def __init__(self, snapshot):
+        self._snapshot = snapshot
+
+    def snapshot(self):
+        return self._snapshot
+
+    def info(self):
+        return {'generation': self._snapshot.generation}
+
+
+def test_the_data_model_of_an_audit_is_its_scope(db, admin_context):
+    """GET /v1/data_model?audit_uuid=: what the audit's strategy sees, the
+    servers its scope leaves out marked server_watcher_exclude."""
+    from tests import factories
+    from watcher_ha.decision_engine import manager
+    audit = factories.audit(db, scope=[{'compute': [
+        {'availability_zones': [{'name': 'az1'}]},
+        {'exclude': [{'instances': [{'uuid': 'a1-vm0'}]}]}]}])
+    engine = types.SimpleNamespace(host='engine-1',
+                                   model=lambda name: _Model(cluster()))
+    endpoints = manager.Endpoints(engine)
+    found = endpoints.get_data_model_info(admin_context, 'compute',
+                                          audit['uuid'])['context']
+    assert {e['node_hostname'] for e in found} == {'a1', 'a2'}
+    assert {e['server_uuid'] for e in found
+            if e['server_watcher_exclude']} == {'a1-vm0'}
+    whole = endpoints.get_data_model_info(admin_context, 'compute',
+                                          None)['context']
+    assert len(whole) == 8
+    assert not any(e['server_watcher_exclude'] for e in whole)
+
+
+def test_the_data_model_of_no_such_audit_is_a_404(api):
+    resp = api.get('/v1/data_model?audit_uuid='
+                   '5b1f3c55-0000-4000-8000-000000000000', version='1.3')
+    assert resp.status == 404, resp

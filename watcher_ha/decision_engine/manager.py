@@ -23,6 +23,7 @@ from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import failure_detection
 from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import garbage_collection
 from watcher_ha.decision_engine.model import listener_process
@@ -59,7 +60,12 @@ class Endpoints:
             return {'context': [], 'model': {
                 'name': data_model_type, 'host': self._manager.host,
                 'enabled': False, 'reason': str(err)}}
-        return {'context': model_views.listing(model.snapshot()),
+        snapshot, excluded = model.snapshot(), frozenset()
+        if audit_uuid and data_model_type == 'compute':
+            # The part of the model the audit's strategy sees.
+            snapshot, excluded = audit_scope.narrowed(
+                snapshot, _scope_of(context, audit_uuid))
+        return {'context': model_views.listing(snapshot, excluded),
                 'model': dict(model.info(), host=self._manager.host,
                               enabled=True)}
 
@@ -67,6 +73,20 @@ class Endpoints:
         """What the strategy needs (datasources, metrics, data models)."""
         strategy = self._manager.catalog.strategies.get(strategy_name)
         return list(getattr(strategy, 'requirements', ()))
+
+
+def _scope_of(context, audit_uuid):
+    """The audit's scope, checked (nothing if the audit is gone, or its
+    scope, stored before scopes were checked, is invalid: logged)."""
+    try:
+        return audit_scope.check(
+            audit_runs.get(context, audit_uuid)['scope'] or [])
+    except exception.AuditNotFound:
+        return []
+    except audit_scope.InvalidScope as err:
+        LOG.warning('Audit %s: %s; its whole model is shown', audit_uuid,
+                    err)
+        return []
 
 
 class Audits:

@@ -190,13 +190,14 @@ def _holds(metadata, pairs):
         == str(value).lower() for key, value in pairs.items())
 
 
-def apply(state, scope):
-    """The part of ``state`` (a ClusterState) that ``scope`` lets its
-    strategy see and move; ``state`` itself when the scope has no compute
-    rule."""
+def narrowed(state, scope):
+    """(``state`` without the nodes outside ``scope``, their servers gone
+    with them; the uuids of the servers the scope leaves out of the plan,
+    on the nodes kept). ``state`` itself and no server when the scope has
+    no compute rule."""
     rules = compute_rules(scope)
     if not rules:
-        return state
+        return state, frozenset()
     selection = _select(state, rules)
     changes = state.changes()
     for hostname in sorted(state.nodes):
@@ -206,17 +207,30 @@ def apply(state, scope):
             for instance in state.instances_on(hostname):
                 changes.remove_instance(instance.uuid, instance.stamp)
             changes.remove_node(hostname)
+    kept = dataclasses.replace(changes.state(), generation=state.generation)
+    return kept, frozenset(uuid for uuid in selection.left_out
+                           if kept.instance(uuid) is not None)
+
+
+def apply(state, scope):
+    """The part of ``state`` (a ClusterState) that ``scope`` lets its
+    strategy see and move; ``state`` itself when the scope has no compute
+    rule."""
+    kept, left_out = narrowed(state, scope)
+    if not left_out:
+        return kept
+    changes = kept.changes()
+    for hostname in sorted(kept.nodes):
+        leaving = [i for i in kept.instances_on(hostname)
+                   if i.uuid in left_out]
+        if not leaving:
             continue
-        left_out = [i for i in state.instances_on(hostname)
-                    if i.uuid in selection.left_out]
-        if not left_out:
-            continue
-        node = state.nodes[hostname]
+        node = kept.nodes[hostname]
         changes.put_node(dataclasses.replace(node, **{
             resource + '_held': node.held(resource) + sum(
-                getattr(i, resource) for i in left_out)
+                getattr(i, resource) for i in leaving)
             for resource in ('vcpus', 'memory_mb', 'disk_gb')}))
-        for instance in left_out:
+        for instance in leaving:
             changes.remove_instance(instance.uuid, instance.stamp)
     return dataclasses.replace(changes.state(),
                                generation=state.generation)

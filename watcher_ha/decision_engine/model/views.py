@@ -20,11 +20,11 @@ def _node_fields(node):
     }
 
 
-def _server_fields(instance):
+def _server_fields(instance, excluded):
     return {
         'server_uuid': instance.uuid,
-        # Exclusion comes with an audit's scope; the plain model has none.
-        'server_watcher_exclude': False,
+        # Left out of the plan by an audit's scope.
+        'server_watcher_exclude': instance.uuid in excluded,
         'server_name': instance.name, 'server_state': instance.state,
         'server_memory': str(instance.memory_mb),
         'server_disk': str(instance.disk_gb),
@@ -37,7 +37,9 @@ def _server_fields(instance):
     }
 
 
-def listing(state):
+def listing(state, excluded=frozenset()):
+    """The entries of ``state``; the servers ``excluded`` (uuids) marked
+    as an audit's scope leaves them out."""
     entries = []
     for hostname in sorted(state.nodes):
         node_fields = _node_fields(state.nodes[hostname])
@@ -45,5 +47,6 @@ def listing(state):
         if not placed:
             entries.append(node_fields)
         for instance in placed:
-            entries.append(dict(_server_fields(instance), **node_fields))
+            entries.append(dict(_server_fields(instance, excluded),
+                                **node_fields))
     return entries

@@ -7,6 +7,7 @@ from watcher_ha.api import method
 from watcher_ha.api import request
 from watcher_ha.common import exception
 from watcher_ha.common import policy
+from watcher_ha.db import audits as audits_db
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.policies import data_model as data_model_policy
 
@@ -41,6 +42,9 @@ class DataModelController(rest.RestController):
                                      % model_type)
         if audit_uuid is not None and not uuidutils.is_uuid_like(audit_uuid):
             raise exception.InvalidUUID(uuid=audit_uuid)
+        if audit_uuid is not None:
+            # Its scope narrows the model: a 404 for an audit that is not.
+            audits_db.get(context, audit_uuid)
         model = rpcapi.DecisionEngineAPI().get_data_model_info(
             context, model_type, audit_uuid)
         shown = NODE_FIELDS + SERVER_FIELDS
