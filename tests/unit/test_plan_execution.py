@@ -39,6 +39,9 @@ class Recorder(action_base.Action):
             raise action_base.ActionError(
                 '%s is not where the plan says' % self.input_parameters[
                     'name'])
+        if self.input_parameters.get('fail') == 'skip':
+            raise action_base.ActionSkipped(
+                '%s is gone' % self.input_parameters['name'])
 
     def execute(self):
         self.fence()
@@ -396,3 +399,23 @@ def test_a_plan_resumed_after_a_contained_failure_runs_the_rest(db, journal):
     state, message = _execute(plan)
     assert (state, journal) == ('FAILED', [('execute', 'b')])
     assert 'refused' in message
+
+
+def test_an_action_with_nothing_left_to_do_is_skipped_and_the_plan_goes_on(
+        db, journal, rollback, notifications):
+    """Its pre-condition says so (ActionSkipped): SKIPPED with the reason,
+    nothing executed, the actions after it run, the plan SUCCEEDED and
+    nothing is rolled back; an update says so."""
+    plan, actions = _running_plan(db, 'a', ('b', 'skip'), 'c')
+    assert _execute(plan) == ('SUCCEEDED', None)
+    assert journal == [('execute', 'a'), ('execute', 'c')]
+    assert _actions(db, plan) == [('SUCCEEDED', None),
+                                  ('SKIPPED', 'b is gone'),
+                                  ('SUCCEEDED', None)]
+    updates = [m['payload']['watcher_object.data']
+               for _c, m, _p, _r in notifications
+               if m['event_type'] == 'action.update'
+               and m['payload']['watcher_object.data']['uuid']
+               == actions[1]['uuid']]
+    assert [u['state_update']['watcher_object.data']['state']
+            for u in updates] == ['ONGOING', 'SKIPPED']

@@ -91,7 +91,11 @@ class ActionTask(task.Task):
             self._failed(err, token)
         try:
             with run.halt.running(plugin):
-                plugin.pre_condition()
+                try:
+                    plugin.pre_condition()
+                except action_base.ActionSkipped as skipped:
+                    self._skipped(skipped, token)
+                    return
                 plugin.execute()
                 plugin.post_condition()
         except fencing.Fenced as err:
@@ -111,6 +115,14 @@ class ActionTask(task.Task):
         run.end(action, token, ActionState.SUCCEEDED)
         run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
+
+    def _skipped(self, why, token):
+        reason = str(why) or 'nothing left to do'
+        LOG.info('Action %s of plan %s skipped: %s', self.action['uuid'],
+                 self.run.plan['uuid'], reason)
+        self.run.end(self.action, token, ActionState.SKIPPED, reason)
+        notifier.action('update', self.action['uuid'],
+                        old_state=ActionState.ONGOING)
 
     def _failed(self, err, token, contained=False):
         reason = str(err) or type(err).__name__

@@ -115,7 +115,9 @@ ACTION = StateMachine(
                     A.DELETED: ONLY_SERVICE},
         # Back to PENDING: interrupted by its applier's shutdown, to run
         # again wherever the plan resumes.
+        # SKIPPED: its pre-condition found nothing left to do.
         A.ONGOING: {A.SUCCEEDED: ONLY_SERVICE,
+                    A.SKIPPED: ONLY_SERVICE,
                     A.FAILED: ONLY_SERVICE,
                     A.CANCELLING: ONLY_SERVICE,
                     A.CANCELLED: ONLY_SERVICE,

@@ -36,6 +36,13 @@ class ActionError(Exception):
     """The action failed; the message becomes the action's status."""
 
 
+class ActionSkipped(Exception):
+    """Raised by ``pre_condition``: the work is no longer viable or no
+    longer needed (its server is gone, or already as asked). The action
+    is SKIPPED with the message as its status, as in Watcher 16 and
+    later, and the plan goes on as if it had succeeded."""
+
+
 class Action:
     name: str
     description: str = ''
@@ -75,7 +82,8 @@ class Action:
                 cls.name, ' at %s' % where if where else '', error.message))
 
     def pre_condition(self):
-        """Check that the action can run now; raise ActionError if not."""
+        """Check that the action can run now; raise ActionError if not,
+        ActionSkipped if there is nothing left for it to do."""
 
     def execute(self):
         raise NotImplementedError

@@ -57,6 +57,19 @@ class NovaAction(base.Action):
                                % (what, timeout))
 
 
+class ServerAction(NovaAction):
+    """An action on one server (``resource_id``), which its started plan
+    holds."""
+
+    @classmethod
+    def resources(cls, input_parameters):
+        return {(base.SERVER, input_parameters['resource_id'])}
+
+    @property
+    def uuid(self):
+        return self.input_parameters['resource_id']
+
+
 class ServerMove(NovaAction):
     """An action that moves one server (``resource_id``) off its
     ``source_node``, to ``destination_node`` if given."""

@@ -26,7 +26,7 @@ def vm_state(server):
     return getattr(server, 'OS-EXT-STS:vm_state', None)
 
 
-class RestartServer(nova_base.NovaAction):
+class RestartServer(nova_base.ServerAction):
     name = 'restart_server'
     description = 'Stops (if it is not stopped) and starts a server.'
     schema = {
@@ -39,14 +39,6 @@ class RestartServer(nova_base.NovaAction):
         'required': ['resource_id'],
         'additionalProperties': True,
     }
-
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(base.SERVER, input_parameters['resource_id'])}
-
-    @property
-    def uuid(self):
-        return self.input_parameters['resource_id']
 
     def pre_condition(self):
         server = self.server(self.uuid)
