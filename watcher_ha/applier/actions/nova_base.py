@@ -69,6 +69,14 @@ class ServerAction(NovaAction):
     def uuid(self):
         return self.input_parameters['resource_id']
 
+    def server_or_skip(self):
+        """The server; ActionSkipped if it is gone (nothing to act on)."""
+        try:
+            return self.nova.servers.get(self.uuid)
+        except nova_exc.NotFound:
+            raise base.ActionSkipped('server %s does not exist any more'
+                                     % self.uuid)
+
 
 class ServerMove(NovaAction):
     """An action that moves one server (``resource_id``) off its

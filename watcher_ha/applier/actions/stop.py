@@ -32,11 +32,7 @@ class Stop(nova_base.ServerAction):
     }
 
     def pre_condition(self):
-        try:
-            server = self.nova.servers.get(self.uuid)
-        except nova_exc.NotFound:
-            raise base.ActionSkipped('server %s does not exist any more'
-                                     % self.uuid)
+        server = self.server_or_skip()
         if server.status == 'SHUTOFF':
             raise base.ActionSkipped('server %s is stopped already'
                                      % self.uuid)
