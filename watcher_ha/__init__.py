@@ -6,10 +6,19 @@ the eventlet one: watcher_ha never runs on eventlet. Tools that load us
 after oslo.messaging (oslo-config-generator) only read our options, so a
 backend already chosen is left alone there; the daemons check it at start
 (``watcher_ha.common.service.prepare_service``).
+
+Eventlet's deprecation notice is silenced, for the same reason.
 """
 
-from oslo_service import backend as _backend
-from oslo_service.backend import exceptions as _backend_exceptions
+import warnings as _warnings
+
+# oslo.service depends on eventlet, and futurist imports it when it is
+# installed: eventlet's deprecation notice, nine lines on every command,
+# would be about a library watcher_ha never runs on.
+_warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+
+from oslo_service import backend as _backend  # noqa: E402
+from oslo_service.backend import exceptions as _backend_exceptions  # noqa: E402
 
 try:
     _backend.init_backend(_backend.BackendType.THREADING)

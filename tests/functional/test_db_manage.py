@@ -35,6 +35,25 @@ def test_upgrade_version_sync_downgrade(tmp_path):
     assert sa.inspect(engine).get_table_names() == ['alembic_version']
 
 
+def test_revisions_as_watcher_db_manage_takes_them(tmp_path):
+    """--revision, as Watcher's watcher-db-manage; a downgrade without
+    one says what it needs; and no eventlet deprecation notice (nine
+    lines on every command before)."""
+    conf = config(tmp_path)
+    done = fixtures.db_manage(conf, 'upgrade', '--revision', '0008')
+    assert 'Database is at revision 0008.' in done.stdout
+    assert 'Eventlet' not in done.stderr, done.stderr
+    assert 'Database is at revision %s.' % migration.head() in \
+        fixtures.db_manage(conf, 'upgrade').stdout
+    refused = fixtures.run(fixtures.BIN + '/watcher-ha-db-manage',
+                           '--config-file', str(conf), 'downgrade',
+                           check=False)
+    assert refused.returncode != 0
+    assert 'downgrade needs the revision' in refused.stderr
+    assert 'Database is at revision 0007.' in fixtures.db_manage(
+        conf, 'downgrade', '--revision', '0007').stdout
+
+
 def test_purge_removes_only_old_archived_rows(tmp_path):
     conf = config(tmp_path)
     fixtures.db_manage(conf, 'upgrade')
@@ -51,6 +70,9 @@ def test_purge_removes_only_old_archived_rows(tmp_path):
     with engine.begin() as conn:
         conn.execute(sa.update(models.ActionPlan).values(
             state=ActionPlanState.DELETED, deleted_at=old))
+    dry = fixtures.db_manage(conf, 'purge', '-d', '30', '--dry-run').stdout
+    assert 'audits: 1 row(s) would be deleted' in dry
+    assert 'actions: 2 row(s) would be deleted' in dry
     out = fixtures.db_manage(conf, 'purge', '--age-in-days', '30').stdout
     assert 'audits: 1 row(s) deleted' in out
     assert 'action_plans: 1 row(s) deleted' in out

@@ -13,13 +13,23 @@ from watcher_ha.db import purge as db_purge
 CONF = cfg.CONF
 
 
+def _revision(default=None):
+    """The revision given as an argument, or with Watcher's --revision."""
+    return (CONF.command.revision_option or CONF.command.revision
+            or default)
+
+
 def do_upgrade():
-    migration.upgrade(CONF.command.revision)
+    migration.upgrade(_revision('head'))
     print('Database is at revision %s.' % migration.version())
 
 
 def do_downgrade():
-    migration.downgrade(CONF.command.revision)
+    revision = _revision()
+    if revision is None:
+        sys.exit('downgrade needs the revision to go back to (--revision '
+                 'REVISION; "base" removes every table).')
+    migration.downgrade(revision)
     print('Database is at revision %s.' % migration.version())
 
 
@@ -29,10 +39,12 @@ def do_version():
 
 
 def do_purge():
+    dry_run = CONF.command.dry_run
     counts = db_purge.purge(context.admin_context(),
-                            CONF.command.age_in_days)
+                            CONF.command.age_in_days, dry_run=dry_run)
     for table, count in counts.items():
-        print('%s: %d row(s) deleted' % (table, count))
+        print('%s: %d row(s) %s' % (table, count, 'would be deleted'
+                                    if dry_run else 'deleted'))
 
 
 def do_sync():
@@ -45,13 +57,13 @@ def do_sync():
 def add_command_parsers(subparsers):
     parser = subparsers.add_parser(
         'upgrade', help='Upgrade the schema (to the latest by default).')
-    parser.add_argument('revision', nargs='?', default='head')
+    _revision_arguments(parser)
     parser.set_defaults(func=do_upgrade)
 
     parser = subparsers.add_parser(
         'downgrade', help='Downgrade the schema to a revision ("base" '
                           'removes every table).')
-    parser.add_argument('revision')
+    _revision_arguments(parser)
     parser.set_defaults(func=do_downgrade)
 
     parser = subparsers.add_parser(
@@ -60,9 +72,11 @@ def add_command_parsers(subparsers):
 
     parser = subparsers.add_parser(
         'purge', help='Delete archived (deleted) rows older than N days.')
-    parser.add_argument('--age-in-days', type=int, default=30,
+    parser.add_argument('-d', '--age-in-days', type=int, default=30,
                         help='Only rows deleted at least this many days '
                              'ago (default 30; 0 purges all).')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='Count what would be deleted, delete nothing.')
     parser.set_defaults(func=do_purge)
 
     parser = subparsers.add_parser(
@@ -74,6 +88,15 @@ def add_command_parsers(subparsers):
                              'and nothing refers to. Run it once every '
                              'host has the same plugins.')
     parser.set_defaults(func=do_sync)
+
+
+def _revision_arguments(parser):
+    parser.add_argument('revision', nargs='?',
+                        help='An alembic revision (or "head", "base").')
+    parser.add_argument('--revision', dest='revision_option',
+                        metavar='REVISION',
+                        help='The same, as Watcher\'s watcher-db-manage '
+                             'takes it.')
 
 
 COMMAND_OPT = cfg.SubCommandOpt('command', title='Commands',

@@ -9,16 +9,29 @@ from watcher_ha.db import engine
 from watcher_ha.db import models
 
 
+class _DryRun(Exception):
+    """Rolls a dry run's deletions back."""
+
+
 @engine.retry_on_deadlock
-def purge(context, age_in_days):
+def purge(context, age_in_days, dry_run=False):
     """Delete rows archived more than ``age_in_days`` days ago.
 
     Children go first: actions, then action plans (their efficacy
     indicators cascade), then audits; an archived audit whose plans are
-    still live stays. Returns {table: rows deleted}.
+    still live stays. Returns {table: rows deleted}; with ``dry_run``,
+    the rows that would be, the deletions rolled back.
     """
     cutoff = models.utcnow() - datetime.timedelta(days=age_in_days)
     counts = {}
+    try:
+        _delete(context, cutoff, counts, dry_run)
+    except _DryRun:
+        pass
+    return counts
+
+
+def _delete(context, cutoff, counts, dry_run):
     with engine.writer.using(context) as session:
         old_plans = sa.select(models.ActionPlan.id).where(
             models.ActionPlan.deleted_at.is_not(None),
@@ -43,4 +56,5 @@ def purge(context, age_in_days):
                 models.Audit.state == AuditState.DELETED,
                 models.Audit.deleted_at < cutoff,
                 models.Audit.id.not_in(live_children))).rowcount
-    return counts
+        if dry_run:
+            raise _DryRun()
