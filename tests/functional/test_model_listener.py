@@ -295,6 +295,7 @@ def test_a_killed_listener_process_loses_nothing(rabbit):
         assert len(seen) < count, 'killed after the backlog was drained'
         wait_for(lambda: len(seen) == count, 60, 'every notification')
         wait_for(lambda: victim not in processes.pids()
+                 and len(processes.pids()) == 2
                  and all(_running(pid) for pid in processes.pids()), 30,
                  'a new listener process')
         # Both consume: RabbitMQ spreads these among them.

@@ -17,6 +17,9 @@ def init_application():
     args = ['--config-file', config_file] if os.path.exists(
         config_file) else []
     conf = service.prepare_service(args, program='watcher-ha-api')
+    from watcher_ha.db import migration
+    # Refused at load, saying what to run: the server's log shows why.
+    migration.check_current()
     from watcher_ha.api import app
     return app.setup_app(conf)
 

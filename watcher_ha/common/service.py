@@ -12,6 +12,7 @@ from oslo_service import service
 
 import watcher_ha.conf  # noqa: F401  (registers our options)
 from watcher_ha.db import engine
+from watcher_ha.db import migration
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -38,6 +39,15 @@ def prepare_service(argv=None, program=None, conf=None):
     return conf
 
 
+def check_schema():
+    """Exit, saying what to run, if the database is not migrated for
+    this code (rather than fail later on a missing table)."""
+    try:
+        migration.check_current()
+    except migration.SchemaNotCurrent as err:
+        sys.exit('Cannot start: %s.' % err)
+
+
 def run(conf, svc):
     """Run ``svc`` in this process until SIGTERM stops it gracefully.
 
@@ -46,6 +56,7 @@ def run(conf, svc):
     oslo.service, a SIGHUP would restart a forked worker, aborting the
     actions it runs, or end the main thread of an unforked one.
     """
+    check_schema()
     launcher = service.ProcessLauncher(conf, restart_method='mutate',
                                        no_fork=True)
 

@@ -308,8 +308,11 @@ class ListenerProcesses:
                  listener.pool_name(self._host), self._count)
 
     def pids(self):
+        """The pids of the listener processes; one being started again
+        has none yet, and is left out."""
         return [child.process.pid for child in self._children
-                if child.process is not None]
+                if child.process is not None
+                and child.process.pid is not None]
 
     def stop(self):
         for child in self._children:
