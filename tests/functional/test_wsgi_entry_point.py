@@ -25,3 +25,13 @@ def test_wsgi_application_reads_its_config_file(tmp_path):
                          capture_output=True, text=True, timeout=60).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {
         'status': 200, 'goals': ['cluster_maintaining', 'dummy']}
+
+
+def test_a_mistyped_config_path_is_refused_saying_so(tmp_path):
+    missing = tmp_path / 'watcher-ha.cnof'
+    env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(missing))
+    found = subprocess.run([sys.executable, '-c', PROBE], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert found.returncode != 0
+    assert 'WATCHER_HA_CONFIG_FILE names %s, which does not exist' % (
+        missing) in found.stderr, found.stderr

@@ -3,7 +3,8 @@
     gunicorn 'watcher_ha.api.wsgi:application'
 
 The configuration is read from ``WATCHER_HA_CONFIG_FILE`` (default
-/etc/watcher-ha/watcher-ha.conf).
+/etc/watcher-ha/watcher-ha.conf); a file it names that does not exist
+stops the load, saying so.
 """
 
 import os
@@ -11,9 +12,17 @@ import os
 from watcher_ha.common import service
 
 
+DEFAULT_CONFIG = '/etc/watcher-ha/watcher-ha.conf'
+
+
 def init_application():
-    config_file = os.environ.get('WATCHER_HA_CONFIG_FILE',
-                                 '/etc/watcher-ha/watcher-ha.conf')
+    named = os.environ.get('WATCHER_HA_CONFIG_FILE')
+    if named is not None and not os.path.exists(named):
+        # A mistyped path must not leave the API on built-in defaults.
+        raise RuntimeError('WATCHER_HA_CONFIG_FILE names %s, which does not '
+                           'exist: give the path of watcher-ha.conf, or '
+                           'unset it to read %s' % (named, DEFAULT_CONFIG))
+    config_file = named or DEFAULT_CONFIG
     args = ['--config-file', config_file] if os.path.exists(
         config_file) else []
     conf = service.prepare_service(args, program='watcher-ha-api')
