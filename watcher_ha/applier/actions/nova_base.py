@@ -57,6 +57,15 @@ class NovaAction(base.Action):
                                % (what, timeout))
 
 
+# A server's id, as Watcher's action schemas spell it.
+UUID_PATTERN = ('^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-'
+                '[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$')
+
+
+def vm_state(server):
+    return getattr(server, 'OS-EXT-STS:vm_state', None)
+
+
 class ServerAction(NovaAction):
     """An action on one server (``resource_id``), which its started plan
     holds."""
@@ -76,6 +85,52 @@ class ServerAction(NovaAction):
         except nova_exc.NotFound:
             raise base.ActionSkipped('server %s does not exist any more'
                                      % self.uuid)
+
+    def stop_server(self):
+        """Have Nova stop the server, and wait until it is stopped."""
+        try:
+            self.nova.servers.stop(self.uuid)
+        except nova_exc.Conflict as err:
+            # Stopping already (Nova's power sync saw the guest die), or
+            # stopped meanwhile: what it ends in decides.
+            now = self.server(self.uuid)
+            if task_of(now) is None and vm_state(now) != 'stopped':
+                raise base.ActionError('Nova refused to stop server %s: %s'
+                                       % (self.uuid, err))
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to stop server %s: %s'
+                                   % (self.uuid, err))
+        self.wait_until('stopped')
+
+    def start_server(self):
+        """Have Nova start the server, and wait until it is active."""
+        try:
+            self.nova.servers.start(self.uuid)
+        except nova_exc.Conflict as err:
+            # Started meanwhile: by this action's earlier run, whose
+            # applier died with its request on the way. It counts.
+            now = self.server(self.uuid)
+            if vm_state(now) != 'active' and (
+                    task_of(now) != 'powering-on'):
+                raise base.ActionError('Nova refused to start server %s: '
+                                       '%s' % (self.uuid, err))
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to start server %s: %s'
+                                   % (self.uuid, err))
+        self.wait_until('active')
+
+    def wait_until(self, state):
+        """Wait until the server rests (no task) in vm_state ``state``;
+        ActionError if it goes to ERROR."""
+        def settled():
+            server = self.server(self.uuid)
+            if task_of(server) is not None:
+                return None
+            if vm_state(server) == 'error':
+                raise base.ActionError('server %s went to ERROR' % self.uuid)
+            return vm_state(server) == state
+        self.wait_for(settled, CONF.watcher_applier.migration_timeout,
+                      'server %s to be %s' % (self.uuid, state))
 
 
 class ServerMove(NovaAction):

@@ -17,7 +17,6 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.applier.actions import stop
 
 CONF = cfg.CONF
 
@@ -32,7 +31,7 @@ class Resize(nova_base.ServerAction):
         'type': 'object',
         'properties': {
             'resource_id': {'type': 'string',
-                            'pattern': stop.UUID_PATTERN},
+                            'pattern': nova_base.UUID_PATTERN},
             'flavor': {'type': 'string', 'minLength': 1},
         },
         'required': ['resource_id', 'flavor'],

@@ -21,9 +21,7 @@ from watcher_ha.instance_ha import failures
 
 CONF = cfg.CONF
 
-
-def vm_state(server):
-    return getattr(server, 'OS-EXT-STS:vm_state', None)
+vm_state = nova_base.vm_state
 
 
 class RestartServer(nova_base.ServerAction):
@@ -54,34 +52,8 @@ class RestartServer(nova_base.ServerAction):
             self._call('reset to active', self.nova.servers.reset_state,
                        server, 'active')
         if vm_state(server) != 'stopped':
-            try:
-                self.nova.servers.stop(server)
-            except nova_exc.Conflict as err:
-                # Stopping already (Nova's power sync saw the guest die),
-                # or stopped meanwhile: what it ends in decides.
-                now = self.server(self.uuid)
-                if nova_base.task_of(now) is None and (
-                        vm_state(now) != 'stopped'):
-                    raise base.ActionError('Nova refused to stop server %s: '
-                                           '%s' % (self.uuid, err))
-            except nova_exc.ClientException as err:
-                raise base.ActionError('Nova refused to stop server %s: %s'
-                                       % (self.uuid, err))
-            self._wait_until('stopped')
-        try:
-            self.nova.servers.start(self.uuid)
-        except nova_exc.Conflict as err:
-            # Started meanwhile: by this action's earlier run, whose
-            # applier died with its request on the way. It counts.
-            now = self.server(self.uuid)
-            if vm_state(now) != 'active' and (
-                    nova_base.task_of(now) != 'powering-on'):
-                raise base.ActionError('Nova refused to start server %s: '
-                                       '%s' % (self.uuid, err))
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to start server %s: %s'
-                                   % (self.uuid, err))
-        self._wait_until('active')
+            self.stop_server()
+        self.start_server()
 
     def _call(self, what, call, *args):
         try:
@@ -89,17 +61,6 @@ class RestartServer(nova_base.ServerAction):
         except nova_exc.ClientException as err:
             raise base.ActionError('Nova refused to %s server %s: %s'
                                    % (what, self.uuid, err))
-
-    def _wait_until(self, state):
-        def settled():
-            server = self.server(self.uuid)
-            if nova_base.task_of(server) is not None:
-                return None
-            if vm_state(server) == 'error':
-                raise base.ActionError('server %s went to ERROR' % self.uuid)
-            return vm_state(server) == state
-        self.wait_for(settled, CONF.watcher_applier.migration_timeout,
-                      'server %s to be %s' % (self.uuid, state))
 
     def post_condition(self):
         server = self.server(self.uuid)

@@ -15,9 +15,6 @@ from watcher_ha.applier.actions import nova_base
 
 CONF = cfg.CONF
 
-UUID_PATTERN = ('^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-'
-                '[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$')
-
 
 class Stop(nova_base.ServerAction):
     name = 'stop'
@@ -25,7 +22,8 @@ class Stop(nova_base.ServerAction):
     schema = {
         'type': 'object',
         'properties': {
-            'resource_id': {'type': 'string', 'pattern': UUID_PATTERN},
+            'resource_id': {'type': 'string',
+                            'pattern': nova_base.UUID_PATTERN},
         },
         'required': ['resource_id'],
         'additionalProperties': False,
@@ -38,19 +36,7 @@ class Stop(nova_base.ServerAction):
                                      % self.uuid)
 
     def execute(self):
-        try:
-            self.nova.servers.stop(self.uuid)
-        except nova_exc.Conflict as err:
-            # Stopped, or stopping, since the pre-condition: what it ends
-            # in decides.
-            if nova_base.task_of(self.server(self.uuid)) is None and (
-                    self.server(self.uuid).status != 'SHUTOFF'):
-                raise base.ActionError('Nova refused to stop server %s: %s'
-                                       % (self.uuid, err))
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to stop server %s: %s'
-                                   % (self.uuid, err))
-        self._wait_for('SHUTOFF')
+        self.stop_server()
 
     def post_condition(self):
         status = self.server(self.uuid).status
@@ -60,15 +46,10 @@ class Stop(nova_base.ServerAction):
 
     def revert(self):
         try:
-            self.nova.servers.start(self.uuid)
+            self.nova.servers.get(self.uuid)
         except nova_exc.NotFound:
             return      # gone: nothing to start
-        except nova_exc.Conflict:
-            pass        # running already, or starting
-        except nova_exc.ClientException as err:
-            raise base.ActionError('Nova refused to start server %s again: '
-                                   '%s' % (self.uuid, err))
-        self._wait_for('ACTIVE')
+        self.start_server()
 
     def recover(self, started_at):
         server = self.wait_for(self._resting, CONF.watcher_applier
@@ -79,13 +60,3 @@ class Stop(nova_base.ServerAction):
     def _resting(self):
         server = self.server(self.uuid)
         return server if nova_base.task_of(server) is None else None
-
-    def _wait_for(self, status):
-        def settled():
-            server = self._resting()
-            if server is not None and server.status == 'ERROR':
-                raise base.ActionError('server %s went to ERROR'
-                                       % self.uuid)
-            return server is not None and server.status == status
-        self.wait_for(settled, CONF.watcher_applier.migration_timeout,
-                      'server %s to be %s' % (self.uuid, status))
