@@ -30,6 +30,8 @@ import dataclasses
 
 import jsonschema
 
+from watcher_ha.decision_engine.model import elements
+
 # An aggregate named by Nova's id ("*": every one) or by its name.
 _AGGREGATE = {'anyOf': [
     {'type': 'object',
@@ -229,7 +231,7 @@ def apply(state, scope):
         changes.put_node(dataclasses.replace(node, **{
             resource + '_held': node.held(resource) + sum(
                 getattr(i, resource) for i in leaving)
-            for resource in ('vcpus', 'memory_mb', 'disk_gb')}))
+            for resource in elements.RESOURCE_CLASSES.values()}))
         for instance in leaving:
             changes.remove_instance(instance.uuid, instance.stamp)
     return dataclasses.replace(changes.state(),

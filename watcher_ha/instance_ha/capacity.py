@@ -14,16 +14,13 @@ figures from when the plan was made stand: the claim is an estimate, and
 Nova checks every evacuation against Placement itself.
 """
 
-import logging
-
 from keystoneauth1 import exceptions as ks_exc
+from oslo_log import log
 
+from watcher_ha.decision_engine.model import elements
 from watcher_ha.instance_ha import packing
 
-LOG = logging.getLogger(__name__)
-
-# Placement's resource class of each resource a packing counts.
-CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb', 'DISK_GB': 'disk_gb'}
+LOG = log.getLogger(__name__)
 
 
 def _read(placement, path, what):
@@ -55,8 +52,9 @@ def server_sizes(placement, provider, sizes):
 def _size(resources):
     # A class the allocation does not hold is none of it (a server
     # booted from a volume without ephemeral disk holds no DISK_GB).
-    return packing.Size(**{resource: resources.get(cls, 0)
-                           for cls, resource in CLASSES.items()})
+    return packing.Size(**{
+        resource: resources.get(cls, 0)
+        for cls, resource in elements.RESOURCE_CLASSES.items()})
 
 
 def free_room(placement, providers, room):
@@ -83,7 +81,7 @@ def free_room(placement, providers, room):
 
 def _free(inventories, usages):
     free = {}
-    for cls, resource in CLASSES.items():
+    for cls, resource in elements.RESOURCE_CLASSES.items():
         item = inventories.get(cls)
         if item is None:
             # Placement has none of it on the provider: no room.

@@ -35,9 +35,6 @@ LOG = log.getLogger(__name__)
 # waits for the per-provider reads it hands to the others, so there must
 # be more than one.
 READERS = 8
-# Placement's resource classes, and the model's names for them.
-RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
-                    'DISK_GB': 'disk_gb'}
 
 
 class ComputeCollector(base.Collector):
@@ -193,7 +190,7 @@ class ComputeCollector(base.Collector):
         zone, aggregates = zones.get(host, (None, frozenset()))
         held = {}
         if counted is not None:
-            for resource_class, resource in RESOURCE_CLASSES.items():
+            for resource_class, resource in elements.RESOURCE_CLASSES.items():
                 held[resource + '_held'] = max(
                     0, usages.get(resource_class, 0)
                     - counted(host, resource))
