@@ -52,6 +52,16 @@ def _record(context, notification_uuid, instance_uuid, unless, values):
                           **values))
 
 
+def of_server(context, notification_uuid, instance_uuid):
+    """The move of ``instance_uuid`` in the recovery of
+    ``notification_uuid``, as a dict; None if it has none."""
+    with engine.reader.using(context) as session:
+        row = session.execute(sa.select(VMove).where(
+            VMove.notification_uuid == notification_uuid,
+            VMove.instance_uuid == instance_uuid)).scalars().first()
+        return None if row is None else models.as_dict(row)
+
+
 def of(context, notification_uuid):
     """{instance_uuid: row} of the recovery's moves."""
     with engine.reader.using(context) as session:

@@ -68,8 +68,9 @@ class Evacuate(nova_base.ServerMove):
         earlier run whether it ran); {} outside a recovery."""
         if self._move is None:
             notification = self.input_parameters.get('notification_uuid')
-            self._move = (vmoves.of(self.context, notification).get(
-                self.uuid) or {}) if notification else {}
+            self._move = (vmoves.of_server(
+                self.context, notification, self.uuid) or {}) \
+                if notification else {}
         return self._move
 
     @property
