@@ -172,12 +172,16 @@ def _select(state, rules):
         for item in rule.get('exclude', ()):
             selection.removed |= {n['name']
                                   for n in item.get('compute_nodes', ())}
-            selection.removed |= _aggregate_nodes(
-                state, item.get('host_aggregates', ()))
+            if item.get('host_aggregates'):
+                selection.removed |= _aggregate_nodes(
+                    state, item['host_aggregates'])
             selection.left_out |= {i['uuid']
                                    for i in item.get('instances', ())}
             projects = {p['uuid'] for p in item.get('projects', ())}
             metadata = item.get('instance_metadata', ())
+            if not (projects or metadata):
+                continue
+            # Only these two look at every server.
             for uuid, instance in state.instances.items():
                 if instance.project_id in projects or any(
                         _holds(instance.metadata_dict, pairs)
