@@ -71,8 +71,8 @@ class PlacementAPI(web.Service):
 
     def usages(self, req, version, uuid):
         used = self.cloud.used(self._provider(uuid).name)
-        return 200, {'resource_provider_generation': 1, 'usages': {
-            cls: used[key] for cls, key in cloud_mod.RESOURCE_CLASSES.items()}}
+        return 200, {'resource_provider_generation': 1,
+                     'usages': self._resources(used)}
 
     def aggregates(self, req, version, uuid):
         return 200, {'resource_provider_generation': 1,
