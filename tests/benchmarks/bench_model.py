@@ -41,6 +41,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests import nova_samples  # noqa: E402
+from tests.benchmarks import watcher17  # noqa: E402
 from watcher_ha.decision_engine.model import cluster  # noqa: E402
 from watcher_ha.conf import CONF  # noqa: E402
 from watcher_ha.decision_engine.model import elements  # noqa: E402
@@ -50,46 +51,8 @@ from watcher_ha.decision_engine.model import state  # noqa: E402
 
 T0 = datetime.datetime(2026, 11, 22, 6, 0, 0)
 
-WATCHER = 'python-watcher==17.0.0'
-WATCHER_VENV = ROOT / '.bench' / 'watcher17-venv'
 WATCHER_SCRIPT = pathlib.Path(__file__).resolve().with_name(
     'watcher17_model.py')
-
-
-def watcher_python(venv):
-    """The python of ``venv`` with OpenStack Watcher 17 installed in it,
-    made on first use: (path, None), or (None, why it could not be)."""
-    venv = pathlib.Path(venv)
-    python = venv / 'bin' / 'python'
-    probe = [str(python), '-c', 'import watcher.decision_engine.model']
-    if python.exists() and subprocess.run(
-            probe, capture_output=True).returncode == 0:
-        return python, None
-    print('Installing %s into %s (first use only; takes a few minutes)'
-          % (WATCHER, venv), flush=True)
-    log_path = venv.parent / (venv.name + '-install.log')
-    try:
-        venv.parent.mkdir(parents=True, exist_ok=True)
-        log_file = open(log_path, 'w')
-    except OSError as err:
-        return None, 'cannot write %s: %s' % (venv.parent, err)
-    with log_file:
-        for command in ([sys.executable, '-m', 'venv', str(venv)],
-                        [str(python), '-m', 'pip', 'install', WATCHER]):
-            try:
-                done = subprocess.run(command, stdout=log_file,
-                                      stderr=subprocess.STDOUT, timeout=1800)
-            except (OSError, subprocess.SubprocessError) as err:
-                return None, '%s: %s' % (' '.join(command[:3]), err)
-            if done.returncode:
-                tail = log_path.read_text().strip().splitlines()[-3:]
-                return None, '%s exited %d: %s (log: %s)' % (
-                    ' '.join(command[:4]), done.returncode,
-                    ' / '.join(tail), log_path)
-    if subprocess.run(probe, capture_output=True).returncode:
-        return None, 'watcher does not import in %s (log: %s)' % (
-            venv, log_path)
-    return python, None
 
 
 def build(hosts, servers, rng, stamp=T0):
@@ -209,9 +172,9 @@ def main():
              'over (default: notification_batch_size, %(default)s; 1: one '
              'by one)')
     parser.add_argument(
-        '--watcher-venv', default=str(WATCHER_VENV),
+        '--watcher-venv', default=str(watcher17.VENV),
         help='virtualenv with %s (made on first use; default: %s)'
-        % (WATCHER, WATCHER_VENV.relative_to(ROOT)))
+        % (watcher17.PACKAGE, watcher17.VENV.relative_to(ROOT)))
     parser.add_argument('--no-watcher', action='store_true',
                         help="measure our side only")
     parser.add_argument(
@@ -289,7 +252,7 @@ def main():
     # Theirs.
     theirs, why = None, 'not measured (--no-watcher)'
     if not args.no_watcher:
-        python, why = watcher_python(args.watcher_venv)
+        python, why = watcher17.python(args.watcher_venv)
         if python is not None:
             description = describe(initial, names, uuids,
                                    todo[:args.watcher_events])

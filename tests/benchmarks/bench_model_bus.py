@@ -68,7 +68,6 @@ import oslo_messaging  # noqa: E402
 
 from tests import servers  # noqa: E402
 from tests.benchmarks import bench_model  # noqa: E402
-from watcher_ha.common import clients  # noqa: E402
 from watcher_ha.conf import CONF  # noqa: E402
 from watcher_ha.decision_engine import manager  # noqa: E402
 from watcher_ha.decision_engine.model import elements  # noqa: E402
@@ -296,7 +295,6 @@ def run(args, url):
     # The compute collector only runs with Nova credentials; it never
     # reaches Nova here, since every host the notifications name is in the
     # model.
-    clients.register_opts(CONF)
     CONF.set_override('auth_type', 'none', group='nova')
 
     print('building %d hosts / %d servers' % (args.hosts, args.servers),

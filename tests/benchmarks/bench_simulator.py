@@ -27,7 +27,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.functional import fixtures  # noqa: E402
-from watcher_ha.common import clients  # noqa: E402
 from watcher_ha.conf import CONF  # noqa: E402
 from watcher_ha.decision_engine.model.collector import manager  # noqa: E402
 from watcher_ha.simulator import scenario  # noqa: E402
@@ -93,7 +92,6 @@ def main():
             assert listed == args.servers, listed
             rss = rss_mb(proc.pid)
 
-            clients.register_opts(CONF)
             for group, prefix in (('nova', '/compute/v2.1'),
                                   ('placement', '/placement')):
                 CONF.set_override('auth_type', 'none', group=group)

@@ -11,7 +11,6 @@ from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
 
 from tests.functional import fixtures
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
@@ -71,7 +70,6 @@ def nova(url, password='admin'):
 def overridden(overrides):
     """The options ``overrides`` ((option, value, group)...) set in this
     process, in the block."""
-    clients.register_opts(CONF)
     for option, value, group in overrides:
         CONF.set_override(option, value, group=group)
     try:

@@ -25,7 +25,7 @@ class SlowDummy(base.Strategy):
         'description': 'how long the strategy thinks', 'type': 'number',
         'default': 1.0, 'minimum': 0, 'maximum': 600}}}
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         time.sleep(parameters['seconds'])
         solution = self.new_solution()
         solution.add_action('nop', {'message': 'thought for %s s'

@@ -24,7 +24,19 @@ pytestmark = pytest.mark.functional
 
 CALL_TIMEOUT = 60
 DUMMY_DEFAULTS = {'para1': 3.2, 'para2': 'hello'}
-DUMMY_STRATEGIES = {'dummy', 'dummy_with_scorer'}
+DUMMY_STRATEGIES = {'dummy', 'dummy_with_resize', 'dummy_with_scorer'}
+# Watcher 17's compute strategies and their goals.
+WATCHER_STRATEGIES = {
+    'actuator': 'unclassified', 'basic': 'server_consolidation',
+    'dummy': 'dummy', 'dummy_with_resize': 'dummy',
+    'dummy_with_scorer': 'dummy', 'host_maintenance': 'cluster_maintaining',
+    'node_resource_consolidation': 'server_consolidation',
+    'noisy_neighbor': 'noisy_neighbor',
+    'outlet_temperature': 'thermal_optimization',
+    'uniform_airflow': 'airflow_optimization',
+    'vm_workload_consolidation': 'server_consolidation',
+    'workload_balance': 'workload_balancing',
+    'workload_stabilization': 'workload_balancing'}
 DUMMY_SCORERS = {'dummy_scorer', 'dummy_min_scorer', 'dummy_max_scorer',
                  'dummy_avg_scorer'}
 
@@ -125,6 +137,13 @@ def test_goals_and_strategies(cli):
     spec = json.loads(strategy['Parameters spec'])
     assert {key: value['default'] for key, value in spec.items()} == \
         DUMMY_DEFAULTS
+
+    listed = {row['Name']: row['Goal']
+              for row in cli.json('strategy', 'list')}
+    assert WATCHER_STRATEGIES.items() <= listed.items()
+    shown = cli.json('strategy', 'show', 'workload_stabilization')
+    assert json.loads(shown['Parameters spec'])['host_choice'][
+        'default'] == 'retry'
 
 
 def test_audit_template_lifecycle(cli):

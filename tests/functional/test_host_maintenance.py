@@ -167,3 +167,58 @@ def test_a_scoped_drain_moves_nothing_outside_its_aggregate(tmp_path):
                        for u, s in before.items() if u not in drained)
     finally:
         delete()
+
+
+def test_with_both_migrations_disabled_the_active_servers_are_stopped(
+        tmp_path):
+    """Watcher 17's disable_live_migration + disable_cold_migration: the
+    host is disabled and its active servers stopped; nothing moves."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', spec()) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
+            host = 'compute-0003'
+            before = requests.get(sim_url + '/simulator/state',
+                                  timeout=10).json()['servers']
+            active = {u for u, s in before.items()
+                      if s['host'] == host and s['vm_state'] == 'active'}
+            assert active
+            resp = requests.post(cluster.url + '/v1/audits', json={
+                'goal': 'cluster_maintaining',
+                'strategy': 'host_maintenance', 'audit_type': 'ONESHOT',
+                'parameters': {'maintenance_node': host,
+                               'disable_live_migration': True,
+                               'disable_cold_migration': True}},
+                timeout=10)
+            assert resp.status_code == 201, resp.text
+
+            def done():
+                found = requests.get(cluster.url + '/v1/audits/'
+                                     + resp.json()['uuid'],
+                                     timeout=10).json()
+                return found if found['state'] in ('SUCCEEDED',
+                                                   'FAILED') else None
+            finished = wait_for(done, 60, 'audit done')
+            assert finished['state'] == 'SUCCEEDED', finished
+            [plan] = requests.get(
+                cluster.url + '/v1/action_plans?audit_uuid='
+                + finished['uuid'], timeout=10).json()['action_plans']
+            actions = requests.get(cluster.url + '/v1/actions?'
+                                   'action_plan_uuid=' + plan['uuid'],
+                                   timeout=10).json()['actions']
+            assert sorted(a['action_type'] for a in actions) == sorted(
+                ['change_nova_service_state'] + ['stop'] * len(active))
+            ended = start_and_wait(cluster, plan['uuid'])
+            assert ended['state'] == 'SUCCEEDED', ended
+            state = requests.get(sim_url + '/simulator/state',
+                                 timeout=10).json()
+            after = state['servers']
+            assert {after[u]['vm_state'] for u in active} == {'stopped'}
+            assert all(after[u]['host'] == s['host']
+                       for u, s in before.items())
+            assert state['hosts'][host]['status'] == 'disabled'
+    finally:
+        delete()

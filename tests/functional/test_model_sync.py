@@ -23,7 +23,6 @@ from tests.functional import cloud
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import listener_process
@@ -38,7 +37,6 @@ OPERATIONS = 1000
 @pytest.fixture
 def nova_conf(tmp_path):
     """[nova]/[placement]: auth_type none, endpoints on the simulator."""
-    clients.register_opts(CONF)
     overrides = []
 
     def point_at(url):

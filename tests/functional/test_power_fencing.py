@@ -17,6 +17,7 @@ from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import power_off_host
 from watcher_ha.common import clients
+from watcher_ha.conf import clients as clients_conf
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
@@ -231,7 +232,7 @@ def test_the_client_finds_ironic_in_the_catalog_at_its_version(tmp_path,
                        'user_domain_name': 'Default',
                        'project_domain_name': 'Default'}})
         conf = cfg.ConfigOpts()
-        clients.register_opts(conf)
+        clients_conf.register_opts(conf)
         conf(['--config-file', str(config)])
         assert clients.configured(conf, clients.IRONIC_GROUP) is None
         host = spec['hosts'][0]['name']

@@ -2,8 +2,8 @@
 API, in order, and compare status codes, headers and bodies key by key.
 
 UUIDs are mapped from theirs to ours as responses reveal them; timestamps
-are compared by format. The catalog is loaded with the goals and
-strategies the captured deployment had, as test plugins.
+are compared by format. The catalog holds our own goals, which must match
+Watcher's, and the strategies the captured deployment had, as test plugins.
 """
 
 import json
@@ -14,9 +14,9 @@ import sqlalchemy as sa
 
 from tests import golden
 from watcher_ha.api import microversion
+from watcher_ha.common import plugins
 from watcher_ha.db import catalog
 from watcher_ha.db import models
-from watcher_ha.decision_engine.goal import base as goal_base
 from watcher_ha.decision_engine.strategy import base as strategy_base
 
 UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
@@ -38,18 +38,6 @@ DEVIATIONS = {
 }
 
 
-def _goal_plugins(exchange):
-    plugins = {}
-    for goal in exchange.response_body['goals']:
-        spec = tuple(goal_base.IndicatorSpec(
-            i['name'], i['description'], i['unit'], json.loads(i['schema']))
-            for i in goal['efficacy_specification'])
-        plugins[goal['name']] = type(goal['name'], (goal_base.Goal,), {
-            'name': goal['name'], 'display_name': goal['display_name'],
-            'efficacy_specification': spec})
-    return plugins
-
-
 BASIC_SPEC = {'properties': {
     'migration_attempts': {'type': 'number', 'default': 0,
                            'description': 'Maximum number of combinations'},
@@ -68,22 +56,22 @@ BASIC_SPEC = {'properties': {
 
 def _strategy_plugins(listing, shown):
     specs = {shown['name']: shown['parameters_spec'], 'basic': BASIC_SPEC}
-    plugins = {}
+    found = {}
     for strategy in listing['strategies']:
-        plugins[strategy['name']] = type(
+        found[strategy['name']] = type(
             strategy['name'], (strategy_base.Strategy,), {
                 'name': strategy['name'],
                 'display_name': strategy['display_name'],
                 'goal': strategy['goal_name'],
                 'parameters_spec': specs.get(strategy['name'],
                                              {'properties': {}})})
-    return plugins
+    return found
 
 
 @pytest.fixture
 def watcher17_catalog(api, db, admin_context):
     by_name = {e.name: e for e in golden.exchanges()}
-    goals = _goal_plugins(by_name['04_goals'])
+    goals = plugins.load_classes(plugins.GOALS)
     strategies = _strategy_plugins(
         by_name['08_strategies_filter_goal'].response_body,
         by_name['09_strategy_by_name'].response_body)
@@ -101,8 +89,20 @@ def watcher17_catalog(api, db, admin_context):
     catalog.sync(admin_context, prune=True)
 
 
+def test_our_goals_are_watcher17s():
+    listed = {e.name: e for e in golden.exchanges()}['04_goals']
+    theirs = {goal['name']: (goal['display_name'],
+                             goal['efficacy_specification'])
+              for goal in listed.response_body['goals']}
+    ours = {name: (goal.display_name, [
+        {'name': spec.name, 'description': spec.description,
+         'unit': spec.unit, 'schema': json.dumps(spec.schema)}
+        for spec in goal.efficacy_specification])
+        for name, goal in plugins.load_classes(plugins.GOALS).items()}
+    assert ours == theirs
+
+
 def _scorers_in_watcher_order():
-    from watcher_ha.common import plugins
     found = plugins.load_classes(plugins.SCORING_ENGINES)
     order = ['dummy_scorer', 'dummy_min_scorer', 'dummy_max_scorer',
              'dummy_avg_scorer']

@@ -12,6 +12,7 @@ from watcher_ha.db import audit_runs
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import state as model_state
+from watcher_ha.decision_engine.planner import loader
 from watcher_ha.decision_engine.planner import weight
 from watcher_ha.decision_engine import scheduling
 
@@ -72,7 +73,9 @@ def test_continuous_audit_past_its_end_time_succeeds(api, db):
         db, state='ONGOING', hostname='engine-1', audit_type='CONTINUOUS',
         interval='60', end_time=T0 - datetime.timedelta(days=365 * 10))
     runner = auditor.Auditor('engine-1', catalog.Catalog(),
-                             weight.WeightPlanner({'nop': 1}, {}))
+                             loader.Planners(
+                                 {'weight': weight.WeightPlanner({'nop': 1},
+                                                                 {})}))
     runner.run_round(audit['uuid'])
     assert api.get('/v1/audits/' + audit['uuid']).json['state'] == \
         'SUCCEEDED'
@@ -134,7 +137,8 @@ def _runner(host='engine-1'):
     from watcher_ha.decision_engine import auditor
     from watcher_ha.decision_engine import catalog
     return auditor.Auditor(host, catalog.Catalog(),
-                           weight.WeightPlanner({'nop': 1, 'sleep': 1}, {}))
+                           loader.Planners({'weight': weight.WeightPlanner(
+                               {'nop': 1, 'sleep': 1}, {})}))
 
 
 def test_a_one_shot_audit_suspended_then_resumed_runs_again(api, db):
@@ -319,3 +323,28 @@ def test_services_silent_past_the_retention_are_forgotten(db):
 def models_utcnow():
     from watcher_ha.db import models
     return models.utcnow()
+
+
+def test_a_strategy_missing_a_required_indicator_fails_its_audit():
+    """As Watcher: a strategy that gives some of its goal's indicators
+    must give every one the goal requires; one that gives none is left
+    alone."""
+    from watcher_ha.common import plugins
+    from watcher_ha.decision_engine import solution as solution_mod
+    goal = plugins.load_classes(plugins.GOALS)['server_consolidation']
+    strategy = types.SimpleNamespace(name='partial')
+    solution = solution_mod.Solution('partial', goal)
+    assert auditor.Auditor._efficacy(strategy, solution)[0] == []
+    solution.set_indicator('instance_migrations_count', 3)
+    with pytest.raises(auditor.AuditFailed,
+                       match='compute_nodes_count, '
+                             'released_compute_nodes_count'):
+        auditor.Auditor._efficacy(strategy, solution)
+    solution.set_indicator('compute_nodes_count', 4)
+    solution.set_indicator('released_compute_nodes_count', 1)
+    indicators, efficacy = auditor.Auditor._efficacy(strategy, solution)
+    assert [i['name'] for i in indicators] == [
+        'compute_nodes_count', 'released_compute_nodes_count',
+        'instance_migrations_count']
+    assert efficacy[0]['name'] == 'released_nodes_ratio'
+    assert efficacy[0]['value'] == 25.0

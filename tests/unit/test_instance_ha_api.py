@@ -9,7 +9,6 @@ import pytest
 
 from tests.conftest import Client
 from tests.unit.test_instance_ha_golden import nova  # noqa: F401 (fixture)
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.instance_ha import compute
 
@@ -221,7 +220,6 @@ def test_only_scalar_columns_sort(ha_api, key):
 
 def add_host_with_nova(ha_api, segment, option, value):
     """Try to add a host with [nova] ``option`` set to ``value``."""
-    clients.register_opts(CONF)
     working = CONF.nova[option]
     CONF.set_override(option, value, group='nova')
     compute.reset()

@@ -22,7 +22,6 @@ import sqlalchemy as sa
 import webob
 
 from tests import golden
-from watcher_ha.common import clients
 from watcher_ha.common import wsgi_server
 from watcher_ha.conf import CONF
 from watcher_ha.db import engine
@@ -123,7 +122,6 @@ def nova(conf):
     server.prepare()
     thread = threading.Thread(target=server.serve, daemon=True)
     thread.start()
-    clients.register_opts(CONF)
     CONF.set_override('auth_type', 'none', group='nova')
     CONF.set_override('endpoint_override', 'http://127.0.0.1:%d'
                       '/compute/v2.1' % sock.getsockname()[1], group='nova')

@@ -9,14 +9,12 @@ import requests
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import power_off_host
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 
 
 @pytest.fixture
 def ironic_conf():
     """Set [ironic] options of this process for the test."""
-    clients.register_opts(CONF)
     set_ = []
 
     def override(**options):

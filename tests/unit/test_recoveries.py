@@ -4,7 +4,6 @@ others (the reason is the notification's message)."""
 import pytest
 from oslo_config import cfg
 
-from watcher_ha.common import clients
 from watcher_ha.decision_engine import recoveries
 
 CONF = cfg.CONF
@@ -56,7 +55,6 @@ def test_each_attempt_uses_its_rounds_method(method, attempts):
 @pytest.fixture
 def fencing(conf):
     """Ironic credentials, and the power_fencing options to set."""
-    clients.register_opts(CONF)
     CONF.set_override('auth_type', 'none', group='ironic')
 
     def power_fencing(default, **segments):

@@ -131,7 +131,6 @@ class FakeServer:
 @pytest.fixture
 def nova_says(conf, monkeypatch):
     """Make the engine's Nova answer a server (or raise)."""
-    clients.register_opts(CONF)
 
     def says(found):
         client = type('Nova', (), {'servers': FakeServers(found)})()

@@ -4,11 +4,12 @@ the Compute API, ``[placement]`` for Placement, ``[ironic]`` for the Bare
 Metal API (power fencing). Password auth in production; ``auth_type =
 none`` with ``endpoint_override`` against the simulator."""
 
-import threading
-
 from keystoneauth1 import loading as ks_loading
 from novaclient import client as nova_client
 from oslo_config import cfg
+
+# Registers the options read here ([nova], [placement], [ironic]).
+from watcher_ha import conf as _registered  # noqa: F401
 
 CONF = cfg.CONF
 
@@ -23,45 +24,9 @@ PLACEMENT_API_VERSION = '1.6'
 # (conductor groups) dates from Rocky (2018): any Ironic in service serves
 # it.
 IRONIC_API_VERSION = '1.46'
-# Seconds a request may take (keystoneauth's ``timeout``, None by
-# default): a Nova that hangs must not hold a resync or the notification
-# worker for ever. A page of 1,000 servers with details takes seconds.
-REQUEST_TIMEOUT = 60
-
-_SERVICE_TYPES = {NOVA_GROUP: 'compute', PLACEMENT_GROUP: 'placement',
-                  IRONIC_GROUP: 'baremetal'}
-_registered = set()
-_lock = threading.Lock()
-
-
-def register_opts(conf=CONF):
-    with _lock:
-        if id(conf) in _registered:
-            return
-        for group, service_type in _SERVICE_TYPES.items():
-            ks_loading.register_session_conf_options(conf, group)
-            ks_loading.register_auth_conf_options(conf, group)
-            ks_loading.register_adapter_conf_options(conf, group)
-            conf.set_default('service_type', service_type, group=group)
-            conf.set_default('timeout', REQUEST_TIMEOUT, group=group)
-        _registered.add(id(conf))
-
-
-def list_opts():
-    """(group, options) for the sample configuration."""
-    opts = (ks_loading.get_session_conf_options()
-            + ks_loading.get_auth_common_conf_options()
-            + ks_loading.get_adapter_conf_options())
-    for opt in opts:
-        # Fresh copies from keystoneauth: the sample shows our default.
-        if opt.dest == 'timeout':
-            opt.default = REQUEST_TIMEOUT
-    return [(group, opts) for group in _SERVICE_TYPES]
-
 
 def configured(conf=CONF, group=NOVA_GROUP):
     """None if ``group`` has credentials, else what to set."""
-    register_opts(conf)
     if conf[group].auth_type is None:
         return ('[%s] auth_type is not set: set it to "password" (with '
                 'auth_url, username, ...) for a cloud, or to "none" with '
@@ -100,7 +65,6 @@ def check_writes(session, before_write):
 def nova(conf=CONF, before_write=None):
     """A novaclient at NOVA_API_VERSION; ``before_write()`` (if given) is
     called before every request that may change something."""
-    register_opts(conf)
     options = conf[NOVA_GROUP]
     session = _session(conf, NOVA_GROUP)
     if before_write is not None:
@@ -114,7 +78,6 @@ def nova(conf=CONF, before_write=None):
 
 def placement(conf=CONF):
     """A keystoneauth adapter on Placement."""
-    register_opts(conf)
     return ks_loading.load_adapter_from_conf_options(
         conf, PLACEMENT_GROUP, session=_session(conf, PLACEMENT_GROUP),
         default_microversion=PLACEMENT_API_VERSION)
@@ -126,7 +89,6 @@ def ironic(conf=CONF, before_write=None):
     X-OpenStack-Ironic-API-Version too); ``before_write()`` (if given) is
     called before every request that may change something. Paths start
     with ``/v1``: Ironic's catalog endpoint is unversioned."""
-    register_opts(conf)
     session = _session(conf, IRONIC_GROUP)
     if before_write is not None:
         check_writes(session, before_write)

@@ -10,6 +10,7 @@ SCORING_ENGINES = 'watcher_ha.scoring_engines'
 PLANNERS = 'watcher_ha.planners'
 ACTIONS = 'watcher_ha.actions'
 COLLECTORS = 'watcher_ha.collectors'
+DATASOURCES = 'watcher_ha.datasources'
 # Each entry point: a callable (conf) -> [decision_engine.model.dispatch.
 # Handler], for notifications the collectors do not handle.
 NOTIFICATION_HANDLERS = 'watcher_ha.notification_handlers'

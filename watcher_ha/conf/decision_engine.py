@@ -96,7 +96,22 @@ OPTS = [
     cfg.StrOpt(
         'planner', default='weight',
         help='The planner plugin (namespace watcher_ha.planners) that '
-             'orders a strategy\'s actions into an action plan.'),
+             'orders into an action plan the actions of the strategies '
+             'that name no planner of their own (as Watcher\'s, most '
+             'name none; node_resource_consolidation, '
+             'workload_stabilization and workload_balance do). A planner '
+             'named here or by a strategy and not installed stops the '
+             'decision engine\'s start.'),
+    cfg.StrOpt(
+        'metric_map_path', default='/etc/watcher-ha/metric_map.yaml',
+        help='YAML file overriding what the datasources query for each '
+             'metric: {datasource: {metric: series}}, for example '
+             '"prometheus: {host_outlet_temp: \'ipmi_temperature_celsius'
+             '{name="Outlet"}\'}" or "gnocchi: {instance_cpu_usage: '
+             'cpu}"; null removes a metric from a datasource. Read once '
+             'when the decision engine starts; a missing file changes '
+             'nothing, a malformed one stops the start. Watcher\'s '
+             'option (whose default is /etc/watcher/metric_map.yaml).'),
 ]
 
 

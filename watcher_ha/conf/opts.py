@@ -1,20 +1,23 @@
 """Options listed for oslo-config-generator (namespace ``watcher_ha``)."""
 
+from watcher_ha.conf import aetos_client
 from watcher_ha.conf import api
-from watcher_ha.common import clients
 from watcher_ha.conf import applier
+from watcher_ha.conf import clients
+from watcher_ha.conf import collectors
 from watcher_ha.conf import coordination
 from watcher_ha.conf import database
+from watcher_ha.conf import datasources
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
+from watcher_ha.conf import gnocchi_client
 from watcher_ha.conf import instance_ha
 from watcher_ha.conf import ironic
 from watcher_ha.conf import messaging
 from watcher_ha.conf import middleware
+from watcher_ha.conf import planner
+from watcher_ha.conf import prometheus_client
 from watcher_ha.conf import simulator
-from watcher_ha.decision_engine.model.collector import base as \
-    collector_base
-from watcher_ha.decision_engine.planner import weight as weight_planner
 
 
 def list_opts():
@@ -22,14 +25,17 @@ def list_opts():
         ('DEFAULT', default.list_opts()),
         (api.GROUP, api.list_opts()),
         (decision_engine.GROUP, decision_engine.list_opts()),
+        (datasources.GROUP, datasources.list_opts()),
+        (prometheus_client.GROUP, prometheus_client.list_opts()),
+        (aetos_client.GROUP, aetos_client.list_opts()),
+        (gnocchi_client.GROUP, gnocchi_client.list_opts()),
         (applier.GROUP, applier.list_opts()),
         (coordination.GROUP, coordination.list_opts()),
         (instance_ha.GROUP, instance_ha.list_opts()),
         (ironic.GROUP, ironic.list_opts()),
         (simulator.GROUP, simulator.list_opts()),
-        (weight_planner.GROUP, weight_planner.list_opts()),
-        (collector_base.group_name('compute'), collector_base.COMMON_OPTS),
-    ] + clients.list_opts()
+        *planner.list_opts(),
+    ] + clients.list_opts() + collectors.list_opts()
 
 
 def set_defaults():

@@ -39,6 +39,15 @@ def _names(session, *where):
         sa.select(Host.name).where(*where).order_by(Host.id))]
 
 
+def kept_for_failover(context):
+    """Names of the segment hosts no optimisation may fill: reserved,
+    claimed by a recovery that runs, or on maintenance."""
+    with engine.reader.using(context) as session:
+        return frozenset(_names(session, sa.or_(
+            Host.reserved.is_(True), Host.claimed_by.is_not(None),
+            Host.on_maintenance.is_(True))))
+
+
 def held_by(context, notification_uuid):
     """Names of the hosts the recovery holds."""
     with engine.reader.using(context) as session:

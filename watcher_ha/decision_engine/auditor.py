@@ -6,6 +6,8 @@ with a compare-and-swap on ``next_run_time`` so that no round has two
 plans.
 """
 
+import collections
+
 from oslo_config import cfg
 from oslo_log import log
 
@@ -20,9 +22,11 @@ from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
 from watcher_ha.db import models
+from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine import scope as audit_scope
-from watcher_ha.decision_engine.planner import weight as planner_base
+from watcher_ha.decision_engine.planner import base as planner_base
 from watcher_ha.decision_engine import scheduling
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.strategy import base as strategy_base
@@ -38,11 +42,15 @@ class AuditFailed(Exception):
 
 class Auditor:
 
-    def __init__(self, host, plugins, planner, models=None,
-                 refresh_servers=None):
+    def __init__(self, host, plugins, planners, models=None,
+                 refresh_servers=None, datasources=()):
         self.host = host
+        # The configured datasources, in order; each audit reads them
+        # through its own AuditMetrics (its own cache).
+        self.datasources = list(datasources)
         self.catalog = plugins
-        self.planner = planner
+        # planner.loader.Planners: each strategy's planner.
+        self.planners = planners
         # name -> ClusterModel; raises NotFound for a model not kept here.
         self.models = models
         # (model name, hostname) -> None: the host's servers read from
@@ -152,17 +160,29 @@ class Auditor:
                                        row['parameters'])
             self._refresh(uuid, strategy.fresh_hosts(checked))
             snapshots = self._snapshots(uuid, strategy, row['scope'])
+            strategy.protected_hosts = reserved_hosts.kept_for_failover(
+                self._context())
             notifier.audit('strategy.start', uuid)
-            solution = strategy.execute(row, checked, models=snapshots)
+            solution = strategy.execute(
+                row, checked, models=snapshots,
+                metrics=audit_metrics.AuditMetrics(self.datasources))
+            indicators, global_efficacy = self._efficacy(strategy, solution)
+            LOG.info('Audit %s: strategy %s proposes %s; %s', uuid,
+                     strategy.name, _summary(solution.actions),
+                     ', '.join('%s=%s' % (i['name'], i['value'])
+                               for i in indicators + global_efficacy)
+                     or 'no efficacy indicator')
             notifier.audit('strategy.end', uuid)
             stage = 'planner'
             notifier.audit('planner.start', uuid)
-            planned = self.planner.schedule(solution)
+            planned = self.planners.for_strategy(strategy).schedule(
+                solution)
             for action in planned:
                 self.catalog.action(action.action_type).validate(
                     action.input_parameters)
         except (AuditFailed, strategy_base.StrategyError, ValueError,
                 exception.Invalid, catalog.NotInstalled,
+                audit_metrics.MetricUnavailable,
                 planner_base.UnplannableAction) as err:
             self._failed(row, stage, err, finish, next_run_time)
             return
@@ -173,7 +193,7 @@ class Auditor:
         try:
             stored = audit_runs.store_plan(
                 self._context(), row, self.host, strategy_id, planned,
-                solution.efficacy_indicators(), solution.global_efficacy(),
+                indicators, global_efficacy,
                 finish_audit=finish, next_run_time=next_run_time,
                 start=row['auto_trigger'])
         except audit_runs.LostOwnership as err:
@@ -207,6 +227,21 @@ class Auditor:
                                  old_state=ActionPlanState.RECOMMENDED)
             applier_rpcapi.ApplierAPI().launch_action_plan(self._context(),
                                                            plan_uuid)
+
+    @staticmethod
+    def _efficacy(strategy, solution):
+        """(efficacy indicators, global efficacy) of the solution, once
+        the strategy is known to have given every indicator its goal
+        requires (as Watcher: a strategy that gives none is left
+        alone)."""
+        given = solution.indicator_values
+        missing = solution.goal.missing_indicators(given)
+        if given and missing:
+            raise AuditFailed(
+                'strategy %s did not give the efficacy indicator(s) %s that '
+                'goal %s requires' % (strategy.name, ', '.join(missing),
+                                      solution.goal.name))
+        return solution.efficacy_indicators(), solution.global_efficacy()
 
     def _refresh(self, uuid, hosts):
         """Read the servers of ``hosts`` ({model: hostnames}) from the
@@ -265,3 +300,10 @@ class Auditor:
             # A continuous audit carries on: the next round may succeed.
             audit_runs.advance_round(self._context(), row, self.host,
                                      next_run_time)
+
+
+def _summary(actions):
+    """'3 migrate, 1 change_nova_service_state' (or 'no action')."""
+    counts = collections.Counter(action.action_type for action in actions)
+    return ', '.join('%d %s' % (n, kind) for kind, n in counts.items()) \
+        or 'no action'

@@ -24,6 +24,8 @@ from watcher_ha.decision_engine import failure_detection
 from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as audit_scope
+from watcher_ha.decision_engine.datasources import loader as \
+    datasource_loader
 from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import garbage_collection
 from watcher_ha.decision_engine.model import listener_process
@@ -31,6 +33,7 @@ from watcher_ha.decision_engine.model import pools
 from watcher_ha.decision_engine.model import views as model_views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
+from watcher_ha.decision_engine.planner import loader as planner_loader
 from watcher_ha.notifications import notifier
 
 CONF = cfg.CONF
@@ -176,12 +179,12 @@ class DecisionEngineManager:
         context = watcher_context.admin_context()
         catalog_db.sync(context)
         self.catalog = catalog.Catalog()
-        planner = plugins.load_classes(plugins.PLANNERS)[
-            CONF.watcher_decision_engine.planner]
         self.audits.auditor = auditor.Auditor(
-            self.host, self.catalog, planner.from_conf(CONF), self.model,
+            self.host, self.catalog,
+            planner_loader.load(CONF, self.catalog.strategies), self.model,
             refresh_servers=lambda name, host: self.collectors
-            .refresh_servers(name, host))
+            .refresh_servers(name, host),
+            datasources=datasource_loader.load(CONF))
         self._start_models()
         # One-shot audits stamped with this host were being computed by an
         # earlier life of this engine: computed again from scratch.

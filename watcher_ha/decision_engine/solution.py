@@ -30,10 +30,9 @@ class Solution:
                                            resource_id))
 
     def set_indicator(self, name, value):
-        known = {spec.name for spec in self.goal.efficacy_specification}
-        if name not in known:
-            raise ValueError('Goal %s has no efficacy indicator %s'
-                             % (self.goal.name, name))
+        # Raises ValueError, which fails the audit at the strategy stage,
+        # for a name the goal does not declare or a value off its schema.
+        self.goal.check_indicator(name, value)
         self.indicator_values[name] = value
 
     def efficacy_indicators(self):

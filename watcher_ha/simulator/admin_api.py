@@ -1,8 +1,12 @@
-"""The simulator's own API (``/simulator``): its state, and faults to
+"""The simulator's own API (``/simulator``): its state, faults to
 inject (host failures, failing migrations, failing or slow calls, lost or
-late notifications, unreachable BMCs)."""
+late notifications, unreachable BMCs), and the load of a server, changed
+as a workload would change it."""
+
+import numbers
 
 from watcher_ha.simulator import hosts
+from watcher_ha.simulator import scenario
 from watcher_ha.simulator import web
 
 # POST /simulator/hosts/{name}/{event}: what happens to the host.
@@ -17,6 +21,7 @@ class AdminAPI(web.Service):
         ('GET', '/faults', 'get_faults'),
         ('PUT', '/faults', 'set_faults'),
         ('POST', '/hosts/{name}/{event}', 'host_event'),
+        ('PUT', '/servers/{uuid}/load', 'set_load'),
     )
 
     def authorize(self, req):
@@ -67,3 +72,26 @@ class AdminAPI(web.Service):
                             % (event, ', '.join(sorted(HOST_EVENTS))))
         happen(self.cloud, name)
         return 202, None
+
+    def set_load(self, req, version, uuid):
+        """The server's load from now on: {profile, cpu, seed} as in a
+        scenario (what is left out stays as it was)."""
+        load = web.body_of(req)
+        unknown = set(load) - {'profile', 'cpu', 'seed'}
+        if unknown:
+            raise web.Reply(400, 'A load has a profile, cpu and seed; '
+                                 'unknown: %s' % ', '.join(sorted(unknown)))
+        if load.get('profile', 'steady') not in scenario.PROFILES:
+            raise web.Reply(400, 'profile must be one of %s'
+                            % ', '.join(scenario.PROFILES))
+        cpu = load.get('cpu', 0.0)
+        if (not isinstance(cpu, numbers.Real) or isinstance(cpu, bool)
+                or not 0.0 <= cpu <= 1.0):
+            raise web.Reply(400, 'cpu is the share of its vcpus a server '
+                                 'uses, from 0 to 1; got %r' % (cpu,))
+        with self.cloud.lock:
+            server = self.cloud.servers.get(uuid)
+            if server is None:
+                raise web.Reply(404, 'No server %s' % uuid)
+            server.load = {**server.load, **load}
+            return 200, dict(server.load)

@@ -5,7 +5,6 @@ import gc
 import oslo_messaging
 import pytest
 
-from watcher_ha.common import clients
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine.model import garbage_collection
@@ -33,7 +32,6 @@ def test_zero_keeps_what_the_interpreter_has(thresholds):
 def test_a_decision_engine_paces_the_collector_when_it_starts_its_models(
         thresholds):
     gc.set_threshold(700, 10, 10)
-    clients.register_opts(CONF)
     CONF.set_override('auth_type', 'none', group='nova')
     CONF.set_override('gc_young_threshold', 12345,
                       group='watcher_decision_engine')

@@ -1,5 +1,7 @@
 """host_maintenance on model snapshots."""
 
+import dataclasses
+
 import pytest
 
 from watcher_ha.decision_engine.goal import cluster_maintaining
@@ -26,9 +28,10 @@ def cluster(nodes, servers):
     return changes.state()
 
 
-def run(snapshot, **parameters):
+def run(snapshot, protected=(), **parameters):
     strategy = host_maintenance.HostMaintenance(
         cluster_maintaining.ClusterMaintaining)
+    strategy.protected_hosts = frozenset(protected)
     return strategy.execute({}, dict(DEFAULTS, **parameters),
                             models={'compute': snapshot})
 
@@ -85,11 +88,17 @@ def test_fails_naming_what_fits_nowhere():
         run(snapshot, maintenance_node='n1')
 
 
-def test_already_disabled_node_is_only_drained():
-    nodes = dict(NODES, n1=(8, 8192, 'disabled', 'up'))
-    snapshot = cluster(nodes, [('a', 'n1', 2, 2048, 'active')])
+def test_a_node_disabled_for_maintenance_already_is_only_drained():
+    snapshot = _with_node(cluster(NODES, [('a', 'n1', 2, 2048, 'active')]),
+                          'n1', status='disabled',
+                          disabled_reason='watcher_maintaining')
     assert [t for t, _ in actions(run(snapshot, maintenance_node='n1'))] \
         == ['migrate']
+    # Disabled for another reason: Watcher disables it again, with its
+    # reason, so that the node shows why it is out.
+    other = _with_node(snapshot, 'n1', disabled_reason='broken fan')
+    assert [t for t, _ in actions(run(other, maintenance_node='n1'))] \
+        == ['change_nova_service_state', 'migrate']
 
 
 def test_live_or_cold_can_be_switched_off():
@@ -185,3 +194,140 @@ def _without(snapshot, hostname):
     changes = snapshot.changes()
     changes.remove_node(hostname)
     return changes.state()
+
+
+def _with_node(snapshot, hostname, **values):
+    changes = snapshot.changes()
+    changes.put_node(dataclasses.replace(snapshot.node(hostname), **values))
+    return changes.state()
+
+
+MIXED = [('a', 'n1', 1, 1024, 'active'), ('s', 'n1', 1, 1024, 'stopped'),
+         ('p', 'n1', 1, 1024, 'paused'), ('e', 'n1', 1, 1024, 'error')]
+
+
+def test_both_migrations_disabled_stops_the_active_servers_only():
+    found = actions(run(cluster(NODES, MIXED), maintenance_node='n1',
+                        disable_live_migration=True,
+                        disable_cold_migration=True))
+    assert found == [
+        ('change_nova_service_state', {
+            'resource_id': 'uuid-n1', 'resource_name': 'n1',
+            'state': 'disabled', 'disabled_reason': 'watcher_maintaining'}),
+        ('stop', {'resource_id': 'uuid-a'})]
+
+
+@pytest.mark.parametrize('no_live, no_cold, servers, expected', [
+    # Watcher 17's table: running -> live/cold/live/stop, the others
+    # -> cold/cold/stay/stay.
+    (False, False, [('a', 'active'), ('s', 'stopped')],
+     {'a': 'live', 's': 'cold'}),
+    (True, False, [('a', 'active'), ('s', 'stopped')],
+     {'a': 'cold', 's': 'cold'}),
+    (False, True, [('a', 'active'), ('s', 'stopped')], {'a': 'live'}),
+    (True, True, [('a', 'active'), ('s', 'stopped')], {'a': 'stop'}),
+])
+def test_each_combination_of_the_switches(no_live, no_cold, servers,
+                                          expected):
+    snapshot = cluster(NODES, [(name, 'n1', 1, 1024, vm_state)
+                               for name, vm_state in servers])
+    found = run(snapshot, maintenance_node='n1',
+                disable_live_migration=no_live,
+                disable_cold_migration=no_cold).actions
+    fates = {}
+    for action in found:
+        if action.action_type == 'migrate':
+            fates[action.input_parameters['resource_name']] = \
+                action.input_parameters['migration_type']
+        elif action.action_type == 'stop':
+            fates[action.resource_id[len('uuid-'):]] = 'stop'
+    assert fates == expected
+
+
+def test_a_disabled_backup_node_is_enabled_and_used():
+    snapshot = _with_node(cluster(NODES, [('a', 'n1', 2, 2048, 'active')]),
+                          'n2', status='disabled')
+    found = actions(run(snapshot, maintenance_node='n1', backup_node='n2'))
+    assert found[1] == ('change_nova_service_state', {
+        'resource_id': 'uuid-n2', 'resource_name': 'n2',
+        'state': 'enabled'})
+    assert found[2][1]['destination_node'] == 'n2'
+    # Without a backup node, a disabled node receives nothing.
+    found = actions(run(snapshot, maintenance_node='n1'))
+    assert found[-1][1]['destination_node'] == 'n3'
+
+
+def test_a_backup_node_that_cannot_receive_is_refused():
+    snapshot = cluster(NODES, [('a', 'n1', 2, 2048, 'active')])
+    with pytest.raises(base.StrategyError, match='kept for failover'):
+        run(snapshot, maintenance_node='n1', backup_node='n2',
+            protected={'n2'})
+    with pytest.raises(base.StrategyError, match='n2 is down'):
+        run(_with_node(snapshot, 'n2', state='down'),
+            maintenance_node='n1', backup_node='n2')
+    with pytest.raises(base.StrategyError, match='maintenance node itself'):
+        run(snapshot, maintenance_node='n1', backup_node='n1')
+
+
+def test_a_protected_node_receives_nothing():
+    snapshot = cluster(NODES, [('a', 'n1', 2, 2048, 'active')])
+    found = actions(run(snapshot, maintenance_node='n1', protected={'n3'}))
+    assert found[-1][1]['destination_node'] == 'n2'
+    with pytest.raises(base.StrategyError, match='room for a'):
+        run(snapshot, maintenance_node='n1', protected={'n2', 'n3'})
+
+
+def test_the_budget_holds_servers_back_for_a_later_round():
+    snapshot = cluster(NODES, [('a', 'n1', 1, 1024, 'active'),
+                               ('b', 'n1', 1, 2048, 'active'),
+                               ('c', 'n1', 1, 3072, 'active')])
+    found = actions(run(snapshot, maintenance_node='n1', max_migrations=2))
+    assert found[0][0] == 'change_nova_service_state'
+    # The largest first.
+    assert [p['resource_name'] for t, p in found[1:]] == ['c', 'b']
+    per_host = actions(run(snapshot, maintenance_node='n1',
+                           max_migrations_per_host=1))
+    assert [p['resource_name'] for t, p in per_host[1:]] == ['c']
+
+
+def test_hysteresis_drops_a_plan_that_moves_too_few():
+    snapshot = cluster(NODES, [('a', 'n1', 1, 1024, 'active'),
+                               ('b', 'n1', 1, 2048, 'active'),
+                               ('c', 'n1', 1, 3072, 'active')])
+    # One of three is 33 %.
+    assert run(snapshot, maintenance_node='n1', max_migrations=1,
+               min_improvement=50).actions == []
+    assert len(run(snapshot, maintenance_node='n1', max_migrations=1,
+                   min_improvement=30).actions) == 2
+    # Without a budget every server is dealt with: 100 %.
+    assert len(run(snapshot, maintenance_node='n1',
+                   min_improvement=100).actions) == 4
+
+
+def test_an_empty_node_is_only_disabled_once():
+    snapshot = cluster(NODES, [])
+    assert [t for t, _ in actions(run(snapshot, maintenance_node='n1',
+                                      min_improvement=50))] == [
+        'change_nova_service_state']
+    done = _with_node(snapshot, 'n1', status='disabled',
+                      disabled_reason='watcher_maintaining')
+    assert run(done, maintenance_node='n1').actions == []
+
+
+def test_a_one_node_cluster_cannot_be_drained():
+    snapshot = cluster({'n1': NODES['n1']}, [('a', 'n1', 1, 1024,
+                                               'active')])
+    with pytest.raises(base.StrategyError, match='room for a'):
+        run(snapshot, maintenance_node='n1')
+
+
+def test_parameters_are_watchers_plus_the_budget():
+    spec = host_maintenance.HostMaintenance.parameters_spec
+    assert spec['required'] == ['maintenance_node']
+    assert spec['properties']['disable_live_migration'] == {
+        'description': 'Disable live migration in maintenance. If True, '
+                       'active instances will be cold migrated if '
+                       '`disable_cold_migration` is not set, otherwise '
+                       'they will be stopped.',
+        'type': 'boolean', 'default': False}
+    assert {'max_migrations', 'min_improvement'} <= set(spec['properties'])

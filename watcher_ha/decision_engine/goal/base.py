@@ -6,6 +6,8 @@ strategies report. Plugins are plain classes with these attributes.
 
 import dataclasses
 
+import jsonschema
+
 
 @dataclasses.dataclass(frozen=True)
 class IndicatorSpec:
@@ -13,12 +15,41 @@ class IndicatorSpec:
     description: str
     unit: str | None
     schema: dict
+    # Watcher rejects a solution that reports some indicators but leaves a
+    # required one out; optional ones may be missing.
+    required: bool = True
 
 
 class Goal:
     name: str
     display_name: str
     efficacy_specification: tuple = ()
+
+    @classmethod
+    def check_indicator(cls, name, value):
+        """Raise ValueError unless ``value`` fits indicator ``name``'s
+        schema, so a strategy's mistake fails its audit, not the API."""
+        for spec in cls.efficacy_specification:
+            if spec.name == name:
+                break
+        else:
+            raise ValueError('Goal %s has no efficacy indicator %s'
+                             % (cls.name, name))
+        # bool is an int to Python but not a number to an operator.
+        if isinstance(value, bool):
+            raise ValueError('Efficacy indicator %s must be a number, not %r'
+                             % (name, value))
+        try:
+            jsonschema.validate(value, spec.schema)
+        except jsonschema.ValidationError as err:
+            raise ValueError('Efficacy indicator %s: %s'
+                             % (name, err.message)) from None
+
+    @classmethod
+    def missing_indicators(cls, indicator_values):
+        """Names of the required indicators a strategy did not report."""
+        return [spec.name for spec in cls.efficacy_specification
+                if spec.required and spec.name not in indicator_values]
 
     @classmethod
     def global_efficacy(cls, indicator_values):

@@ -22,6 +22,15 @@ class Strategy:
     # The data models (collector names) it reads; the engine waits for
     # each to be built and hands the strategy a snapshot of it.
     data_models: tuple = ()
+    # The planner (namespace watcher_ha.planners) that orders its
+    # solution, as Watcher's strategies name theirs; None: the one
+    # [watcher_decision_engine] planner names (default 'weight', the
+    # default of Watcher's strategies).
+    planner: str | None = None
+    # Hosts that never receive a server from this strategy's plans: the
+    # failover segments' reserved hosts, those claimed by a recovery and
+    # those on maintenance. Set by the auditor before execute().
+    protected_hosts: frozenset = frozenset()
 
     def __init__(self, goal_plugin, scoring_engines=None):
         self.goal_plugin = goal_plugin
@@ -36,7 +45,8 @@ class Strategy:
     def new_solution(self):
         return solution_mod.Solution(self.name, self.goal_plugin)
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         """Return a Solution for ``audit`` (a dict) with ``parameters``;
-        ``models``: {name: ClusterState snapshot} of ``data_models``."""
+        ``models``: {name: ClusterState snapshot} of ``data_models``;
+        ``metrics``: the audit's datasources.metrics.AuditMetrics."""
         raise NotImplementedError

@@ -19,7 +19,7 @@ class DummyStrategy(base.Strategy):
     parameters_spec = {'properties': {'para1': NUMBER_PARAMETER,
                                       'para2': STRING_PARAMETER}}
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         solution = self.new_solution()
         solution.add_action('nop', {'message': 'hello World'})
         solution.add_action('nop', {'message': parameters['para2']})
@@ -37,7 +37,7 @@ class DummyWithScorer(base.Strategy):
                                       'param2': STRING_PARAMETER}}
     SCORERS = ('dummy_min_scorer', 'dummy_max_scorer', 'dummy_avg_scorer')
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         solution = self.new_solution()
         features = json.dumps([parameters['param1'], len(
             parameters['param2'])])

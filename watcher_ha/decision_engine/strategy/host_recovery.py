@@ -101,7 +101,7 @@ class HostRecovery(base.Strategy):
         # be left on the dead host with the recovery finished.
         return {'compute': [parameters['failed_host']]}
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         cluster = (models or {}).get('compute')
         if cluster is None:
             raise base.StrategyError('host_recovery needs the compute data '

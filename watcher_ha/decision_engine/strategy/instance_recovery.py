@@ -32,7 +32,7 @@ class InstanceRecovery(base.Strategy):
         'required': ['notification_uuid', 'instance_uuid'],
     }
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         solution = self.new_solution()
         solution.add_action('restart_server', {
             'resource_id': parameters['instance_uuid'],

@@ -38,7 +38,7 @@ class ProcessRecovery(base.Strategy):
                      'process_name'],
     }
 
-    def execute(self, audit, parameters, models=None):
+    def execute(self, audit, parameters, models=None, metrics=None):
         host = parameters['host']
         solution = self.new_solution()
         solution.add_action('set_host_maintenance', {

@@ -6,19 +6,7 @@ Each collector has an option group ``watcher_cluster_data_model_collectors.
 <name>`` with at least ``period``, the seconds between two full resyncs.
 """
 
-from oslo_config import cfg
-
-GROUP_PREFIX = 'watcher_cluster_data_model_collectors.'
-
-COMMON_OPTS = [
-    cfg.IntOpt('period', default=3600, min=10, mutable=True,
-               help='Seconds between two full resyncs of this model from '
-                    'its source; the first runs when the engine starts.'),
-]
-
-
-def group_name(name):
-    return GROUP_PREFIX + name
+from watcher_ha.conf import collectors as collectors_conf
 
 
 class Collector:
@@ -28,8 +16,9 @@ class Collector:
 
     @classmethod
     def register_opts(cls, conf):
-        group = group_name(cls.name)
-        conf.register_opts(COMMON_OPTS + cls.extra_opts, group=group)
+        group = collectors_conf.group_name(cls.name)
+        conf.register_opts(collectors_conf.COMMON_OPTS + cls.extra_opts,
+                           group=group)
         return conf[group]
 
     def __init__(self, conf, model):

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Every strategy on the reference clusters, next to OpenStack Watcher 17
+measured in the same run on the same input.
+
+    .venv/bin/python tests/benchmarks/bench_strategies.py \\
+        [--sizes 100x2000,500x10000,1000x20000] [--strategies a,b] \\
+        [--timeout 300] [--watcher-venv .bench/watcher17-venv | --no-watcher]
+
+The clusters are ../shared/reference/clusters/cluster_N_M.json, or, for a
+size not stored there (1000x20000), the same generator's output
+(../shared/tools/watcher17-bench/bench_watcher_strategies.py,
+``generate_cluster`` with seed 42), written to a temporary directory that
+both sides read. Both sides get the cluster's static metrics (ours through
+a StaticDatasource, Watcher's through that script's FakeDatasource) and
+each strategy's default parameters (host_maintenance: the first node).
+
+For each strategy and size it prints the time of the strategy alone,
+the actions by type, and the outcome of applying the plan's migrations to
+the cluster: hosts left empty, max and min CPU load of the hosts still
+holding servers (percent of their vcpus, from the servers' static CPU
+usage) and the standard deviation of that load. Watcher runs in its own
+virtualenv (made on first use) with a time cap per strategy; a strategy
+that needs metrics the reference clusters do not have (thermal, airflow,
+L3 cache) is listed as such.
+"""
+
+import argparse
+import collections
+import importlib.util
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests import static_metrics  # noqa: E402
+from tests import strategy_clusters  # noqa: E402
+from tests.benchmarks import watcher17  # noqa: E402
+from watcher_ha.common import parameters as parameters_mod  # noqa: E402
+from watcher_ha.common import plugins  # noqa: E402
+from watcher_ha.decision_engine.datasources import metrics  # noqa: E402
+
+SHARED_BENCH = (ROOT.parent / 'shared' / 'tools' / 'watcher17-bench'
+                / 'bench_watcher_strategies.py')
+WATCHER_SCRIPT = pathlib.Path(__file__).resolve().with_name(
+    'watcher17_strategies.py')
+# The strategies the shared script knows how to drive in Watcher.
+WATCHER_DRIVES = ('vm_workload_consolidation', 'basic', 'workload_balance',
+                  'host_maintenance', 'workload_stabilization',
+                  'node_resource_consolidation')
+# Not optimisation strategies: they react to failures, not to load.
+RECOVERY = ('host_recovery', 'instance_recovery', 'process_recovery')
+
+
+def description(n_nodes, n_instances, workdir):
+    """(path, cluster description) of the reference cluster N x M."""
+    path = strategy_clusters.reference_path(n_nodes, n_instances)
+    if not path.exists():
+        spec = importlib.util.spec_from_file_location('watcher17_bench',
+                                                      SHARED_BENCH)
+        generator = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(generator)
+        path = pathlib.Path(workdir) / path.name
+        with open(path, 'w') as f:
+            json.dump(generator.generate_cluster(n_nodes, n_instances, 42),
+                      f, separators=(',', ':'), sort_keys=True)
+    with open(path) as f:
+        return path, json.load(f)
+
+
+def outcome(cluster, actions):
+    """What the plan's migrations leave: hosts empty and the CPU load of
+    the others. A migration that names no destination (Nova's scheduler
+    chooses) takes its server off its host and counts it nowhere."""
+    where = {i['uuid']: i['host'] for i in cluster['instances']}
+    for action in actions:
+        if action['action_type'] == 'migrate':
+            parameters = action['input_parameters']
+            where[parameters['resource_id']] = parameters.get(
+                'destination_node')
+    vcpus = {h['name']: h['vcpus'] for h in cluster['hosts']}
+    busy = collections.Counter()
+    count = collections.Counter()
+    usage = cluster['metrics']['instances']
+    for instance in cluster['instances']:
+        host = where[instance['uuid']]
+        if host is None:
+            continue
+        count[host] += 1
+        busy[host] += instance['vcpus'] * usage[instance['uuid']][
+            'instance_cpu_usage'] / 100.0
+    loads = [100.0 * busy[h] / vcpus[h] for h in vcpus if count[h]]
+    return {'empty_hosts': sum(1 for h in vcpus if not count[h]),
+            'max_load': max(loads), 'min_load': min(loads),
+            'stdev_load': statistics.pstdev(loads)}
+
+
+def by_type(actions):
+    return dict(collections.Counter(a['action_type'] for a in actions))
+
+
+def run_ours(name, cls, goals, cluster, snapshot, values):
+    extra = ({'maintenance_node': cluster['hosts'][0]['name']}
+             if name == 'host_maintenance' else {})
+    checked = parameters_mod.check(cls.parameters_spec, extra)
+    strategy = cls(goals[cls.goal])
+    audit_metrics = static_metrics.audit_metrics(values)
+    started = time.perf_counter()
+    try:
+        solution = strategy.execute({}, checked,
+                                    models={'compute': snapshot},
+                                    metrics=audit_metrics)
+    except metrics.MetricUnavailable as err:
+        return {'status': 'needs metrics the reference clusters lack (%s)'
+                % err}
+    seconds = time.perf_counter() - started
+    actions = [{'action_type': a.action_type,
+                'input_parameters': a.input_parameters}
+               for a in solution.actions]
+    return {'status': 'ok', 'seconds': seconds, 'actions': actions}
+
+
+def run_watcher(python, path, name, timeout):
+    try:
+        done = subprocess.run(
+            [str(python), str(WATCHER_SCRIPT), str(path), name,
+             '--timeout', str(timeout)],
+            capture_output=True, text=True, timeout=timeout + 120)
+    except subprocess.TimeoutExpired:
+        return {'status': 'timeout', 'seconds': timeout}
+    if done.returncode:
+        return {'status': 'error: %s' % done.stderr.strip()[-300:]}
+    return json.loads(done.stdout)
+
+
+def row(who, result, cluster):
+    if result['status'] != 'ok':
+        shown = result['status']
+        if result['status'] == 'timeout':
+            shown = 'did not finish in %.0f s' % result['seconds']
+        return '  %-8s %s' % (who, shown)
+    after = outcome(cluster, result['actions'])
+    return ('  %-8s %9.3f s  %6d actions %-44s empty %4d  load max %5.1f '
+            'min %5.1f sd %5.2f' % (
+                who, result['seconds'], len(result['actions']),
+                json.dumps(by_type(result['actions']), sort_keys=True),
+                after['empty_hosts'], after['max_load'], after['min_load'],
+                after['stdev_load']))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--sizes', default='100x2000,500x10000,1000x20000')
+    parser.add_argument('--strategies', default='',
+                        help='comma-separated; default: every installed '
+                             'optimisation strategy')
+    parser.add_argument('--timeout', type=float, default=300.0,
+                        help='seconds Watcher gets per strategy')
+    parser.add_argument('--watcher-venv', default=str(watcher17.VENV))
+    parser.add_argument('--no-watcher', action='store_true')
+    args = parser.parse_args()
+    goals = plugins.load_classes(plugins.GOALS)
+    installed = plugins.load_classes(plugins.STRATEGIES)
+    names = ([n for n in args.strategies.split(',') if n]
+             or sorted(n for n in installed if n not in RECOVERY))
+    python = None
+    if not args.no_watcher:
+        python, why = watcher17.python(args.watcher_venv)
+        if python is None:
+            print('Watcher 17 not measured: %s' % why)
+    with tempfile.TemporaryDirectory() as workdir:
+        for size in args.sizes.split(','):
+            n_nodes, n_instances = (int(x) for x in size.split('x'))
+            path, cluster = description(n_nodes, n_instances, workdir)
+            snapshot, values = strategy_clusters.from_reference(cluster)
+            before = outcome(cluster, [])
+            print('\n== %d hosts, %d servers: before any plan: empty %d, '
+                  'load max %.1f min %.1f sd %.2f' % (
+                      n_nodes, n_instances, before['empty_hosts'],
+                      before['max_load'], before['min_load'],
+                      before['stdev_load']), flush=True)
+            for name in names:
+                print('%s' % name, flush=True)
+                ours = run_ours(name, installed[name], goals, cluster,
+                                snapshot, values)
+                print(row('ours', ours, cluster), flush=True)
+                if python is not None and name in WATCHER_DRIVES:
+                    theirs = run_watcher(python, path, name, args.timeout)
+                    print(row('watcher', theirs, cluster), flush=True)
+                    if ours['status'] == theirs['status'] == 'ok':
+                        print('  ours takes %.1f%% of Watcher\'s time' % (
+                            100.0 * ours['seconds'] / theirs['seconds']),
+                            flush=True)
+
+
+if __name__ == '__main__':
+    main()
