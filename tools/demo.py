@@ -106,7 +106,8 @@ def wait_for_model(endpoint, timeout=60):
     while time.monotonic() < deadline:
         request = urllib.request.Request(  # noqa: S310 (our own http URL)
             endpoint + '/v1/data_model?data_model_type=compute',
-            headers={'OpenStack-API-Version': 'infra-optim 1.8'})
+            headers={'OpenStack-API-Version':
+                     'infra-optim 1.7, watcher-ha 1.1'})
         try:
             with urllib.request.urlopen(request, timeout=5) as resp:  # noqa: S310
                 if json.load(resp).get('context'):

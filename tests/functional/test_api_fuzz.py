@@ -55,7 +55,7 @@ COLLECTIONS = ('goals', 'strategies', 'audit_templates', 'audits',
                'action_plans', 'actions', 'scoring_engines', 'services')
 METHODS = ('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS',
            'TRACE', 'FOO', 'get')
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8')
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
 AUDIT_STATES = ('PENDING', 'ONGOING', 'SUCCEEDED', 'FAILED', 'CANCELLED',
                 'SUSPENDED', 'DELETED')
 PLAN_STATES = ('RECOMMENDED', 'PENDING', 'ONGOING', 'SUCCEEDED', 'FAILED',
@@ -338,7 +338,9 @@ version_header = st.one_of(
     st.sampled_from((
         'infra-optim', 'compute 2.1', 'infra-optim 1.5, infra-optim 1.6',
         'infra-optim 1.5,compute 2.1', ',', 'infra-optim  latest',
-        'INFRA-OPTIM 1.5', '')).map(
+        'INFRA-OPTIM 1.5', '', 'infra-optim 1.7, watcher-ha 1.1',
+        'watcher-ha latest', 'watcher-ha 1.9', 'watcher-ha x',
+        'infra-optim 1.8, watcher-ha 1.1')).map(
             lambda v: {'OpenStack-API-Version': v}),
     st.text(alphabet=string.printable.strip('\n\r\x0b\x0c'),
             max_size=40).map(lambda v: {'OpenStack-API-Version': v}),

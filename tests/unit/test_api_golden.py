@@ -25,8 +25,8 @@ TIMESTAMP = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?'
                        r'(\+00:00)?$')
 HOST = '127.0.0.1:9322'
 
-# Watcher 17's newest microversion; ours is newer (1.8, HA status of the
-# services), which a reply names wherever it names the newest version.
+# Watcher 17's newest microversion, and ours: our additions have a
+# family of their own (watcher-ha).
 WATCHER17_MAX = '1.7'
 
 # Deliberate differences from Watcher 17, each documented in

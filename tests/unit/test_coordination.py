@@ -8,6 +8,10 @@ from tests import factories
 from watcher_ha.common import coordination
 from watcher_ha.conf import CONF
 
+# What a decision engine shows of its group and models: ours, beyond
+# Watcher's API.
+OURS = {'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.1'}
+
 
 # A member's record lasts a quarter of member_timeout (10 s): its death
 # shows within 2.5 s, and its absence must then be seen for 10 s.
@@ -86,13 +90,13 @@ def test_services_show_group_status_and_owned_audits(api, db):
         owned = factories.audit(db, state='ONGOING', hostname='ctl-1',
                                 audit_type='CONTINUOUS', interval='60')
         factories.audit(db, state='ONGOING', hostname='ctl-1')
-        listed = api.get('/v1/services', version='1.8').json['services']
+        listed = api.get('/v1/services', headers=OURS).json['services']
         assert [(s['name'], s['host'], s['status']) for s in listed] == [
             ('watcher-ha-decision-engine', 'ctl-1', 'ACTIVE'),
             # Heartbeating in the registry, but not in the group.
             ('watcher-ha-decision-engine', 'ctl-2', 'FAILED'),
             ('watcher-ha-api', 'ctl-2', 'ACTIVE')]
-        shown = [api.get('/v1/services/%d' % s['id'], version='1.8').json
+        shown = [api.get('/v1/services/%d' % s['id'], headers=OURS).json
                  for s in listed]
         assert [s['continuous_audits'] for s in shown] == [
             [owned['uuid']], [], None]
@@ -110,7 +114,7 @@ def test_services_show_group_status_and_owned_audits(api, db):
                         'last_resync': time.time() - 100,
                         'last_notification': None}]}))
         [model] = api.get('/v1/services/%d' % listed[0]['id'],
-                          version='1.8').json['data_models']
+                          headers=OURS).json['data_models']
         assert model['name'] == 'compute' and model['generation'] == 42
         assert 99 <= model['seconds_since_resync'] < 110
         assert model['seconds_since_notification'] is None

@@ -38,8 +38,8 @@ def everything(api, db):
                          ids=[r[0] for r in RESOURCES])
 def test_responses_match_their_declared_fields(api, everything, collection,
                                                fields, version):
-    version_obj = microversion.microversion_parse.parse_version_string(
-        version)
+    version_obj = microversion.Requested(
+        microversion.microversion_parse.parse_version_string(version))
     listed = api.get('/v1/' + collection, version=version).json[collection]
     detailed = api.get('/v1/%s/detail' % collection,
                        version=version).json[collection]

@@ -10,7 +10,6 @@ import dataclasses
 import datetime
 from collections.abc import Callable
 
-import microversion_parse
 
 UUID = {'type': 'string', 'format': 'uuid'}
 NULLABLE_UUID = {'type': ['string', 'null']}
@@ -40,8 +39,9 @@ def iso_naive(value):
 
 @dataclasses.dataclass(frozen=True)
 class Output:
-    """What a getter may need beyond the row: the request's version, the
-    view (short list or detail) and how to build links."""
+    """What a getter may need beyond the row: the request's versions
+    (microversion.Requested), the view (short list or detail) and how to
+    build links."""
     version: object
     detail: bool
     links: Callable
@@ -53,6 +53,8 @@ class Field:
     schema: dict
     # Shown in the short list view too, not only in show and /detail.
     in_list: bool = False
+    # The first version showing it: 'X.Y' (infra-optim) or 'watcher-ha
+    # X.Y'.
     since: str | None = None
     # getter(row, output) -> value; by default the column of that name.
     getter: Callable | None = None
@@ -60,16 +62,7 @@ class Field:
     def visible(self, version, detail):
         if not (detail or self.in_list):
             return False
-        return self.since is None or version >= parse_version(self.since)
-
-
-_VERSIONS = {}
-
-
-def parse_version(text):
-    if text not in _VERSIONS:
-        _VERSIONS[text] = microversion_parse.parse_version_string(text)
-    return _VERSIONS[text]
+        return self.since is None or version.at_least(self.since)
 
 
 def _plain(name):

@@ -45,6 +45,7 @@ def expose(status_code=200, min_version=None):
             response.headers.update(microversion.range_headers())
             try:
                 version = microversion.parse(request.headers)
+                extension = microversion.parse_extension(request.headers)
             except microversion.VersionNotAcceptable as err:
                 return _render(response, err.code,
                                errors.http_body(err.code, err.message))
@@ -52,8 +53,10 @@ def expose(status_code=200, min_version=None):
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
             request.version = version
+            request.requested = microversion.Requested(
+                version, extension or microversion.MIN_EXTENSION)
             response.headers[microversion.HEADER] = (
-                microversion.version_header(version))
+                microversion.version_header(version, extension))
             try:
                 if minimum is not None and version < minimum:
                     raise exception.NotAcceptable()

@@ -1,15 +1,23 @@
 """API microversions: the one list of versions, and header handling.
 
 Clients ask with ``OpenStack-API-Version: infra-optim X.Y`` (or
-``latest``); no header means the minimum. The history is told in
+``latest``); no header means the minimum. ``infra-optim`` versions are
+exactly Watcher 17's: what watcher_ha adds to Watcher's API has a
+microversion family of its own, ``watcher-ha``, asked in the same
+header (``infra-optim 1.7, watcher-ha 1.1``), so that no number of ours
+can mean something else in a later Watcher. The history is told in
 doc/source/rest_api_version_history.rst.
 """
+
+import functools
+import typing
 
 import microversion_parse
 
 from watcher_ha.common import exception
 
 SERVICE_TYPE = 'infra-optim'
+EXTENSION_TYPE = 'watcher-ha'
 HEADER = 'OpenStack-API-Version'
 
 VERSIONS = [
@@ -22,14 +30,38 @@ VERSIONS = [
             # action plans and actions.
     '1.6',  # data_model: server_flavor_extra_specs and server_pinned_az.
     '1.7',  # Audit templates: default_parameters.
-    '1.8',  # Services: status from the coordination group; a decision
-            # engine shows the continuous audits it owns.
+]
+EXTENSION_VERSIONS = [
+    '1.0',  # Watcher's API alone.
+    '1.1',  # Services: a decision engine's continuous_audits and
+            # data_models; GET /v1/data_model: model (engine, generation,
+            # ages).
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])
 MAX_VERSION = microversion_parse.parse_version_string(VERSIONS[-1])
 MIN_VERSION_STRING = VERSIONS[0]
 MAX_VERSION_STRING = VERSIONS[-1]
+MIN_EXTENSION = microversion_parse.parse_version_string(
+    EXTENSION_VERSIONS[0])
+
+
+# Rendering asks the same few versions for every row.
+_version_of = functools.lru_cache(maxsize=64)(
+    microversion_parse.parse_version_string)
+
+
+class Requested(typing.NamedTuple):
+    """The versions a request asked for: Watcher's API (``api``) and our
+    additions (``extension``)."""
+    api: microversion_parse.Version
+    extension: microversion_parse.Version = MIN_EXTENSION
+
+    def at_least(self, text):
+        """``text``: 'X.Y' (infra-optim) or 'watcher-ha X.Y'."""
+        family, _, number = text.rpartition(' ')
+        asked = self.extension if family == EXTENSION_TYPE else self.api
+        return asked >= _version_of(number)
 
 
 class VersionNotAcceptable(exception.WatcherHAError):
@@ -47,34 +79,48 @@ class InvalidVersionHeader(exception.Invalid):
 
 def parse(headers):
     """Return the microversion_parse.Version asked for by ``headers``."""
+    return _parse(headers, SERVICE_TYPE, VERSIONS, bare_major=True)
+
+
+def parse_extension(headers):
+    """The ``watcher-ha`` version asked for by ``headers``, or None if
+    none is."""
+    return _parse(headers, EXTENSION_TYPE, EXTENSION_VERSIONS, default=None)
+
+
+def _parse(headers, service, versions, bare_major=False,
+           default=MIN_VERSION):
+    lowest, highest = versions[0], versions[-1]
+
+    def invalid(value):
+        return InvalidVersionHeader(header=HEADER, value=value,
+                                    service=service, min=lowest, max=highest)
     try:
-        text = microversion_parse.get_version(headers, SERVICE_TYPE)
+        text = microversion_parse.get_version(headers, service)
     except ValueError as err:
-        raise InvalidVersionHeader(header=HEADER, value=str(err),
-                                   service=SERVICE_TYPE,
-                                   min=MIN_VERSION_STRING,
-                                   max=MAX_VERSION_STRING)
+        raise invalid(str(err))
     if text is None:
-        return MIN_VERSION
+        return default
     if text.strip().lower() == 'latest':
-        return MAX_VERSION
-    if text.strip() == '1':
+        return microversion_parse.parse_version_string(highest)
+    if bare_major and text.strip() == '1':
         # Old clients send the bare major version.
-        return MIN_VERSION
+        return microversion_parse.parse_version_string(lowest)
     try:
         version = microversion_parse.parse_version_string(text)
     except (TypeError, ValueError):
-        raise InvalidVersionHeader(header=HEADER, value=text,
-                                   service=SERVICE_TYPE,
-                                   min=MIN_VERSION_STRING,
-                                   max=MAX_VERSION_STRING)
-    supported = ('The supported version range is: [%s, %s].'
-                 % (MIN_VERSION_STRING, MAX_VERSION_STRING))
-    if version.major != MIN_VERSION.major:
+        raise invalid(text)
+    # Watcher's words for its own family; ours names itself.
+    family = '' if service == SERVICE_TYPE else service + ' '
+    supported = ('The supported %sversion range is: [%s, %s].'
+                 % (family, lowest, highest))
+    first = microversion_parse.parse_version_string(lowest)
+    if version.major != first.major:
         raise VersionNotAcceptable(
             'Mutually exclusive versions requested. Version %s requested '
             'but not supported by this service. %s' % (text, supported))
-    if not version.matches(MIN_VERSION, MAX_VERSION):
+    if not version.matches(first, microversion_parse.parse_version_string(
+            highest)):
         raise VersionNotAcceptable(
             'Version %s was requested but the minor version is not '
             'supported by this service. %s' % (text, supported))
@@ -87,9 +133,10 @@ def range_headers():
             'Vary': HEADER}
 
 
-def version_header(version):
-    return '%s %s' % (SERVICE_TYPE, version)
-
-
-def at_least(version, text):
-    return version >= microversion_parse.parse_version_string(text)
+def version_header(version, extension=None):
+    """The answer's version header: ours too if the request asked for
+    it."""
+    text = '%s %s' % (SERVICE_TYPE, version)
+    if extension is not None:
+        text += ', %s %s' % (EXTENSION_TYPE, extension)
+    return text

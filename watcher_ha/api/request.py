@@ -10,7 +10,6 @@ from oslo_config import cfg
 from oslo_utils import uuidutils
 
 from watcher_ha.api import body_limit
-from watcher_ha.api import microversion
 from watcher_ha.common import exception
 
 CONF = cfg.CONF
@@ -22,12 +21,14 @@ def context():
     return pecan.request.context
 
 
-def version():
-    return pecan.request.version
+def requested():
+    """The versions asked for: microversion.Requested."""
+    return pecan.request.requested
 
 
 def version_at_least(text):
-    return microversion.at_least(pecan.request.version, text)
+    """``text``: 'X.Y' (infra-optim) or 'watcher-ha X.Y'."""
+    return pecan.request.requested.at_least(text)
 
 
 # No Watcher body nests more than a few levels; validating, copying or

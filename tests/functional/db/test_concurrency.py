@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from tests import factories
 from watcher_ha.common import context
 from watcher_ha.common import exception
+from watcher_ha.common import plugins
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import audits
@@ -81,9 +82,7 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     assert all(o is None for o in outcomes), outcomes
     with migrated_engine.connect() as conn:
         names = conn.execute(sa.select(models.Strategy.name)).scalars().all()
-    assert sorted(names) == ['dummy', 'dummy_with_scorer', 'host_maintenance',
-                            'host_recovery', 'instance_recovery',
-                            'process_recovery']
+    assert sorted(names) == sorted(plugins.load_classes(plugins.STRATEGIES))
 
 
 def test_parallel_actions_of_one_plan_never_fail_on_locks(migrated_engine):

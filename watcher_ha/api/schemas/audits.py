@@ -7,7 +7,7 @@ from watcher_ha.common.states import AuditType
 
 def _force(row, output):
     # Watcher shows the stored value only in detail views from 1.2 on.
-    if not output.detail or output.version < f.parse_version('1.2'):
+    if not output.detail or not output.version.at_least('1.2'):
         return False
     return row['force']
 

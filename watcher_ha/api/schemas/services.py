@@ -21,7 +21,8 @@ SERVICE = f.Fields(
     # A decision engine's continuous audits; null for other daemons.
     f.Field('continuous_audits', {'type': ['array', 'null'],
                                   'items': f.UUID},
-            since='1.8', getter=lambda row, output: row['continuous_audits']),
+            since='watcher-ha 1.1',
+            getter=lambda row, output: row['continuous_audits']),
     # A decision engine's data models as of its last heartbeat; null for
     # other daemons.
     f.Field('data_models', {'type': ['array', 'null'], 'items': {
@@ -33,5 +34,6 @@ SERVICE = f.Fields(
                        'seconds_since_resync': {'type': ['number', 'null']},
                        'seconds_since_notification': {
                            'type': ['number', 'null']}}}},
-            since='1.8', getter=lambda row, output: row['data_models']),
+            since='watcher-ha 1.1',
+            getter=lambda row, output: row['data_models']),
 )

@@ -39,7 +39,7 @@ class ResourceController(rest.RestController):
         return request.links(self.collection, ident)
 
     def output(self, detail=True):
-        return fields.Output(request.version(), detail, self._links)
+        return fields.Output(request.requested(), detail, self._links)
 
     def serialize(self, row, detail=True):
         return self.fields.render(row, self.output(detail))

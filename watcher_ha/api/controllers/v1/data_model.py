@@ -23,7 +23,7 @@ SERVER_FIELDS = ('server_uuid', 'server_watcher_exclude', 'server_name',
                  'server_locked')
 EXTENDED_SERVER_FIELDS = ('server_pinned_az', 'server_flavor_extra_specs')
 EXTENDED_VERSION = '1.6'
-MODEL_INFO_VERSION = '1.8'
+MODEL_INFO_VERSION = 'watcher-ha 1.1'
 
 
 class DataModelController(rest.RestController):
