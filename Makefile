@@ -25,19 +25,26 @@ demo: $(STAMP)
 TEST_WORKERS ?= 4
 
 test: $(STAMP) test-tools
-	$(BIN)/ruff check watcher_ha tests tools alembic
+	$(BIN)/ruff check watcher_ha tests tools
 	$(BIN)/python -m pytest -q -ra --durations=15 -n $(TEST_WORKERS) \
 		--dist worksteal -m 'not serial' tests
 	$(BIN)/python -m pytest -q -ra -m serial tests
 
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.
+# Each program is named after the Debian package that brings it (systemd
+# also brings systemd-analyze and systemd-sysusers, for the units' tests).
+TEST_TOOLS := prometheus shellcheck systemd
+
 test-tools:
-	@if [ "$$CI" = true ] && ! command -v prometheus >/dev/null; then \
+	@missing=; for tool in $(TEST_TOOLS); do \
+		command -v $$tool >/dev/null || missing="$$missing $$tool"; \
+	done; \
+	if [ "$$CI" = true ] && [ -n "$$missing" ]; then \
 		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$sudo apt-get update -qq && \
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends prometheus; \
+			--no-install-recommends $$missing; \
 	fi
 
 unit: $(STAMP)
@@ -47,7 +54,7 @@ functional: $(STAMP) test-tools
 	$(BIN)/python -m pytest -q tests/functional
 
 lint: $(STAMP)
-	$(BIN)/ruff check watcher_ha tests tools alembic
+	$(BIN)/ruff check watcher_ha tests tools
 
 genconfig: $(STAMP)
 	$(BIN)/oslo-config-generator --config-file etc/watcher-ha/config-generator.conf

@@ -33,6 +33,9 @@ HOW_TO_START = {
     # A program the tests run themselves, not a server they expect.
     'prometheus': 'sudo apt-get install prometheus  (the Debian package; '
                   'the test runs its own server, not the service)',
+    'shellcheck': 'sudo apt-get install shellcheck',
+    'systemd': 'sudo apt-get install systemd  (for systemd-analyze and '
+               'systemd-sysusers; no systemd instance is needed)',
 }
 
 

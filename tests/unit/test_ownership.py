@@ -22,6 +22,9 @@ class _View:
     def gone(self, member):
         return self.known and (member is None or member in self._gone)
 
+    def missing_since(self, member):
+        return None
+
 
 class _Group:
 

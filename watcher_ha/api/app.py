@@ -13,8 +13,10 @@ from watcher_ha.api import access_log
 from watcher_ha.api import auth
 from watcher_ha.api import body_limit
 from watcher_ha.api import errors
+from watcher_ha.api import healthcheck
 from watcher_ha.api import hooks
 from watcher_ha.api import pecan_speedups
+from watcher_ha.api import request_metrics
 from watcher_ha.instance_ha.api import app as instance_ha_app
 
 CONF = cfg.CONF
@@ -85,7 +87,11 @@ def setup_app(conf=None):
         app = auth.AuthTokenMiddleware(
             app, conf, public_webhooks=not conf.api.enable_webhooks_auth,
             public_prefix=prefix)
+    # Outside keystonemiddleware: load balancers probe without a token.
+    app = Mount(app, healthcheck.PATH, healthcheck.application(conf))
     app = body_limit.BodySizeLimit(app, conf)
+    if conf.metrics.enabled:
+        app = request_metrics.RequestMetrics(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = cors.CORS(app, conf)
     app = request_id.RequestId(app)

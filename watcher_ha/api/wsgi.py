@@ -30,7 +30,24 @@ def init_application():
     # Refused at load, saying what to run: the server's log shows why.
     migration.check_current()
     from watcher_ha.api import app
-    return app.setup_app(conf)
+    wsgi_app = app.setup_app(conf)
+    if conf.metrics.enabled:
+        _serve_metrics(conf)
+    return wsgi_app
+
+
+def _serve_metrics(conf):
+    """The API's metrics endpoint, served by the process that loads the
+    app first (the server's master with gunicorn --preload, else the
+    first worker to bind the port), with every worker's metrics: a WSGI
+    server's workers are processes of their own (even one, beside its
+    master), so the multiprocess directory is required
+    (doc/source/metrics.rst)."""
+    from watcher_ha.common import metrics_server
+    from watcher_ha.db import state_metrics
+    metrics_server.require_multiprocess_dir('under a WSGI server')
+    metrics_server.serve(conf, conf.metrics.api_port,
+                         [state_metrics.StateCollector()], shared=True)
 
 
 def __getattr__(name):

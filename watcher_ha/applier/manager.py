@@ -12,6 +12,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.applier import fencing
+from watcher_ha.applier import metrics
 from watcher_ha.applier import recovery
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
@@ -198,6 +199,7 @@ class ApplierManager:
         (None: a lone applier)."""
         catalog_db.sync(watcher_context.admin_context())
         self.plans.actions = plugins.load_classes(plugins.ACTIONS)
+        metrics.known(self.plans.actions)
         self.owner.start(group)
 
     def endpoints(self):

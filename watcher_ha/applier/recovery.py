@@ -31,6 +31,7 @@ from oslo_log import log
 
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import fencing
+from watcher_ha.applier import metrics
 from watcher_ha.common import ownership
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
@@ -136,6 +137,7 @@ class Recovery:
             if plan_runs.move_action(self.context, self.plan, self.host,
                                      action, ActionState.ONGOING, target,
                                      message) is not None:
+                metrics.ended(action, target)
                 notifier.action('update', action['uuid'],
                                 old_state=ActionState.ONGOING)
             if target == ActionState.FAILED and self.mode == RESUME:

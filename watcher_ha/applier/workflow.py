@@ -27,6 +27,7 @@ from taskflow import task
 
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import fencing
+from watcher_ha.applier import metrics
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
@@ -222,6 +223,7 @@ class PlanRun:
                      token) is None:
             raise Interrupted('action %s was taken from this run'
                               % action['uuid'])
+        metrics.ended(action, state)
 
     def succeeded(self, action, plugin):
         self._succeeded.append((action['uuid'], plugin))

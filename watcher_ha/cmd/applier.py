@@ -5,6 +5,7 @@ import sys
 from watcher_ha.applier import manager
 from watcher_ha.applier import rpcapi
 from watcher_ha.common import daemon
+from watcher_ha.common import metrics_server
 from watcher_ha.common import service as watcher_service
 
 
@@ -16,4 +17,6 @@ def build(conf):
 def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv, program=manager.BINARY)
+    if conf.metrics.enabled:
+        metrics_server.serve(conf, conf.metrics.applier_port)
     watcher_service.run(conf, build(conf))

@@ -3,8 +3,10 @@
 import sys
 
 from watcher_ha.common import daemon
+from watcher_ha.common import metrics_server
 from watcher_ha.common import service as watcher_service
 from watcher_ha.decision_engine import manager
+from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.decision_engine import rpcapi
 
 
@@ -18,4 +20,8 @@ def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv,
         program=manager.BINARY)
-    watcher_service.run(conf, build(conf))
+    engine = build(conf)
+    if conf.metrics.enabled:
+        metrics_server.serve(conf, conf.metrics.decision_engine_port,
+                             [model_metrics.ModelCollector(engine.manager)])
+    watcher_service.run(conf, engine)

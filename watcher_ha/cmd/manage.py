@@ -1,4 +1,5 @@
-"""watcher-ha-db-manage: upgrade, downgrade, version, purge, sync."""
+"""watcher-ha-db-manage: upgrade, downgrade, version, purge, sync,
+import-watcher."""
 
 import sys
 
@@ -7,8 +8,11 @@ from oslo_config import cfg
 from watcher_ha.common import context
 from watcher_ha.common import service
 from watcher_ha.db import catalog
+from watcher_ha.db import engine as db_engine
 from watcher_ha.db import migration
 from watcher_ha.db import purge as db_purge
+from watcher_ha.db import watcher17
+from watcher_ha.db import watcher_import
 
 CONF = cfg.CONF
 
@@ -54,6 +58,31 @@ def do_sync():
              if CONF.command.prune else ''))
 
 
+def do_import_watcher():
+    command = CONF.command
+    service.check_schema()
+    try:
+        tallies = watcher_import.run(
+            context.admin_context(), command.from_url, force=command.force,
+            dry_run=command.dry_run)
+    except (watcher17.NotWatcher17,
+            watcher_import.WatcherStillRunning) as err:
+        sys.exit(str(err))
+    except db_engine.DB_ERRORS as err:
+        # One transaction: whatever it wrote is rolled back.
+        sys.exit('The import failed, and copied nothing: %s' % err)
+    print('%-20s %10s %8s %8s' % ('', 'would copy' if command.dry_run
+                                   else 'copied', 'present', 'skipped'))
+    for table, tally in tallies.items():
+        print('%-20s %10d %8d %8d' % (table, tally.copied, tally.present,
+                                      len(tally.skipped)))
+    for table, tally in tallies.items():
+        for uuid, why in tally.skipped:
+            print('skipped %s %s: %s' % (table[:-1], uuid, why))
+    if command.dry_run:
+        print('Dry run: nothing was written.')
+
+
 def add_command_parsers(subparsers):
     parser = subparsers.add_parser(
         'upgrade', help='Upgrade the schema (to the latest by default).')
@@ -88,6 +117,23 @@ def add_command_parsers(subparsers):
                              'and nothing refers to. Run it once every '
                              'host has the same plugins.')
     parser.set_defaults(func=do_sync)
+
+    parser = subparsers.add_parser(
+        'import-watcher',
+        help='Copy audit templates, audits and action plans (with their '
+             'actions and efficacy indicators) from an OpenStack Watcher '
+             '17 database; rows already here (same UUID) are left alone. '
+             'See doc/source/migrating_from_watcher.rst.')
+    parser.add_argument('--from', dest='from_url', required=True,
+                        metavar='URL',
+                        help="The Watcher database's SQLAlchemy URL (its "
+                             "[database] connection); only read.")
+    parser.add_argument('--force', action='store_true',
+                        help="Import even though Watcher's services table "
+                             "shows a decision engine or applier up.")
+    parser.add_argument('--dry-run', action='store_true',
+                        help='Report what would be copied, write nothing.')
+    parser.set_defaults(func=do_import_watcher)
 
 
 def _revision_arguments(parser):

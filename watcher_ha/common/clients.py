@@ -10,6 +10,7 @@ from oslo_config import cfg
 
 # Registers the options read here ([nova], [placement], [ironic]).
 from watcher_ha import conf as _registered  # noqa: F401
+from watcher_ha.conf import watcher_clients_auth
 
 CONF = cfg.CONF
 
@@ -19,24 +20,44 @@ IRONIC_GROUP = 'ironic'
 # pinned_availability_zone appears at 2.96: Nova 2024.1 (Caracal) or
 # later.
 NOVA_API_VERSION = '2.96'
+NOVA_RELEASE = '2024.1 (Caracal)'
 PLACEMENT_API_VERSION = '1.6'
 # Node names (1.5), ?fields= (1.8) and fault (1.42) are known; 1.46
 # (conductor groups) dates from Rocky (2018): any Ironic in service serves
 # it.
 IRONIC_API_VERSION = '1.46'
 
+def auth_group(conf, group):
+    """The group whose credentials and session options ``group`` uses:
+    its own, or, when it has no auth_type and Watcher's
+    [watcher_clients_auth] has one, that one (as Watcher does)."""
+    shared = watcher_clients_auth.GROUP
+    if conf[group].auth_type is None and conf[shared].auth_type is not None:
+        return shared
+    return group
+
+
 def configured(conf=CONF, group=NOVA_GROUP):
     """None if ``group`` has credentials, else what to set."""
-    if conf[group].auth_type is None:
+    if conf[auth_group(conf, group)].auth_type is None:
         return ('[%s] auth_type is not set: set it to "password" (with '
                 'auth_url, username, ...) for a cloud, or to "none" with '
-                'endpoint_override for the simulator' % group)
+                'endpoint_override for the simulator (or set credentials '
+                'once in [watcher_clients_auth], as for Watcher)' % group)
     return None
 
 
 def _session(conf, group):
+    group = auth_group(conf, group)
     auth = ks_loading.load_auth_from_conf_options(conf, group)
     return ks_loading.load_session_from_conf_options(conf, group, auth=auth)
+
+
+def adapter(conf=CONF, group=NOVA_GROUP):
+    """A keystoneauth adapter on ``group``'s service, at no particular
+    microversion: for its version discovery."""
+    return ks_loading.load_adapter_from_conf_options(
+        conf, group, session=_session(conf, group))
 
 
 # Requests that change nothing.

@@ -97,6 +97,13 @@ class Membership:
         since = self._absent_since.setdefault(member, self._read_at)
         return self._read_at - since >= self._timeout - READ_LATENESS
 
+    def missing_since(self, member):
+        """The monotonic time of the first read ``member`` was absent
+        from since it was last seen; None if it is not missing."""
+        if member is None or member in self.live:
+            return None
+        return self._absent_since.get(member)
+
 
 class Group:
     """This process as ``member`` of ``group``, and what it can tell of

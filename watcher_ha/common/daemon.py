@@ -17,6 +17,7 @@ from oslo_service import service
 from watcher_ha.common import context
 from watcher_ha.common import coordination
 from watcher_ha.common import rpc
+from watcher_ha.common import rpc_metrics
 from watcher_ha.db import services
 
 CONF = cfg.CONF
@@ -78,6 +79,32 @@ class Heartbeat:
         self._stopped.set()
 
 
+class Services(service.ServiceBase):
+    """Several services run as one in one process: started in order,
+    stopped in the reverse order, so that what was started last (the API
+    of an all-in-one) takes nothing new while the others finish or hand
+    back their work."""
+
+    def __init__(self, services):
+        self.services = services
+
+    def start(self):
+        for svc in self.services:
+            svc.start()
+
+    def stop(self, graceful=True):
+        for svc in reversed(self.services):
+            svc.stop()
+
+    def wait(self):
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        for svc in self.services:
+            svc.reset()
+
+
 class Daemon(service.ServiceBase):
     """Runs ``manager`` (start(), stop(timeout), endpoints(), periodic())
     as the service ``binary`` listening on ``topic``."""
@@ -101,7 +128,8 @@ class Daemon(service.ServiceBase):
         self.manager.start(self.group)
         target = oslo_messaging.Target(topic=self.topic, server=self.host)
         self._rpc_server = oslo_messaging.get_rpc_server(
-            rpc.get_transport(), target, self.manager.endpoints(),
+            rpc.get_transport(), target,
+            rpc_metrics.timed(self.manager.endpoints()),
             executor='threading')
         self._rpc_server.start()
         self._scheduler = background.BackgroundScheduler(timezone='UTC')

@@ -30,6 +30,7 @@ import threading
 import time
 from typing import Protocol
 
+import prometheus_client
 from futurist import ThreadPoolExecutor
 from oslo_config import cfg
 from oslo_log import log
@@ -50,6 +51,23 @@ STRANDED = 'stranded'     # held here, but no job of this daemon on it
 # How long a lapsed member waits for the jobs it stopped before it joins
 # its group again.
 LAPSE_WAIT = 5.0
+
+# What became of rows held by this daemon, or by a gone one: the kinds of
+# change to CHANGES' ``change`` label.
+ADOPTION = 'adopted'        # taken over here from a gone owner
+HANDOVER = 'handed_over'    # given by this daemon to the ring's choice
+LOSS = 'lost'               # taken over by another while this one lapsed
+CHANGES = prometheus_client.Counter(
+    'watcher_ha_ownership_changes',
+    'Rows of owned work (audits, action plans, host notifications) whose '
+    'owner changed through this daemon: adopted from a gone owner, handed '
+    'over along the hash ring, or lost while this daemon was out of its '
+    'group.', ['kind', 'change'])
+TAKEOVER_SECONDS = prometheus_client.Histogram(
+    'watcher_ha_takeover_duration_seconds',
+    'From the first membership read a gone owner was missing from to its '
+    'row adopted here: how long owned work waited for a new owner.',
+    ['kind'], buckets=(1, 2.5, 5, 7.5, 10, 15, 20, 30, 45, 60, 120, 300))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,6 +131,9 @@ class _Alone:
     def gone(self, member):
         return member is None
 
+    def missing_since(self, member):
+        return None
+
 
 class Owner:
     """Runs ``domain``'s work for ``host`` in a pool of ``workers``."""
@@ -132,6 +153,11 @@ class Owner:
         self._working = set()
         # Set when the daemon stops; the domain's jobs watch it too.
         self.stopping = stopping
+        # Series at zero from the start, so that a rate over them is 0,
+        # not missing, until something changes owner.
+        for change in (ADOPTION, HANDOVER, LOSS):
+            CHANGES.labels(domain.kind, change)
+        TAKEOVER_SECONDS.labels(domain.kind)
 
     def start(self, group):
         """``group``: this daemon's membership (None: a lone daemon, which
@@ -251,20 +277,26 @@ class Owner:
                     and self.domain.hand_over(context, held, assigned)):
                 LOG.info('%s %s handed over to %s', self.domain.kind,
                          held.uuid, assigned)
+                CHANGES.labels(self.domain.kind, HANDOVER).inc()
             return
         if assigned != self.host or not view.gone(held.owner):
             return
         # The compare-and-swap runs as the row's job: from the moment it
         # commits, the row is one this daemon is working on (the
         # self-check leaves it alone).
-        self.submit(held.uuid, self._adopt, held)
+        self.submit(held.uuid, self._adopt, held,
+                    view.missing_since(held.owner))
 
-    def _adopt(self, held):
+    def _adopt(self, held, missing_since=None):
         if not self.domain.adopt(watcher_context.admin_context(), held,
                                  held.owner):
             return
         LOG.warning('%s %s adopted from %s', self.domain.kind, held.uuid,
                     held.owner or 'no owner')
+        CHANGES.labels(self.domain.kind, ADOPTION).inc()
+        if missing_since is not None:
+            TAKEOVER_SECONDS.labels(self.domain.kind).observe(
+                time.monotonic() - missing_since)
         self.domain.resume(held.uuid, ADOPTED, held.owner)
 
     def _lapsed(self):
@@ -280,6 +312,7 @@ class Owner:
         stopped = self.domain.interrupt(self.in_flight() - mine)
         if not stopped:
             return
+        CHANGES.labels(self.domain.kind, LOSS).inc(len(stopped))
         LOG.warning('%s(s) %s were taken over while %s was out of its '
                     'group: stopped', self.domain.kind,
                     ', '.join(sorted(stopped)), self.host)

@@ -9,8 +9,10 @@ from oslo_config import cfg
 from oslo_log import log
 from oslo_service import backend
 from oslo_service import service
+from oslo_service import systemd
 
 import watcher_ha.conf  # noqa: F401  (registers our options)
+from watcher_ha.common import metrics_server
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 
@@ -33,6 +35,7 @@ def prepare_service(argv=None, program=None, conf=None):
     conf(sys.argv[1:] if argv is None else argv, project=PROJECT,
          prog=program)
     log.setup(conf, PROJECT)
+    metrics_server.check_multiprocess_dir()
     # The embedded SQLite database and file locks live here.
     os.makedirs(conf.state_path, exist_ok=True)
     engine.configure(conf)
@@ -66,7 +69,32 @@ def run(conf, svc):
         threading.Thread(target=_reload, args=(conf, svc),
                          name='sighup-reload', daemon=True).start()
     signal.signal(signal.SIGHUP, reload_in_place)
-    launcher.launch_service(svc)
+    launcher.launch_service(ReportsReady(svc))
+
+
+class ReportsReady(service.ServiceBase):
+    """``svc``, telling systemd that it is ready (READY=1, for a
+    Type=notify unit) once its start() has returned: it serves RPC, has
+    joined its group and scheduled its periodic tasks. Not under systemd
+    (no NOTIFY_SOCKET in the environment), that is a no-op."""
+
+    def __init__(self, svc):
+        self.svc = svc
+
+    def start(self):
+        self.svc.start()
+        # Once: it also removes NOTIFY_SOCKET from the environment, so
+        # that the processes started afterwards do not inherit it.
+        systemd.notify_once()
+
+    def stop(self, graceful=True):
+        self.svc.stop(graceful)
+
+    def wait(self):
+        self.svc.wait()
+
+    def reset(self):
+        self.svc.reset()
 
 
 def _reload(conf, svc):

@@ -13,13 +13,16 @@ from watcher_ha.conf import datasources
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import gnocchi_client
+from watcher_ha.conf import healthcheck
 from watcher_ha.conf import instance_ha
 from watcher_ha.conf import ironic
 from watcher_ha.conf import messaging
+from watcher_ha.conf import metrics
 from watcher_ha.conf import middleware
 from watcher_ha.conf import planner
 from watcher_ha.conf import prometheus_client
 from watcher_ha.conf import simulator
+from watcher_ha.conf import watcher_clients_auth
 
 CONF = cfg.CONF
 
@@ -41,8 +44,11 @@ def register_opts(conf):
     aetos_client.register_opts(conf)
     gnocchi_client.register_opts(conf)
     messaging.register_opts(conf)
+    metrics.register_opts(conf)
+    healthcheck.register_opts(conf)
     middleware.register_opts(conf)
     simulator.register_opts(conf)
+    watcher_clients_auth.register_opts(conf)
 
 
 register_opts(CONF)

@@ -2,6 +2,7 @@
 adapter options for the Compute, Placement and Bare Metal APIs."""
 
 from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
 
 SERVICE_TYPES = {'nova': 'compute', 'placement': 'placement',
                  'ironic': 'baremetal'}
@@ -9,6 +10,21 @@ SERVICE_TYPES = {'nova': 'compute', 'placement': 'placement',
 # default): a Nova that hangs must not hold a resync or the notification
 # worker for ever. A page of 1,000 servers with details takes seconds.
 REQUEST_TIMEOUT = 60
+# Watcher's names of some of these options, accepted as deprecated
+# aliases: its [*_client] groups, which keystoneauth's options replaced.
+# (Its endpoint_type takes "publicURL"-style values, which
+# valid_interfaces refuses: see conf/watcher_ignored.py.)
+WATCHER_NAMES = {
+    'nova': {'region_name': [cfg.DeprecatedOpt('region_name',
+                                               group='nova_client')]},
+    'placement': {
+        'region_name': [cfg.DeprecatedOpt('region_name',
+                                          group='placement_client')],
+        'valid_interfaces': [cfg.DeprecatedOpt('interface',
+                                               group='placement_client')]},
+    'ironic': {'region_name': [cfg.DeprecatedOpt('region_name',
+                                                 group='ironic_client')]},
+}
 
 
 def register_opts(conf):
@@ -17,18 +33,23 @@ def register_opts(conf):
     for group, service_type in SERVICE_TYPES.items():
         ks_loading.register_session_conf_options(conf, group)
         ks_loading.register_auth_conf_options(conf, group)
-        ks_loading.register_adapter_conf_options(conf, group)
+        ks_loading.register_adapter_conf_options(
+            conf, group, deprecated_opts=WATCHER_NAMES.get(group))
         conf.set_default('service_type', service_type, group=group)
         conf.set_default('timeout', REQUEST_TIMEOUT, group=group)
 
 
 def list_opts():
     """(group, options) for the sample configuration."""
-    opts = (ks_loading.get_session_conf_options()
-            + ks_loading.get_auth_common_conf_options()
-            + ks_loading.get_adapter_conf_options())
-    for opt in opts:
-        # Fresh copies from keystoneauth: the sample shows our default.
-        if opt.dest == 'timeout':
-            opt.default = REQUEST_TIMEOUT
-    return [(group, opts) for group in SERVICE_TYPES]
+    listed = []
+    for group in SERVICE_TYPES:
+        opts = (ks_loading.get_session_conf_options()
+                + ks_loading.get_auth_common_conf_options()
+                + ks_loading.get_adapter_conf_options(
+                    deprecated_opts=WATCHER_NAMES.get(group)))
+        for opt in opts:
+            # Fresh copies from keystoneauth: the sample shows our default.
+            if opt.dest == 'timeout':
+                opt.default = REQUEST_TIMEOUT
+        listed.append((group, opts))
+    return listed

@@ -40,6 +40,7 @@ OPTS = [
     cfg.FloatOpt(
         'continuous_audit_check_interval', default=1.0, min=0.1,
         mutable=True,
+        deprecated_name='continuous_audit_interval',
         help='Seconds between two looks for continuous audits due for a '
              'round.'),
     cfg.StrOpt(
@@ -95,6 +96,8 @@ OPTS = [
              'sync has not completed, before it fails.'),
     cfg.StrOpt(
         'planner', default='weight',
+        deprecated_opts=[cfg.DeprecatedOpt('planner',
+                                           group='watcher_planner')],
         help='The planner plugin (namespace watcher_ha.planners) that '
              'orders into an action plan the actions of the strategies '
              'that name no planner of their own (as Watcher\'s, most '

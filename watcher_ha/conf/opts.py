@@ -11,13 +11,16 @@ from watcher_ha.conf import datasources
 from watcher_ha.conf import decision_engine
 from watcher_ha.conf import default
 from watcher_ha.conf import gnocchi_client
+from watcher_ha.conf import healthcheck
 from watcher_ha.conf import instance_ha
 from watcher_ha.conf import ironic
 from watcher_ha.conf import messaging
+from watcher_ha.conf import metrics
 from watcher_ha.conf import middleware
 from watcher_ha.conf import planner
 from watcher_ha.conf import prometheus_client
 from watcher_ha.conf import simulator
+from watcher_ha.conf import watcher_clients_auth
 
 
 def list_opts():
@@ -34,6 +37,8 @@ def list_opts():
         (instance_ha.GROUP, instance_ha.list_opts()),
         (ironic.GROUP, ironic.list_opts()),
         (simulator.GROUP, simulator.list_opts()),
+        (metrics.GROUP, metrics.list_opts()),
+        (watcher_clients_auth.GROUP, watcher_clients_auth.list_opts()),
         *planner.list_opts(),
     ] + clients.list_opts() + collectors.list_opts()
 
@@ -43,3 +48,4 @@ def set_defaults():
     database.set_defaults()
     messaging.set_defaults()
     middleware.set_defaults()
+    healthcheck.set_defaults()

@@ -5,6 +5,8 @@ from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 
+from watcher_ha.db import statement_metrics
+
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
@@ -112,6 +114,7 @@ def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS,
 
 
 context_manager.append_on_engine_create(limit_lock_waits)
+context_manager.append_on_engine_create(statement_metrics.time_statements)
 
 
 def configure(conf):

@@ -1,8 +1,6 @@
 """Schema migrations: alembic, driven from Python."""
 
 import os
-import sys
-import sysconfig
 
 from alembic import command
 from alembic import config as alembic_config
@@ -15,26 +13,16 @@ from watcher_ha.db import engine
 
 LOG = log.getLogger(__name__)
 
-_CHECKOUT_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), 'alembic')
-
-
-def script_location():
-    """The alembic/ folder of a checkout, else the one pip installed."""
-    if os.path.isfile(os.path.join(_CHECKOUT_DIR, 'env.py')):
-        return _CHECKOUT_DIR
-    for prefix in (sysconfig.get_path('data'), sys.prefix):
-        candidate = os.path.join(prefix, 'share', 'watcher-ha', 'alembic')
-        if os.path.isfile(os.path.join(candidate, 'env.py')):
-            return candidate
-    raise RuntimeError('Cannot find the alembic migration scripts; is '
-                       'watcher-ha installed completely?')
+# The alembic environment and revisions: inside the package, so that a
+# checkout, an editable install and an install from the wheel all find
+# them at the same place.
+SCRIPT_LOCATION = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), 'migrations')
 
 
 def _config(connection):
     cfg = alembic_config.Config()
-    cfg.set_main_option('script_location', script_location())
+    cfg.set_main_option('script_location', SCRIPT_LOCATION)
     cfg.attributes['connection'] = connection
     return cfg
 
@@ -58,7 +46,7 @@ def version(bind=None):
 
 
 def head():
-    directory = script.ScriptDirectory(script_location())
+    directory = script.ScriptDirectory(SCRIPT_LOCATION)
     return directory.get_current_head()
 
 
@@ -80,7 +68,7 @@ def check_current(bind=None):
             'the database %s has no watcher-ha schema: run '
             '"watcher-ha-db-manage upgrade" first' % where)
     try:
-        known = script.ScriptDirectory(script_location()).get_revision(
+        known = script.ScriptDirectory(SCRIPT_LOCATION).get_revision(
             current) is not None
     except alembic_exc.CommandError:
         known = False

@@ -87,7 +87,8 @@ class ComputeAPI(web.Service):
 
     def version(self, req, version):
         return 200, {'version': {
-            'id': 'v2.1', 'status': 'CURRENT', 'version': '2.96',
+            'id': 'v2.1', 'status': 'CURRENT',
+            'version': str(self.microversions.maximum),
             'min_version': '2.1', 'updated': '2013-07-23T11:33:21Z',
             'links': [{'rel': 'self', 'href': self._url(req) + '/'}],
             'media-types': [{'base': 'application/json',

@@ -34,9 +34,12 @@ class PlacementAPI(web.Service):
             'detail': message, 'request_id': 'req-simulator'}]}, status)
 
     def root(self, req, version):
+        # Placement's own: a self link with an empty href (the root
+        # itself), which keystoneauth's discovery needs.
         return 200, {'versions': [{
-            'id': 'v1.0', 'status': 'CURRENT', 'min_version': '1.0',
-            'max_version': '1.39', 'links': []}]}
+            'id': 'v1.0', 'max_version': str(self.microversions.maximum),
+            'min_version': '1.0', 'status': 'CURRENT',
+            'links': [{'rel': 'self', 'href': ''}]}]}
 
     def _provider(self, uuid):
         for host in self.cloud.hosts.values():

@@ -2,6 +2,7 @@
 JSON replies, Nova-style fault bodies, microversion negotiation
 (microversion-parse) and the fault injection of API calls."""
 
+import copy
 import json
 import time
 
@@ -67,6 +68,15 @@ class Versions:
         self.maximum = microversion_parse.parse_version_string(maximum)
         self.legacy_header = legacy_header
 
+    def up_to(self, maximum):
+        """These versions served only up to ``maximum`` ("X.Y"; None:
+        all of them), as an older release of the service would."""
+        if maximum is None:
+            return self
+        capped = copy.copy(self)
+        capped.maximum = microversion_parse.parse_version_string(maximum)
+        return capped
+
     def negotiate(self, req):
         headers = dict(req.headers)
         asked = microversion_parse.get_version(
@@ -118,6 +128,12 @@ class Service:
     def __init__(self, simulator):
         self.sim = simulator
         self.cloud = simulator.cloud
+        if isinstance(self.microversions, Versions):
+            # The scenario's max_microversions ({compute: '2.88'}) plays
+            # an older release of the service.
+            maxima = simulator.spec.get('max_microversions') or {}
+            self.microversions = self.microversions.up_to(
+                maxima.get(self.microversions.service_type))
         self.mapper = routes.Mapper()
         for method, path, handler in self.routes:
             self.mapper.connect(None, self.prefix + path, handler=handler,

@@ -15,6 +15,8 @@ import threading
 
 from oslo_log import log
 
+from watcher_ha.decision_engine.model import metrics
+
 LOG = log.getLogger(__name__)
 
 QUEUE_SIZE = 64
@@ -102,6 +104,7 @@ class Dispatcher:
             for event in wanted:
                 self._handle(handler, event)
         self.dispatched += len(events)
+        metrics.dispatched(events)
 
     def _handle(self, handler, event):
         try:
@@ -110,6 +113,7 @@ class Dispatcher:
             # One bad payload must not stop the others; the next resync
             # corrects whatever it should have changed.
             self.failed += 1
+            metrics.HANDLER_ERRORS.inc()
             LOG.exception('Handler %s failed on %s from %s', handler.name,
                           event.event_type, event.publisher_id)
 

@@ -14,9 +14,11 @@ import os
 import routes
 import webob
 import webob.dec
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_middleware import healthcheck
+from oslo_middleware.healthcheck import opts as healthcheck_opts
 
 from watcher_ha.api import request as api_request
 from watcher_ha.common import context as watcher_context
@@ -144,6 +146,25 @@ def _refuse_nul(req, matched):
         raise exception.InvalidNUL()
 
 
+def _masakari_healthcheck(disable_file):
+    """Masakari's: healthy unless the file exists, which lets an operator
+    take one API out of a load balancer's rotation.
+
+    Its settings are a configuration of its own: given them as a dict,
+    oslo.middleware would write them into the process's [healthcheck]
+    options, which the Watcher API's /healthcheck reads
+    (watcher_ha/api/healthcheck.py).
+    """
+    conf = cfg.ConfigOpts()
+    conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group='healthcheck')
+    conf.register_opts(healthcheck_opts.DISABLE_BY_FILE_OPTS,
+                       group='healthcheck')
+    conf.set_override('backends', ['disable_by_file'], group='healthcheck')
+    conf.set_override('disable_by_file_path', disable_file,
+                      group='healthcheck')
+    return healthcheck.Healthcheck(None, conf)
+
+
 class InstanceHAApp:
 
     def __init__(self, auth_strategy, disable_file):
@@ -155,11 +176,7 @@ class InstanceHAApp:
                     None, prefix + path, handler=handler,
                     conditions={'method': [method]},
                     requirements={'project_id': PROJECT_ID})
-        # Masakari's: healthy unless the file exists, which lets an
-        # operator take one API out of a load balancer's rotation.
-        self.healthcheck = healthcheck.Healthcheck(None, {
-            'backends': 'disable_by_file',
-            'disable_by_file_path': disable_file})
+        self.healthcheck = _masakari_healthcheck(disable_file)
 
     @webob.dec.wsgify
     def __call__(self, req):

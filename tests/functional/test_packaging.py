@@ -1,0 +1,138 @@
+"""``pip wheel`` builds watcher-ha, and the wheel, installed in a fresh
+virtualenv with its dependencies, migrates a database to the head of its
+schema and runs its commands, with nothing from the checkout.
+
+The wheel is built from a copy of the working tree (its files git tracks
+or would track: ``git ls-files --cached --others --exclude-standard``),
+made a git repository of its own, since pbr takes the version and the
+package data from git; the checkout itself gets no build artefacts. The
+dependencies come from the package index (pip's cache makes it quick), as
+for an operator: nothing of the project's venv is visible to the new one.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+import sqlalchemy as sa
+
+from tests.functional import fixtures
+from watcher_ha.db import migration
+
+pytestmark = pytest.mark.functional
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+MIGRATIONS = pathlib.Path(migration.SCRIPT_LOCATION)
+UNITS = sorted(path.name for path in (REPO / 'etc' / 'systemd').iterdir())
+
+
+def run(*command, cwd=None, timeout=300):
+    """Run ``command``; fail with its output if it fails."""
+    found = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
+                           timeout=timeout)
+    assert found.returncode == 0, '%s exited with %s:\n%s\n%s' % (
+        ' '.join(map(str, command)), found.returncode, found.stdout,
+        found.stderr)
+    return found.stdout
+
+
+def copy_of_tree(target):
+    listed = run('git', '-C', str(REPO), 'ls-files', '-z', '--cached',
+                 '--others', '--exclude-standard').split('\0')
+    for name in filter(None, listed):
+        source = REPO / name
+        # Tracked but deleted in the working tree: not part of it.
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    git = ['git', '-C', str(target), '-c', 'user.name=packaging test',
+           '-c', 'user.email=packaging@test.invalid']
+    run(*git, 'init', '-q')
+    run(*git, 'add', '-A')
+    run(*git, 'commit', '-q', '-m', 'the working tree')
+    return target
+
+
+@pytest.fixture(scope='module')
+def wheel(tmp_path_factory):
+    tree = copy_of_tree(tmp_path_factory.mktemp('tree'))
+    out = tmp_path_factory.mktemp('wheels')
+    # As an operator or a distribution builds it: build isolation on.
+    run(sys.executable, '-m', 'pip', 'wheel', '--quiet', '--no-deps',
+        '--wheel-dir', str(out), str(tree))
+    [built] = out.glob('watcher_ha-*.whl')
+    return built
+
+
+@pytest.fixture(scope='module')
+def venv(wheel, tmp_path_factory):
+    path = tmp_path_factory.mktemp('venv')
+    run(sys.executable, '-m', 'venv', str(path))
+    run(str(path / 'bin' / 'pip'), 'install', '--quiet',
+        '--disable-pip-version-check', str(wheel), timeout=600)
+    return path
+
+
+def test_the_wheel_holds_the_migrations_and_the_operators_files(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in MIGRATIONS.rglob('*'):
+        if path.is_file() and '__pycache__' not in path.parts:
+            name = path.relative_to(REPO).as_posix()
+            assert name in names, name
+    data = wheel.name.split('-py')[0] + '.data/data/'
+    for name in ('etc/watcher-ha/config-generator.conf',
+                 'etc/watcher-ha/policy-generator.conf',
+                 'share/watcher-ha/grafana/watcher-ha.json',
+                 *('share/watcher-ha/systemd/' + unit for unit in UNITS)):
+        assert data + name in names, name
+
+
+def test_the_installed_wheel_migrates_a_database_to_head(venv, tmp_path):
+    config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
+                                   fixtures.base_config(tmp_path))
+    # Not from the checkout: the current directory is no part of it.
+    location = run(str(venv / 'bin' / 'python'), '-c',
+                   'from watcher_ha.db import migration; '
+                   'print(migration.SCRIPT_LOCATION)', cwd=tmp_path)
+    assert pathlib.Path(location.strip()).is_relative_to(venv)
+    run(str(venv / 'bin' / 'watcher-ha-db-manage'), '--config-file',
+        str(config), 'upgrade', cwd=tmp_path)
+    engine = sa.create_engine('sqlite:///%s' % (tmp_path
+                                                / 'watcher_ha.sqlite'))
+    try:
+        assert migration.version(bind=engine) == migration.head()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize('command', ['watcher-ha-decision-engine',
+                                     'watcher-ha-applier',
+                                     'watcher-ha-api'])
+def test_the_installed_daemons_start_far_enough_to_help(venv, tmp_path,
+                                                        command):
+    out = run(str(venv / 'bin' / command), '--help', cwd=tmp_path)
+    assert out.startswith('usage: %s' % command), out
+
+
+def test_the_installed_wheel_generates_the_sample_files(venv, tmp_path):
+    """The sample configuration and policy an operator starts from: the
+    generators' files come with the wheel, and every namespace they name
+    is installed."""
+    etc = venv / 'etc' / 'watcher-ha'
+    run(str(venv / 'bin' / 'oslo-config-generator'), '--config-file',
+        str(etc / 'config-generator.conf'), '--output-file',
+        str(tmp_path / 'watcher-ha.conf.sample'), cwd=tmp_path)
+    sample = (tmp_path / 'watcher-ha.conf.sample').read_text()
+    for section in ('[watcher_decision_engine]', '[watcher_applier]',
+                    '[database]', '[keystone_authtoken]'):
+        assert section in sample, section
+    run(str(venv / 'bin' / 'oslopolicy-sample-generator'), '--config-file',
+        str(etc / 'policy-generator.conf'), '--output-file',
+        str(tmp_path / 'policy.yaml.sample'), cwd=tmp_path)
+    assert '"audit:get_all"' in (tmp_path / 'policy.yaml.sample').read_text()
+    assert sorted(os.listdir(venv / 'share' / 'watcher-ha' / 'systemd')) == (
+        UNITS)

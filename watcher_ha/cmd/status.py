@@ -1,0 +1,186 @@
+"""watcher-ha-status upgrade check: what this release needs of the
+deployment, checked before its daemons are (re)started.
+
+Each check reads the configuration files as the daemons would, talks to
+what they talk to, and changes nothing. oslo.upgradecheck prints the
+table (or ``--json``) and exits 0 when all pass, 1 on a warning, 2 on a
+failure.
+"""
+
+import os
+import sys
+import threading
+import urllib.parse
+
+import sqlalchemy as sa
+from keystoneauth1 import discover
+from keystoneauth1 import exceptions as ks_exc
+from oslo_config import cfg
+from oslo_upgradecheck import upgradecheck
+from tooz import coordination as tooz_coordination
+
+from watcher_ha.common import clients
+from watcher_ha.common import coordination
+from watcher_ha.conf import unused
+from watcher_ha.db import engine
+from watcher_ha.db import migration
+
+CONF = cfg.CONF
+PROJECT = 'watcher-ha'
+
+Code = upgradecheck.Code
+Result = upgradecheck.Result
+
+
+def _without_password(url):
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(':%s@' % parts.password, ':***@', 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def check_database(conf):
+    """The database answers and its schema is this release's."""
+    url = sa.engine.make_url(conf.database.connection)
+    where = url.render_as_string(hide_password=True)
+    if (url.get_backend_name() == 'sqlite' and url.database
+            and url.database != ':memory:'
+            and not os.path.exists(url.database)):
+        # SQLite would create it empty: say what creates it instead.
+        return Result(Code.FAILURE,
+                      'the database %s does not exist: run '
+                      '"watcher-ha-db-manage upgrade" first' % where)
+    bind = sa.create_engine(url)
+    try:
+        migration.check_current(bind)
+        current = migration.version(bind)
+    except migration.SchemaNotCurrent as err:
+        return Result(Code.FAILURE, str(err))
+    except engine.DB_ERRORS as err:
+        return Result(Code.FAILURE, 'cannot reach the database %s: %s'
+                      % (where, str(err).splitlines()[0]))
+    finally:
+        bind.dispose()
+    if current != migration.head():
+        return Result(Code.WARNING,
+                      'the database %s is at schema revision %s, which this '
+                      'release (%s) does not know: a newer release migrated '
+                      'it' % (where, current, migration.head()))
+    return Result(Code.SUCCESS, 'the database %s is at schema revision %s'
+                  % (where, current))
+
+
+def check_api(conf, group, service, needed, release=None):
+    """``group``'s service (``service``, e.g. "Nova") advertises ``needed``
+    ("X.Y") among its microversions; ``release`` names the first release
+    of the service that serves it."""
+    problem = clients.configured(conf, group)
+    if problem:
+        return Result(Code.FAILURE, problem)
+    try:
+        data = clients.adapter(conf, group).get_endpoint_data()
+    except (ks_exc.ClientException, TypeError) as err:
+        # keystoneauth's TypeError: adapter options it refuses.
+        return Result(Code.FAILURE, 'cannot reach %s ([%s]): %s'
+                      % (service, group, err))
+    if data is None or data.max_microversion is None:
+        return Result(Code.FAILURE,
+                      '%s ([%s]) advertises no microversion; watcher_ha '
+                      'needs %s' % (service, group, needed))
+    served = '%s at %s serves microversions %s to %s' % (
+        service, data.url, discover.version_to_string(data.min_microversion),
+        discover.version_to_string(data.max_microversion))
+    if data.max_microversion < discover.normalize_version_number(needed):
+        return Result(Code.FAILURE, '%s; watcher_ha needs %s%s' % (
+            served, needed, ', which %s %s and later serve: upgrade %s '
+            'first' % (service, release, service) if release else ''))
+    return Result(Code.SUCCESS, served)
+
+
+# Seconds the coordination backend has to answer: redis-py retries a
+# refused connection for about a minute before tooz gives up.
+COORDINATION_TIMEOUT = 10
+
+
+def _start_and_stop(url, member):
+    coordinator = tooz_coordination.get_coordinator(url, member)
+    coordinator.start()
+    try:
+        coordinator.get_groups().get()
+    finally:
+        coordinator.stop()
+
+
+def check_coordination(conf, timeout=COORDINATION_TIMEOUT):
+    """The tooz backend the daemons join answers."""
+    url = coordination.backend_url(conf)
+    where = _without_password(url)
+    member = ('upgrade-check-%s-%d' % (conf.host, os.getpid())).encode()
+    errors = []
+
+    def attempt():
+        try:
+            _start_and_stop(url, member)
+        except tooz_coordination.ToozError as err:
+            errors.append(err)
+    # A daemon thread: one still waiting on the backend does not hold
+    # the command's exit.
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        return Result(Code.FAILURE, 'the coordination backend %s did not '
+                      'answer within %s s' % (where, timeout))
+    if errors:
+        return Result(Code.FAILURE, 'cannot reach the coordination backend '
+                      '%s: %s' % (where, errors[0]))
+    return Result(Code.SUCCESS, 'the coordination backend %s answers'
+                  % where)
+
+
+def check_unused_options(conf):
+    """Nothing set in the configuration files goes unread."""
+    files = unused.config_files(conf)
+    if not files:
+        return Result(Code.WARNING, 'no configuration file was read: '
+                      'every option has its default')
+    found = unused.unused_options(conf)
+    if not found:
+        return Result(Code.SUCCESS, 'every option set in %s is read'
+                      % ', '.join(files))
+    # One item per group and reason: a group of Watcher's that means
+    # nothing here is one, whatever its options. (oslo.upgradecheck
+    # rewraps the details: no line breaks.)
+    items = {}
+    for option in found:
+        items.setdefault((option.group, option.why), []).append(option.name)
+    return Result(Code.WARNING, 'options set that watcher_ha ignores: %s.'
+                  % '; '.join('[%s] %s: %s' % (group, ', '.join(names), why)
+                              for (group, why), names in items.items()))
+
+
+class Checks(upgradecheck.UpgradeCommands):
+    """The checks, on CONF."""
+
+    _upgrade_checks = (
+        ('Database', lambda self: check_database(CONF)),
+        ('Nova API', lambda self: check_api(
+            CONF, clients.NOVA_GROUP, 'Nova', clients.NOVA_API_VERSION,
+            clients.NOVA_RELEASE)),
+        ('Placement API', lambda self: check_api(
+            CONF, clients.PLACEMENT_GROUP, 'Placement',
+            clients.PLACEMENT_API_VERSION)),
+        ('Coordination backend', lambda self: check_coordination(CONF)),
+        ('Unused options', lambda self: check_unused_options(CONF)),
+    )
+
+
+def main(argv=None):
+    return upgradecheck.main(
+        CONF, project=PROJECT, upgrade_command=Checks(),
+        argv=sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Reading an OpenStack Watcher 17 database, for ``import-watcher``.
+
+Only what the import needs: that the database is Watcher 17's, the rows
+of the tables it copies (JSON columns decoded), and whether Watcher's own
+decision engines and appliers still run. Nothing here writes to it.
+"""
+
+import dataclasses
+import json
+import os
+
+import sqlalchemy as sa
+
+from watcher_ha.common import exception
+
+# The last migration of python-watcher 17.0.0 (its efficacy indicators'
+# ``data`` column and its audit templates' ``default_parameters`` came
+# with the two before it).
+HEAD = 'f56ba02662b4'
+# Watcher's earlier migrations, oldest first: a database at one of these
+# is Watcher's, not yet upgraded to 17.
+EARLIER = ('001', '0f6042416884', 'd098df6021e2', 'd09a5945e4a0',
+           '3cfc94cecf4e', 'a86240e89a29', '52804f2498c4', '4b16194c56bc',
+           '609bec748f2a', '15f7375ca737', '7150a7d8f228')
+
+# Text columns holding JSON, per table.
+JSON_COLUMNS = {
+    'goals': ('efficacy_specification',),
+    'strategies': ('parameters_spec',),
+    'audit_templates': ('scope', 'default_parameters'),
+    'audits': ('parameters', 'scope'),
+    'action_plans': ('global_efficacy',),
+    'actions': ('input_parameters', 'parents'),
+}
+
+# The Watcher daemons whose work the import takes over.
+DAEMONS = ('watcher-decision-engine', 'watcher-applier')
+# Watcher's [DEFAULT] service_down_time: a daemon that beat (every 60 s)
+# more recently than this is up.
+SERVICE_DOWN_SECONDS = 90
+
+
+class NotWatcher17(exception.WatcherHAError):
+    msg_fmt = 'Cannot import from %(url)s: %(reason)s'
+
+
+@dataclasses.dataclass(frozen=True)
+class Daemon:
+    name: str
+    host: str
+    seen_seconds_ago: int
+
+
+class Source:
+    """A Watcher 17 database, opened read-only by convention."""
+
+    def __init__(self, url):
+        try:
+            parsed = sa.engine.make_url(url)
+        except sa.exc.ArgumentError as err:
+            raise NotWatcher17(url=url, reason='not a database URL (%s)'
+                               % err)
+        self.label = parsed.render_as_string(hide_password=True)
+        if (parsed.get_backend_name() == 'sqlite'
+                and parsed.database not in (None, '', ':memory:')
+                and not os.path.exists(parsed.database)):
+            # SQLite would create an empty file there.
+            raise NotWatcher17(url=self.label, reason='no such file')
+        try:
+            self.engine = sa.create_engine(parsed)
+        except (sa.exc.ArgumentError, ImportError) as err:
+            raise NotWatcher17(url=self.label, reason=err)
+        self._metadata = sa.MetaData()
+
+    def close(self):
+        self.engine.dispose()
+
+    def check(self):
+        """Raise NotWatcher17 unless the database is at Watcher 17's
+        schema."""
+        try:
+            with self.engine.connect() as conn:
+                tables = sa.inspect(conn).get_table_names()
+                if 'alembic_version' not in tables or 'audits' not in tables:
+                    raise NotWatcher17(
+                        url=self.label, reason='it has no Watcher tables '
+                        '(alembic_version, audits): not a Watcher database')
+                revision = conn.execute(sa.text(
+                    'SELECT version_num FROM alembic_version')).scalar()
+        except sa.exc.DBAPIError as err:
+            raise NotWatcher17(url=self.label, reason='cannot read it: %s'
+                               % err.orig)
+        if revision == HEAD:
+            return
+        if revision in EARLIER:
+            reason = ('its schema is at Watcher revision %s, older than '
+                      'Watcher 17\'s %s: upgrade it first with Watcher '
+                      '17\'s "watcher-db-manage upgrade"' % (revision, HEAD))
+        else:
+            reason = ('its schema is at revision %s, which is no Watcher '
+                      '17 revision (%s): not a Watcher 17 database'
+                      % (revision, HEAD))
+        raise NotWatcher17(url=self.label, reason=reason)
+
+    def _table(self, name):
+        if name not in self._metadata.tables:
+            sa.Table(name, self._metadata, autoload_with=self.engine)
+        return self._metadata.tables[name]
+
+    def rows(self, name):
+        """Every row of table ``name``, oldest first, as dicts with the
+        JSON columns decoded (None where Watcher stored NULL)."""
+        table = self._table(name)
+        with self.engine.connect() as conn:
+            found = [dict(row._mapping) for row in conn.execute(
+                sa.select(table).order_by(table.c.id))]
+        for row in found:
+            for column in JSON_COLUMNS.get(name, ()):
+                if row[column] is not None:
+                    row[column] = json.loads(row[column])
+        return found
+
+    def live_daemons(self, now):
+        """The decision engines and appliers Watcher's services table
+        shows up at ``now`` (naive UTC)."""
+        services = self._table('services')
+        with self.engine.connect() as conn:
+            found = conn.execute(sa.select(services).where(
+                services.c.name.in_(DAEMONS), services.c.deleted == 0))
+            live = []
+            for row in found:
+                seen = row.last_seen_up or row.updated_at or row.created_at
+                ago = (now - seen).total_seconds()
+                if ago < SERVICE_DOWN_SECONDS:
+                    live.append(Daemon(row.name, row.host, max(int(ago), 0)))
+        return live
