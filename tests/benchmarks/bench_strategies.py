@@ -53,8 +53,11 @@ WATCHER_SCRIPT = pathlib.Path(__file__).resolve().with_name(
 WATCHER_DRIVES = ('vm_workload_consolidation', 'basic', 'workload_balance',
                   'host_maintenance', 'workload_stabilization',
                   'node_resource_consolidation')
-# Not optimisation strategies: they react to failures, not to load.
-RECOVERY = ('host_recovery', 'instance_recovery', 'process_recovery')
+# Not optimisation strategies: they react to failures, replay a plan
+# the operator gives (actuator) or demonstrate the pipeline (dummy*).
+NOT_OPTIMISING = ('host_recovery', 'instance_recovery', 'process_recovery',
+                  'actuator', 'dummy', 'dummy_with_resize',
+                  'dummy_with_scorer')
 
 
 def description(n_nodes, n_instances, workdir):
@@ -167,7 +170,7 @@ def main():
     goals = plugins.load_classes(plugins.GOALS)
     installed = plugins.load_classes(plugins.STRATEGIES)
     names = ([n for n in args.strategies.split(',') if n]
-             or sorted(n for n in installed if n not in RECOVERY))
+             or sorted(n for n in installed if n not in NOT_OPTIMISING))
     python = None
     if not args.no_watcher:
         python, why = watcher17.python(args.watcher_venv)

@@ -8,6 +8,7 @@ import pytest
 import requests
 
 from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import ironic_node
 from watcher_ha.applier.actions import power_off_host
 from watcher_ha.conf import CONF
 
@@ -45,11 +46,11 @@ def test_good_input_is_taken(parameters):
 def test_the_node_defaults_to_the_host():
     action = power_off_host.PowerOffHost({'resource_name': 'compute-0'})
     assert action.node == 'compute-0'
-    assert action._path('states', 'power') == (
+    assert action.path('states', 'power') == (
         '/v1/nodes/compute-0/states/power')
     named = power_off_host.PowerOffHost({'resource_name': 'compute-0',
                                          'node': 'rack 1/7'})
-    assert named._path() == '/v1/nodes/rack%201%2F7'
+    assert named.path() == '/v1/nodes/rack%201%2F7'
 
 
 def response(status, body, reason='Whatever'):
@@ -75,7 +76,7 @@ def response(status, body, reason='Whatever'):
     (b'', 'Conflict (HTTP 409)'),
 ])
 def test_what_ironic_said_is_its_faultstring(body, expected):
-    assert power_off_host.said(response(409, body, 'Conflict')) == expected
+    assert ironic_node.said(response(409, body, 'Conflict')) == expected
 
 
 def test_an_unconfigured_ironic_says_what_to_set(ironic_conf):

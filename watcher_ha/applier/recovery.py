@@ -21,7 +21,10 @@ Either way, each interrupted action that touches the cloud is first asked
 SUCCEEDED; NOT_DONE runs again (resume) or is CANCELLED (cancel); UNKNOWN
 fails the action (and, resumed, the plan) rather than risk running it
 twice. An action that touches nothing (sleep, nop) is resumed by
-recover() or simply cancelled. Before asking about an action another
+recover() or simply cancelled. In a plan its operator is cancelling, an
+interrupted action is first asked to ``cancel()`` what may still run in
+the cloud (a live migration is aborted in Nova), as its run would have
+done had its applier lived. Before asking about an action another
 process started, the applier waits for any call let through its fence to
 land (fencing.wait_for_calls_in_flight).
 """
@@ -180,6 +183,11 @@ class Recovery:
             plugin = cls(action['input_parameters'], self.context, fence)
             started = action['updated_at'] or action['created_at']
             with self.halt.running(plugin):
+                if self.plan['state'] == ActionPlanState.CANCELLING:
+                    # The cancel its dead applier may not have sent; an
+                    # action that cannot be stopped is waited for by
+                    # recover() as usual.
+                    plugin.cancel()
                 verdict = plugin.recover(started)
         except fencing.Fenced:
             # Not ours to settle any more (or the applier stops).

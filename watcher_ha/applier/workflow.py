@@ -2,7 +2,10 @@
 
 Each action is a task; ``parents`` become graph edges, so independent
 actions run in parallel. Before each action the plan's state is read
-again: a plan being cancelled (CANCELLING) stops between actions. Every
+again: a plan being cancelled (CANCELLING) starts no more actions, and
+the running ones that can be stopped are (applier/cancelling.py: a live
+migration is aborted in Nova); they end CANCELLED, the others run to
+their end, and the plan ends CANCELLED. Every
 action moves PENDING -> ONGOING by compare-and-swap before it runs, so an
 action is never executed twice, even if the plan is launched twice; and
 its plugin's calls to the cloud pass a fence (applier/fencing.py), so an
@@ -26,6 +29,7 @@ from taskflow.patterns import graph_flow
 from taskflow import task
 
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.applier import cancelling
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
 from watcher_ha.common import context as watcher_context
@@ -91,7 +95,7 @@ class ActionTask(task.Task):
         except Exception as err:  # noqa: BLE001
             self._failed(err, token)
         try:
-            with run.halt.running(plugin):
+            with run.halt.running(plugin), run.cancels.running(plugin):
                 try:
                     plugin.pre_condition()
                 except action_base.ActionSkipped as skipped:
@@ -102,6 +106,11 @@ class ActionTask(task.Task):
         except fencing.Fenced as err:
             raise Interrupted(str(err))
         except Exception as err:  # noqa: BLE001
+            if plugin.cancelled:
+                # Stopped by the plan's cancel (its failure is the stop):
+                # CANCELLED, and nothing more starts.
+                self._cancelled(plugin.cancelled, token)
+                raise PlanCancelled()
             halted = run.halt()
             if halted and plugin.aborted:
                 # Interrupted, not failed. It stays ONGOING: its effect may
@@ -124,6 +133,15 @@ class ActionTask(task.Task):
         self.run.end(self.action, token, ActionState.SKIPPED, reason)
         notifier.action('update', self.action['uuid'],
                         old_state=ActionState.ONGOING)
+
+    def _cancelled(self, how, token):
+        LOG.info('Action %s of plan %s %s', self.action['uuid'],
+                 self.run.plan['uuid'], how)
+        notifier.action('cancel.start', self.action['uuid'])
+        self.run.end(self.action, token, ActionState.CANCELLED, how)
+        notifier.action('update', self.action['uuid'],
+                        old_state=ActionState.ONGOING)
+        notifier.action('cancel.end', self.action['uuid'])
 
     def _failed(self, err, token, contained=False):
         reason = str(err) or type(err).__name__
@@ -158,6 +176,9 @@ class PlanRun:
         self.started_here = set() if started_here is None else started_here
         self.context = watcher_context.admin_context()
         self.halt = fencing.Halt(host, stopping)
+        # Started while the actions run (execute).
+        self.cancels = cancelling.CancelWatch(
+            self.context, plan, CONF.watcher_applier.poll_interval)
         # (action uuid, its plugin) in the order they succeeded here.
         self._succeeded = []
         # ActionFailed of the actions whose failure stopped nothing else
@@ -265,7 +286,8 @@ class PlanRun:
             engine = engines.load(flow, engine='parallel',
                                   executor=executor)
             try:
-                engine.run()
+                with self.cancels:
+                    engine.run()
             except taskflow_exc.WrappedFailure as failures:
                 return self._outcome(_first_cause(
                     [f.exception for f in failures]))

@@ -47,6 +47,26 @@ OPTS = [
         'migration_timeout', default=900, min=1, mutable=True,
         help='Seconds a migrate action waits for Nova to finish a '
              'migration before it fails.'),
+    cfg.IntOpt(
+        'shelve_timeout', default=900, min=1, mutable=True,
+        help='Seconds a shelve action waits for Nova to shelve a server '
+             '(its snapshot uploaded, and offloaded when Nova\'s '
+             'shelved_offload_time is 0) before it fails; also what its '
+             'revert waits for the unshelve. Not in Watcher, which has no '
+             'shelve action.'),
+    cfg.IntOpt(
+        'delete_timeout', default=300, min=1, mutable=True,
+        help='Seconds a delete action waits for Nova to delete a server '
+             '(until Nova answers 404, or shows it SOFT_DELETED) before it '
+             'fails. Not in Watcher, which has no delete action.'),
+    cfg.IntOpt(
+        'change_node_power_state_timeout', default=600, min=1,
+        mutable=True,
+        help='Seconds a change_node_power_state action waits for Ironic '
+             'to report its node in the power state asked, with no power '
+             'action under way, before it fails (Watcher waits 60 polls '
+             'of 10 s); a node locked by another operation (409) is asked '
+             'again within the same time.'),
     cfg.FloatOpt(
         'poll_interval', default=1.0, min=0.1, mutable=True,
         help='Seconds between two looks at a server or service an action '

@@ -29,8 +29,15 @@ WEIGHT_WEIGHTS = {
     'restart_server': 45,
     'set_host_maintenance': 55,
     'turn_host_to_acpi_s3_state': 10,
+    # Watcher's: powering nodes on or off comes last.
+    'change_node_power_state': 9,
     'resize': 20,
     'stop': 35,
+    # Not in Watcher: deletes, then shelves, before the stops and
+    # migrations (a server gone or offloaded needs neither); between stop
+    # (35) and sleep (40), each type its own step.
+    'delete': 37,
+    'shelve': 36,
     'migrate': 30,
     'sleep': 40,
     'change_nova_service_state': 50,
@@ -49,10 +56,13 @@ WEIGHT_PARALLELIZATION = {
     'turn_host_to_acpi_s3_state': 2,
     'resize': 2,
     'stop': 2,
+    'delete': 2,
+    'shelve': 2,
     'migrate': 2,
     'sleep': 1,
     'change_nova_service_state': 1,
     'nop': 1,
+    'change_node_power_state': 2,
 }
 
 # Watcher's: the order in which the planner takes the action types

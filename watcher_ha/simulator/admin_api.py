@@ -14,6 +14,10 @@ HOST_EVENTS = {'fail': hosts.lose_power, 'crash': hosts.crash,
                'partition': hosts.partition, 'recover': hosts.recover}
 
 
+def _iso(moment):
+    return None if moment is None else moment.isoformat()
+
+
 class AdminAPI(web.Service):
     prefix = '/simulator'
     routes = (
@@ -52,6 +56,17 @@ class AdminAPI(web.Service):
                 'guest_running': hosts.guest_running(
                     cloud.hosts[s.host], s) if s.host else False}
                 for s in cloud.servers.values()},
+            # Nova's records of the live migrations, to the microsecond
+            # (os-migrations gives seconds): when each was asked for,
+            # began (off its source's queue) and ended.
+            'live_migrations': [{
+                'id': m.id, 'server': m.server_uuid, 'source': m.source,
+                'dest': m.dest, 'status': m.status,
+                'created_at': _iso(m.created_at),
+                'started_at': _iso(m.started_at),
+                'updated_at': _iso(m.updated_at)}
+                for m in list(cloud.migrations.values())
+                if m.kind == 'live-migration'],
             'split_brain': list(cloud.split_brain),
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
 

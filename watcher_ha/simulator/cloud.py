@@ -30,6 +30,11 @@ RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
 EVACUATE_SECONDS = 5.0
 POWER_SECONDS = 5.0
 BOOT_SECONDS = 120.0
+# Nova's [DEFAULT] max_concurrent_live_migrations, and its default: how
+# many live migrations a nova-compute runs out of its host at once (0: no
+# limit). The others wait there, 'queued', in the order they came: a
+# plan's parallel migrations off one host run one after another.
+MAX_CONCURRENT_LIVE_MIGRATIONS = 1
 
 
 def utcnow():
@@ -226,6 +231,8 @@ class Server:
                 'suspended': 'SUSPENDED'}.get(self.vm_state, 'ACTIVE')
 
 
+# The vm_states Nova shelves.
+SHELVABLE = ('active', 'stopped', 'paused', 'suspended')
 # The statuses of a migration under way.
 IN_PROGRESS = ('queued', 'preparing', 'running')
 # The task states of a rebuild (an evacuation is one): status REBUILD.
@@ -282,6 +289,8 @@ class Migration:
     new_flavor_id: str
     created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
     updated_at: datetime.datetime | None = None
+    # When a live migration left its source's queue and began.
+    started_at: datetime.datetime | None = None
     memory_total_bytes: int = 0
     memory_processed_bytes: int = 0
     # An evacuation's source restarted its nova-compute meanwhile: its
@@ -301,7 +310,8 @@ class Cloud:
     def __init__(self, bandwidth_mb_per_s=1000.0, events=None,
                  evacuate_seconds=EVACUATE_SECONDS,
                  power_seconds=POWER_SECONDS, boot_seconds=BOOT_SECONDS,
-                 service_down_time=0.0):
+                 service_down_time=0.0,
+                 max_concurrent_live_migrations=MAX_CONCURRENT_LIVE_MIGRATIONS):
         self.lock = threading.RLock()
         self.hosts = {}
         # name -> aggregates.Aggregate; the members are the hosts naming it.
@@ -319,6 +329,13 @@ class Cloud:
         self.power_seconds = power_seconds
         self.boot_seconds = boot_seconds
         self.service_down_time = service_down_time
+        # Seconds a shelve's snapshot upload takes (0: done at once).
+        self.shelve_seconds = 0.0
+        self.max_concurrent_live_migrations = max_concurrent_live_migrations
+        # source host -> its live migrations running, and those queued
+        # (server, migration, whether it is to fail), oldest first.
+        self._live_running = collections.Counter()
+        self._live_queued = collections.defaultdict(collections.deque)
         # Evacuations that started a server on their destination while
         # its guest still ran on the source (evacuation.py).
         self.split_brain = []
@@ -478,11 +495,12 @@ class Cloud:
         with self.lock:
             func(*args)
 
-    def _migration(self, server, kind, dest, new_flavor=None):
+    def _migration(self, server, kind, dest, new_flavor=None,
+                   status='running'):
         migration = Migration(
             id=next(self._migration_ids), uuid=str(uuidlib.uuid4()),
             server_uuid=server.uuid, source=server.host, dest=dest,
-            kind=kind, status='running',
+            kind=kind, status=status,
             old_flavor_id=server.flavor.id,
             new_flavor_id=(new_flavor or server.flavor).id,
             memory_total_bytes=server.flavor.ram * 2 ** 20)
@@ -547,28 +565,57 @@ class Cloud:
             if source.state != 'up':
                 raise Refused(400, 'Compute service of %s is unavailable at '
                                    'this time.' % source.name)
-            migration = self._migration(server, 'live-migration', dest.name)
+            migration = self._migration(server, 'live-migration', dest.name,
+                                        status='queued')
             server.task_state = 'migrating'
             self._touch(server)
-            self._emit('instance.live_migration_pre.start', server,
-                       publisher=dest.name)
-            self._emit('instance.live_migration_pre.end', server,
-                       publisher=dest.name)
             fail = self.faults.take_migration_failure(uuid) \
                 if self.faults else False
+            self._live_queued[source.name].append((server, migration, fail))
+            self._start_live_migrations(source.name)
+            return migration
+
+    def _start_live_migrations(self, source):
+        """Start the live migrations queued on ``source`` while it runs
+        fewer than max_concurrent_live_migrations."""
+        limit = self.max_concurrent_live_migrations
+        queued = self._live_queued[source]
+        while queued and (not limit or self._live_running[source] < limit):
+            server, migration, fail = queued.popleft()
+            if (migration.status != 'queued'
+                    or self.servers.get(server.uuid) is not server):
+                # Aborted, or the server deleted, while it waited.
+                continue
+            self._live_running[source] += 1
+            migration.status = 'running'
+            migration.started_at = migration.updated_at = utcnow()
+            self._emit('instance.live_migration_pre.start', server,
+                       publisher=migration.dest)
+            self._emit('instance.live_migration_pre.end', server,
+                       publisher=migration.dest)
             self._later(self._migration_seconds(server),
                         self._finish_live_migration, server, migration,
                         fail)
-            return migration
+
+    def _live_migration_ended(self, migration):
+        """A running live migration ended (completed, failed, aborted):
+        its source's next queued one may start."""
+        self._live_running[migration.source] -= 1
+        self._start_live_migrations(migration.source)
 
     def _finish_live_migration(self, server, migration, fail):
-        if (self.servers.get(server.uuid) is not server
-                or migration.status != 'running'):
-            # Gone, or aborted meanwhile.
+        if migration.status != 'running':
+            # Aborted meanwhile (its end counted then).
+            return
+        if self.servers.get(server.uuid) is not server:
+            # Deleted while it migrated.
+            migration.status = 'error'
+            self._live_migration_ended(migration)
             return
         if fail:
             migration.status = 'error'
             self._roll_back_live_migration(server, migration)
+            self._live_migration_ended(migration)
             return
         migration.memory_processed_bytes = migration.memory_total_bytes
         self._emit('instance.live_migration_post.start', server)
@@ -585,6 +632,7 @@ class Cloud:
         server.task_state = 'migrating'
         self._emit('instance.live_migration_post.end', server)
         server.host, server.task_state = moved_host, None
+        self._live_migration_ended(migration)
 
     def _roll_back_live_migration(self, server, migration):
         self._emit('instance.live_migration_rollback.start', server)
@@ -605,9 +653,10 @@ class Cloud:
                     if m.server_uuid == uuid and m.kind == 'live-migration'
                     and m.status in IN_PROGRESS]
 
-    def abort_live_migration(self, uuid, migration_id):
+    def abort_live_migration(self, uuid, migration_id, queued_too=True):
         """Stop a live migration under way; the server stays (or is
-        back) on its source."""
+        back) on its source. ``queued_too``: one still queued (or
+        preparing) may be aborted too (compute 2.65 and later)."""
         with self.lock:
             server = self.server(uuid)
             migration = self.migrations.get(migration_id)
@@ -615,15 +664,26 @@ class Cloud:
                     or migration.kind != 'live-migration'):
                 raise Refused(404, 'Migration %s not found for instance %s'
                               % (migration_id, uuid))
-            if migration.status not in IN_PROGRESS:
+            if migration.status not in (IN_PROGRESS if queued_too
+                                        else ('running',)):
                 raise Refused(400, 'Migration %s state of instance %s is %s.'
                                    ' Cannot abort live migration while the '
                                    'migration is in this state.'
                               % (migration_id, uuid, migration.status))
             self._emit('instance.live_migration_abort.start', server)
+            running = migration.status == 'running'
             migration.status = 'cancelled'
+            migration.updated_at = utcnow()
+            if not running:
+                # Taken off its source's queue before it began: nothing
+                # to roll back on the destination.
+                server.task_state = None
+                self._touch(server)
+                self._emit('instance.live_migration_abort.end', server)
+                return
             self._emit('instance.live_migration_abort.end', server)
             self._roll_back_live_migration(server, migration)
+            self._live_migration_ended(migration)
 
     def cold_migrate(self, uuid, host=None, flavor=None):
         """``migrate`` (same flavor) or ``resize`` (new flavor)."""
@@ -739,26 +799,56 @@ class Cloud:
             self._touch(server)
 
     def shelve(self, uuid):
+        """Nova's shelve: a snapshot uploaded (``shelve_seconds``), the
+        guest powered off (SHELVED), then offloaded at once (Nova's
+        shelved_offload_time 0): its host released, SHELVED_OFFLOADED."""
         with self.lock:
             server = self.server(uuid)
-            self._require(server, 'shelve', states=('active', 'stopped'))
-            self._emit('instance.shelve.start', server)
-            server.vm_state, server.power_state = 'shelved', 4
-            self._emit('instance.shelve.end', server)
-            self._emit('instance.shelve_offload.start', server)
-            server.vm_state, server.host = 'shelved_offloaded', None
+            self._require(server, 'shelve', states=SHELVABLE)
+            server.task_state = 'shelving'
             self._touch(server)
-            self._emit('instance.shelve_offload.end', server,
-                       publisher='api')
+            self._emit('instance.shelve.start', server)
+            if self.shelve_seconds:
+                server.task_state = 'shelving_image_uploading'
+                self._later(self.shelve_seconds, self._finish_shelve, server)
+            else:
+                self._finish_shelve(server)
+
+    def _finish_shelve(self, server):
+        if self.servers.get(server.uuid) is not server:
+            return      # deleted meanwhile
+        server.vm_state, server.power_state = 'shelved', 4
+        server.task_state = None
+        self._emit('instance.shelve.end', server)
+        server.task_state = 'shelving_offloading'
+        self._emit('instance.shelve_offload.start', server)
+        source = server.host
+        server.vm_state, server.host = 'shelved_offloaded', None
+        server.task_state = None
+        self._touch(server)
+        self._emit('instance.shelve_offload.end', server, publisher=source)
 
     def unshelve(self, uuid):
+        """A SHELVED server is powered on where it is (Nova's conductor
+        starts it); a SHELVED_OFFLOADED one is scheduled and spawned."""
         with self.lock:
             server = self.server(uuid)
-            self._require(server, 'unshelve', states=('shelved_offloaded',))
+            self._require(server, 'unshelve',
+                          states=('shelved', 'shelved_offloaded'))
+            if server.vm_state == 'shelved':
+                server.task_state = 'powering-on'
+                self._emit('instance.power_on.start', server)
+                server.vm_state, server.power_state = 'active', 1
+                server.task_state = None
+                self._touch(server)
+                self._emit('instance.power_on.end', server)
+                return
+            server.task_state = 'unshelving'
             dest = self._schedule(server.needs())
             self._emit('instance.unshelve.start', server, publisher=dest.name)
             server.host = dest.name
             server.vm_state, server.power_state = 'active', 1
+            server.task_state = None
             self._touch(server)
             self._emit('instance.unshelve.end', server)
 

@@ -363,7 +363,8 @@ class ComputeAPI(web.Service):
             for m in self.cloud.live_migrations_of(uuid)]}
 
     def abort_server_migration(self, req, version, uuid, ident):
-        """Abort a live migration under way (2.24)."""
+        """Abort a live migration under way (2.24); a queued one too from
+        2.65."""
         if version < (2, 24):
             raise web.Reply(404, 'The resource could not be found.')
         try:
@@ -371,7 +372,8 @@ class ComputeAPI(web.Service):
         except ValueError:
             raise web.Reply(400, 'Invalid migration id %s: it must be an '
                                  'integer' % ident)
-        self.cloud.abort_live_migration(uuid, migration_id)
+        self.cloud.abort_live_migration(uuid, migration_id,
+                                        queued_too=version >= (2, 65))
         return 202, None
 
     def list_migrations(self, req, version):

@@ -3,8 +3,10 @@
     credentials: {username: admin, password: admin, project: admin,
                   domain: Default}
     bandwidth_mb_per_s: 1000          # live migration speed
+    max_concurrent_live_migrations: 1 # per source host, 0: no limit (Nova)
     evacuate_seconds: 5               # an evacuation's rebuild
     power_seconds: 5                  # a power action at a BMC (Ironic)
+    shelve_seconds: 0                 # a shelve's snapshot upload
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     flavors:
@@ -82,7 +84,11 @@ def build(spec, cloud=None):
         power_seconds=float(spec.get('power_seconds',
                                      cloud_mod.POWER_SECONDS)),
         boot_seconds=float(spec.get('boot_seconds', cloud_mod.BOOT_SECONDS)),
-        service_down_time=float(spec.get('service_down_time', 0)))
+        service_down_time=float(spec.get('service_down_time', 0)),
+        max_concurrent_live_migrations=int(spec.get(
+            'max_concurrent_live_migrations',
+            cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)))
+    cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
         cloud.add_flavor(cloud_mod.Flavor(

@@ -6,6 +6,9 @@ An action is built from its validated ``input_parameters`` and a
 operator asked for rollbacks. ``abort`` asks a running ``execute`` to stop
 early (the daemon is shutting down): the action must then leave things as
 they were or as ``execute`` would, so that running it again is safe.
+``cancel`` is the plan's cancel reaching a running ``execute``: stop its
+work in the cloud where the cloud allows it (a live migration aborted in
+Nova), and the action ends CANCELLED.
 
 Every call that changes something in the cloud must pass the fence first:
 ``self.fence()`` raises (applier/fencing.py ``Fenced``) when this applier
@@ -61,6 +64,9 @@ class Action:
         # nothing is fenced.
         self.fence = fence or _unfenced
         self._aborted = threading.Event()
+        # Set by ``cancel`` once it stopped the action: how (the action's
+        # status message as it ends CANCELLED).
+        self.cancelled = None
 
     @classmethod
     def resources(cls, input_parameters):
@@ -105,6 +111,17 @@ class Action:
         resources (see ``resources``): one that touches nothing is simply
         cancelled."""
         return UNKNOWN
+
+    def cancel(self):
+        """Its plan is being cancelled while ``execute`` runs (called
+        from another thread, through the fence): stop the work in the
+        cloud so that its effect does not happen, if the cloud allows it,
+        and set ``cancelled``. Asked again until it returns True (it may
+        be too early: Nova aborts no migration it has not begun) or
+        ``execute`` ends. False: it runs on to its end, as by default.
+        On an action whose applier died (recovery of a plan being
+        cancelled), it stops what may still run in the cloud."""
+        return False
 
     def abort(self):
         self._aborted.set()

@@ -11,15 +11,24 @@ the destination; a server that Nova confirmed by itself (its
 too. A cold migration whose applier was lost in VERIFY_RESIZE is
 confirmed by ``recover()``. Revert moves it back the same way, or
 reverts the resize of a server still waiting for its confirmation.
+
+A plan's cancel aborts a live migration in Nova (``DELETE
+/servers/{id}/migrations/{migration}``, compute 2.24; a queued one from
+2.65): the server stays on its source and the action ends CANCELLED. A
+cold migration cannot be aborted: it runs to its end.
 """
+
+import threading
 
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
+from oslo_log import log
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 LIVE = 'live'
 COLD = 'cold'
@@ -58,7 +67,17 @@ class Migrate(nova_base.ServerMove):
                 % (self.uuid, server.status, kind,
                    ' or '.join(MOVABLE[kind])))
 
+    def __init__(self, input_parameters, context=None, fence=None):
+        super().__init__(input_parameters, context, fence)
+        # A cancel and execute's request to Nova, one at a time: a cancel
+        # that comes first stops the request; one that comes after
+        # aborts what Nova began.
+        self._asking = threading.Lock()
+        self._executing = False
+        self._asked = False
+
     def execute(self):
+        self._executing = True
         self._move(self.source, self.destination)
 
     def _move(self, source, destination):
@@ -66,8 +85,12 @@ class Migrate(nova_base.ServerMove):
         kind = self.input_parameters['migration_type']
         try:
             if kind == LIVE:
-                server.live_migrate(host=destination,
-                                    block_migration='auto')
+                with self._asking:
+                    if self.cancelled:
+                        raise base.ActionError(self.cancelled)
+                    self._asked = True
+                    server.live_migrate(host=destination,
+                                        block_migration='auto')
             else:
                 server.migrate(host=destination)
         except nova_exc.ClientException as err:
@@ -102,17 +125,48 @@ class Migrate(nova_base.ServerMove):
         """Abort the server's live migrations under way in Nova; what
         came of it, to add to the action's failure."""
         try:
-            server = self.server(self.uuid)
-            running = self.nova.server_migrations.list(server)
-            for migration in running:
-                self.nova.server_migrations.live_migration_abort(
-                    server, migration.id)
+            running = self._abort_under_way()
         except (nova_exc.ClientException, base.ActionError) as err:
             return 'aborting it in Nova failed: %s' % err
         if not running:
             return 'no live migration of it is under way in Nova'
         return ('aborted it in Nova (migration %s): the server stays on '
-                '%s' % (', '.join(str(m.id) for m in running), source))
+                '%s' % (', '.join(running), source))
+
+    def _abort_under_way(self):
+        """Abort the server's live migrations under way in Nova (each
+        call through the fence); the ids of those aborted."""
+        server = self.server(self.uuid)
+        running = self.nova.server_migrations.list(server)
+        for migration in running:
+            self.nova.server_migrations.live_migration_abort(
+                server, migration.id)
+        return [str(m.id) for m in running]
+
+    def cancel(self):
+        if self.input_parameters['migration_type'] != LIVE:
+            # Nova aborts live migrations only.
+            return False
+        with self._asking:
+            if self._executing and not self._asked:
+                # Nova was not asked yet, and now will not be (_move).
+                self.cancelled = ('cancelled with its plan before Nova was '
+                                  'asked to migrate server %s' % self.uuid)
+                return True
+        try:
+            aborted = self._abort_under_way()
+        except (nova_exc.ClientException, base.ActionError) as err:
+            # 400: it ended meanwhile, or Nova has not begun it (then the
+            # next look tries again).
+            LOG.info('Aborting the live migration of server %s refused: '
+                     '%s', self.uuid, err)
+            return False
+        if not aborted:
+            return False
+        self.cancelled = ('cancelled with its plan: its live migration was '
+                          'aborted in Nova (migration %s); the server stays '
+                          'on %s' % (', '.join(aborted), self.source))
+        return True
 
     def _resized(self, source):
         """The server once it waits for its resize to be confirmed, or

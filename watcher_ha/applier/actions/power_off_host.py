@@ -25,15 +25,12 @@ off, NOT_DONE otherwise. Not reverted: a fenced host stays off until an
 operator has looked at it (``openstack baremetal node power on``).
 """
 
-import json
-from urllib import parse
 
 import tenacity
-from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
-from watcher_ha.common import clients
+from watcher_ha.applier.actions import ironic_node
 
 CONF = cfg.CONF
 
@@ -43,8 +40,9 @@ FIELDS = ('uuid', 'name', 'power_state', 'target_power_state',
           'last_error', 'reservation', 'maintenance', 'fault')
 
 
-class PowerOffHost(base.OnHost, base.Action):
+class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
     name = 'power_off_host'
+    fields = FIELDS
     description = ('Powers a failed compute host off through Ironic and '
                    'waits until its BMC confirms it.')
     schema = {
@@ -59,7 +57,6 @@ class PowerOffHost(base.OnHost, base.Action):
 
     def __init__(self, input_parameters, context=None, fence=None):
         super().__init__(input_parameters, context, fence)
-        self._ironic = None
         # Whether this run's power-off request was accepted.
         self._requested = False
         # Why the latest request was refused for now (a lock), if it was.
@@ -69,48 +66,13 @@ class PowerOffHost(base.OnHost, base.Action):
     def node(self):
         return self.input_parameters.get('node') or self.host
 
-    @property
-    def ironic(self):
-        """A Bare Metal API adapter whose every request that may change
-        something passes this action's fence first (read when called, as
-        NovaAction.nova)."""
-        if self._ironic is None:
-            reason = clients.configured(CONF, clients.IRONIC_GROUP)
-            if reason:
-                raise base.ActionError('cannot power %s off through Ironic: '
-                                       '%s' % (self.host, reason))
-            self._ironic = clients.ironic(CONF,
-                                          before_write=lambda: self.fence())
-        return self._ironic
+    def doing(self):
+        return 'power %s off' % self.host
 
-    def _call(self, method, path, **kwargs):
-        """Ironic's response, whatever its status; ActionError when Ironic
-        cannot be reached (what the fence raises goes through)."""
-        try:
-            return self.ironic.request(path, method, raise_exc=False,
-                                       **kwargs)
-        except ks_exc.ClientException as err:
-            raise base.ActionError(
-                'could not ask Ironic to power %s off: %s (the [ironic] '
-                'options say where Ironic is and how to authenticate)'
-                % (self.host, err))
+    def described_node(self):
+        return 'node %s of host %s' % (self.node, self.host)
 
-    def _path(self, *more):
-        return '/'.join(('/v1/nodes', parse.quote(self.node, safe=''))
-                        + more)
-
-    def _read(self):
-        response = self._call('GET', self._path(),
-                              params={'fields': ','.join(FIELDS)})
-        if response.status_code == 404:
-            raise base.ActionError(self._unknown_node())
-        if response.status_code != 200:
-            raise base.ActionError('Ironic could not show node %s of host %s:'
-                                   ' %s' % (self.node, self.host,
-                                            said(response)))
-        return response.json()
-
-    def _unknown_node(self):
+    def unknown_node(self):
         if self.input_parameters.get('node'):
             return ('Ironic has no node %s (the node given for compute host '
                     '%s): give the name or uuid of the host\'s node'
@@ -121,27 +83,27 @@ class PowerOffHost(base.OnHost, base.Action):
                 % (self.host, self.host))
 
     def _request_power_off(self):
-        response = self._call('PUT', self._path('states', 'power'),
-                              json={'target': POWER_OFF})
+        response = self.call('PUT', self.path('states', 'power'),
+                             json={'target': POWER_OFF})
         if response.status_code == 202:
             self._requested, self._refused = True, None
         elif response.status_code == 409:
             # NodeLocked: another operation holds the node; ask again.
-            self._refused = said(response)
+            self._refused = ironic_node.said(response)
         elif response.status_code == 404:
-            raise base.ActionError(self._unknown_node())
+            raise base.ActionError(self.unknown_node())
         else:
             raise base.ActionError(
                 'Ironic refused to power off node %s of host %s: %s; the '
                 'host must not be evacuated until it is off: power it off '
                 'by hand, then retry' % (self.node, self.host,
-                                         said(response)))
+                                         ironic_node.said(response)))
 
     def _step(self):
         """One look at the node, with a power-off request if it needs one:
         the node once no power action is under way and it is off, or this
         run's request ended (in failure, if it is not off); else None."""
-        node = self._read()
+        node = self.read()
         if node.get('target_power_state') is not None:
             return None     # a power action under way: wait for its end
         if node.get('power_state') == POWER_OFF or self._requested:
@@ -172,7 +134,7 @@ class PowerOffHost(base.OnHost, base.Action):
                 'node %s of host %s was not confirmed powered off within %s s'
                 ' ([ironic] power_timeout): %s' % (
                     self.node, self.host, CONF.ironic.power_timeout,
-                    self._refused or _state(self._read())))
+                    self._refused or _state(self.read())))
         if node.get('power_state') != POWER_OFF:
             raise base.ActionError(self._failed(node))
 
@@ -191,7 +153,7 @@ class PowerOffHost(base.OnHost, base.Action):
                     else '', self.node))
 
     def post_condition(self):
-        node = self._read()
+        node = self.read()
         if node.get('power_state') != POWER_OFF:
             raise base.ActionError('node %s of host %s is not powered off: '
                                    '%s' % (self.node, self.host, _state(node)))
@@ -205,28 +167,8 @@ class PowerOffHost(base.OnHost, base.Action):
         return base.NOT_DONE
 
     def _idle(self):
-        node = self._read()
+        node = self.read()
         return node if node.get('target_power_state') is None else None
-
-
-def said(response):
-    """What Ironic said in an error response (the faultstring of the JSON
-    document its error_message holds), and the status."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = body.get('error_message') if isinstance(body, dict) else None
-    if isinstance(message, str):
-        try:
-            message = json.loads(message)
-        except ValueError:
-            pass
-    if isinstance(message, dict):
-        message = message.get('faultstring')
-    if not (isinstance(message, str) and message):
-        message = response.text.strip() or response.reason
-    return '%s (HTTP %s)' % (message, response.status_code)
 
 
 def _state(node):

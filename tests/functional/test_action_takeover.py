@@ -1,0 +1,131 @@
+"""shelve, delete and change_node_power_state outlive their applier: two
+appliers as processes of their own on RabbitMQ, MariaDB and Redis
+(test_ha's cluster), [watcher_applier] recovery = resume, the simulator
+as the cloud. The applier running the action is SIGKILLed while the
+cloud is doing what it asked (a shelve's upload, a delete held back by
+the simulator, a BMC powering the node off); the other adopts the plan,
+its recover() finds the work done once the cloud has finished it, and
+the action SUCCEEDS without being executed a second time (one
+action.execution.start, the killed applier's)."""
+
+import time
+
+import pytest
+import requests
+
+from tests import factories
+from tests.functional.cloud import simulator
+from tests.functional.fixtures import MARIADB_ONLY
+from tests.functional.fixtures import wait_for
+from tests.functional.ha_checks import APPLIERS
+from tests.functional.ha_checks import events
+from tests.functional.test_ha import TAKEOVER_LIMIT
+from tests.functional.test_ha import _plan_row
+from tests.functional.test_ha import _starts
+from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
+from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
+from watcher_ha.simulator import scenario
+
+# Longer than a take-over: the cloud is still at it when the plan is
+# adopted.
+SLOW = 20
+HOST, EMPTY = 'compute-0000', 'compute-0001'
+FINAL = ('SUCCEEDED', 'FAILED', 'CANCELLED')
+
+
+def _auth(sim_url):
+    auth = {'auth_type': 'password', 'auth_url': sim_url + '/identity/v3',
+            'username': 'admin', 'password': 'admin',
+            'project_name': 'admin', 'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}
+    return {'nova': dict(auth), 'placement': dict(auth),
+            'ironic': dict(auth)}
+
+
+def _state(sim_url):
+    return requests.get(sim_url + '/simulator/state', timeout=10).json()
+
+
+def _node(sim_url, name):
+    return requests.get(sim_url + '/baremetal/v1/nodes/%s' % name,
+                        headers={'X-Auth-Token': 'any',
+                                 'X-OpenStack-Ironic-API-Version': '1.50'},
+                        timeout=10).json()
+
+
+def _shelve(sim_url, server):
+    return ('shelve', {'resource_id': server},
+            lambda: _state(sim_url)['servers'][server]['task_state']
+            == 'shelving_image_uploading',
+            lambda: _state(sim_url)['servers'][server]['vm_state']
+            == 'shelved_offloaded')
+
+
+def _delete(sim_url, server):
+    # Nova holds the delete back: the applier dies with it under way.
+    requests.put(sim_url + '/simulator/faults', timeout=10, json={
+        'api_failures': [{'method': 'DELETE', 'path': '/servers/%s$' % server,
+                          'delay': 3, 'count': 1}]}).raise_for_status()
+    first_look = []
+
+    def under_way():
+        # Its GET (pre-condition), then its DELETE, held back 3 s: a
+        # second after the action began, the DELETE is at Nova.
+        first_look.append(time.monotonic())
+        return time.monotonic() - first_look[0] > 1
+    return ('delete', {'resource_id': server}, under_way,
+            lambda: server not in _state(sim_url)['servers'])
+
+
+def _power_off(sim_url, server):
+    node = _node(sim_url, EMPTY)
+    return ('change_node_power_state',
+            {'resource_id': node['uuid'], 'resource_name': EMPTY,
+             'state': 'off'},
+            lambda: _node(sim_url, EMPTY)['target_power_state']
+            == 'power off',
+            lambda: not _state(sim_url)['hosts'][EMPTY]['powered_on'])
+
+
+@MARIADB_ONLY
+@pytest.mark.parametrize('make', [_shelve, _delete, _power_off],
+                         ids=['shelve', 'delete', 'change_node_power_state'])
+def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
+        ha_cluster, tmp_path, make):  # noqa: F811
+    spec = scenario.generate(hosts=2, servers=1, seed=7)
+    spec['servers'][0].update(host=HOST, state='active')
+    spec.update(shelve_seconds=SLOW, power_seconds=SLOW, boot_seconds=1)
+    with simulator(tmp_path / 'sim', spec) as sim_url:
+        cluster = ha_cluster(
+            watcher_applier={'recovery': 'resume', 'poll_interval': 0.1,
+                             'shelve_timeout': 60, 'delete_timeout': 60,
+                             'change_node_power_state_timeout': 60},
+            **_auth(sim_url))
+        cluster.start_daemons(appliers=APPLIERS[:2])
+        [server] = _state(sim_url)['servers']
+        kind, parameters, under_way, done = make(sim_url, server)
+        plan, [action] = factories.action_plan(
+            cluster.engine, factories.audit(cluster.engine),
+            kinds=[(kind, parameters)])
+        resp = requests.post('%s/v1/action_plans/%s/start' % (
+            cluster.url, plan['uuid']), timeout=10)
+        assert resp.status_code == 200, resp.text
+        runner = wait_for(lambda: (_starts(cluster, action) or [None])[0],
+                          20, 'the %s action begun' % kind)
+        wait_for(under_way, 10, 'the cloud at work for %s' % kind)
+        cluster.kill(runner)
+        survivor = wait_for(
+            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            .difference([runner, None]), TAKEOVER_LIMIT,
+            'the plan adopted').pop()
+        wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+                 in FINAL, SLOW + 30, 'the plan ended')
+        row, states = _plan_row(cluster.engine, plan['id'])
+        assert (row.state, row.hostname, states[action['uuid']]) == (
+            'SUCCEEDED', survivor, 'SUCCEEDED')
+        # Recovered, not executed again.
+        assert _starts(cluster, action) == [runner]
+        assert [host for event, host, data in events(
+            cluster.notes, action['uuid']) if event == 'action.update'
+            and data['state'] == 'SUCCEEDED'] == [survivor]
+        assert done()

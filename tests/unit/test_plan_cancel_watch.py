@@ -1,0 +1,110 @@
+"""A plan's cancel reaching its running actions, in-process on SQLite:
+the action that can be stopped is (its cancel asked again until it
+says it stopped) and ends CANCELLED, the one that cannot runs to its
+end, the actions not begun are cancelled, and the plan ends
+CANCELLED."""
+
+import threading
+
+import sqlalchemy as sa
+
+from tests import factories
+from watcher_ha.applier.actions import base as action_base
+from watcher_ha.applier import workflow
+from watcher_ha.conf import CONF
+from watcher_ha.db import models
+from watcher_ha.db import plan_runs
+
+HOST = 'applier-1'
+
+
+class Stoppable(action_base.Action):
+    """Runs until cancelled; refuses the first cancel (as Nova refuses to
+    abort a migration it has not begun)."""
+    name = 'stoppable'
+    running = None
+    cancels = 0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._stop = threading.Event()
+
+    @classmethod
+    def validate(cls, input_parameters):
+        pass
+
+    def execute(self):
+        Stoppable.running.set()
+        if not self._stop.wait(10):
+            raise AssertionError('never cancelled')
+        raise action_base.ActionError('stopped halfway')
+
+    def cancel(self):
+        Stoppable.cancels += 1
+        if Stoppable.cancels < 2:
+            return False
+        self.cancelled = 'stopped for the cancel'
+        self._stop.set()
+        return True
+
+
+class Unstoppable(action_base.Action):
+    """Takes a moment, whatever happens."""
+    name = 'unstoppable'
+
+    @classmethod
+    def validate(cls, input_parameters):
+        pass
+
+    def execute(self):
+        Stoppable.running.wait(5)
+        threading.Event().wait(0.5)
+
+
+CATALOG = {'stoppable': Stoppable, 'unstoppable': Unstoppable}
+
+
+def _context():
+    from watcher_ha.common import context
+    return context.admin_context()
+
+
+def test_a_cancel_stops_what_it_can_and_lets_the_rest_finish(db, conf):
+    CONF.set_override('poll_interval', 0.1, group='watcher_applier')
+    Stoppable.running = threading.Event()
+    Stoppable.cancels = 0
+    plan, actions = factories.action_plan(
+        db, factories.audit(db), state='ONGOING', kinds=[
+            ('stoppable', {}), ('unstoppable', {}), ('unstoppable', {})])
+    with db.begin() as conn:
+        conn.execute(sa.update(models.ActionPlan).where(
+            models.ActionPlan.id == plan['id']).values(hostname=HOST))
+        # The first two side by side, the third after the second.
+        conn.execute(sa.update(models.Action).where(
+            models.Action.id == actions[1]['id']).values(parents=[]))
+
+    def cancel_once_running():
+        Stoppable.running.wait(5)
+        with db.begin() as conn:
+            conn.execute(sa.update(models.ActionPlan).where(
+                models.ActionPlan.id == plan['id']).values(
+                    state='CANCELLING'))
+    canceller = threading.Thread(target=cancel_once_running)
+    canceller.start()
+    try:
+        outcome = workflow.PlanRun(
+            plan_runs.get(_context(), plan['uuid']), HOST, CATALOG,
+            threading.Event()).execute()
+    finally:
+        canceller.join()
+        CONF.clear_override('poll_interval', group='watcher_applier')
+    assert outcome == ('CANCELLED', None)
+    with db.connect() as conn:
+        states = [tuple(row) for row in conn.execute(sa.select(
+            models.Action.state, models.Action.status_message).where(
+                models.Action.action_plan_id == plan['id']).order_by(
+                    models.Action.id))]
+    # The third is cancelled when the plan's end is recorded.
+    assert states == [('CANCELLED', 'stopped for the cancel'),
+                      ('SUCCEEDED', None), ('PENDING', None)]
+    assert Stoppable.cancels == 2
