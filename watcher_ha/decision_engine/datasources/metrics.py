@@ -62,18 +62,19 @@ class AuditMetrics:
         if aggregate not in base.AGGREGATES:
             raise ValueError('aggregate %r is not one of %s'
                              % (aggregate, ', '.join(base.AGGREGATES)))
-        resources = list(resources)
+        keyed = {key_of(r): r for r in resources}
         cache = self._cache.setdefault(
             (metric, period, aggregate, granularity), {})
         asked = self._cache.setdefault(
             ('asked', metric, period, aggregate, granularity), set())
-        missing = [r for r in resources if key_of(r) not in asked]
+        missing = keyed.keys() - asked
         if missing:
-            cache.update(self._query(metric, missing, period, aggregate,
-                                     granularity))
-            asked.update(key_of(r) for r in missing)
-        return {key_of(r): cache[key_of(r)] for r in resources
-                if key_of(r) in cache}
+            cache.update(self._query(metric,
+                                     [keyed[k] for k in keyed
+                                      if k in missing],
+                                     period, aggregate, granularity))
+            asked.update(missing)
+        return {k: cache[k] for k in keyed if k in cache}
 
     def _query(self, metric, resources, period, aggregate, granularity):
         chosen = self._chosen.get(metric)

@@ -208,8 +208,10 @@ class Moves:
 
 def _used(cluster, node):
     """{resource: what ClusterState.used() gives} for ``node``, from
-    one read of its servers rather than one per resource."""
-    servers = cluster.instances_on(node.hostname)
+    one read of its servers (unsorted) rather than one per resource."""
+    instances = cluster.instances
+    servers = [instances[uuid]
+               for uuid in cluster.placement.get(node.hostname, ())]
     return {r: sum(getattr(s, r) for s in servers) + node.held(r)
             for r in RESOURCES}
 
