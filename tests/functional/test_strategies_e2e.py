@@ -140,9 +140,14 @@ def datasource_sections(prometheus_url):
 
 def audit(cluster, goal, strategy, parameters):
     """The finished audit (a dict) of a new ONESHOT audit."""
-    resp = requests.post(cluster.url + '/v1/audits', json={
+    return finished_audit(cluster, {
         'goal': goal, 'strategy': strategy, 'audit_type': 'ONESHOT',
-        'parameters': parameters}, timeout=10)
+        'parameters': parameters})
+
+
+def finished_audit(cluster, body):
+    """The finished audit (a dict) that POST /v1/audits ``body`` made."""
+    resp = requests.post(cluster.url + '/v1/audits', json=body, timeout=10)
     assert resp.status_code == 201, resp.text
 
     def done():
@@ -150,7 +155,7 @@ def audit(cluster, goal, strategy, parameters):
                              + resp.json()['uuid'], headers=LATEST,
                              timeout=10).json()
         return found if found['state'] in ('SUCCEEDED', 'FAILED') else None
-    return wait_for(done, 90, 'audit of %s done' % strategy)
+    return wait_for(done, 90, 'audit %s done' % resp.json()['uuid'])
 
 
 def plan_of(cluster, audit_uuid):
@@ -284,19 +289,9 @@ def test_a_scoped_consolidation_moves_nothing_outside_its_aggregate(
                 'scope': [{'host_aggregates': [{'name': 'rack-a'}]}]},
                 timeout=10)
             assert template.status_code == 201, template.text
-            resp = requests.post(cluster.url + '/v1/audits', json={
+            finished = finished_audit(cluster, {
                 'audit_template_uuid': template.json()['uuid'],
-                'audit_type': 'ONESHOT', 'parameters': {'period': PERIOD}},
-                timeout=10)
-            assert resp.status_code == 201, resp.text
-
-            def done():
-                found = requests.get(cluster.url + '/v1/audits/'
-                                     + resp.json()['uuid'], headers=LATEST,
-                                     timeout=10).json()
-                return found if found['state'] in ('SUCCEEDED',
-                                                   'FAILED') else None
-            finished = wait_for(done, 90, 'audit done')
+                'audit_type': 'ONESHOT', 'parameters': {'period': PERIOD}})
             assert finished['state'] == 'SUCCEEDED', finished
             plan, actions = plan_of(cluster, finished['uuid'])
             rack_a = {'compute-0000', 'compute-0001'}
