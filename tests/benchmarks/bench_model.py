@@ -44,9 +44,9 @@ from tests import nova_samples  # noqa: E402
 from tests.benchmarks import watcher17  # noqa: E402
 from watcher_ha.decision_engine.model import cluster  # noqa: E402
 from watcher_ha.conf import CONF  # noqa: E402
+from watcher_ha.decision_engine.feed import nova_events  # noqa: E402
 from watcher_ha.decision_engine.model import elements  # noqa: E402
 from watcher_ha.decision_engine.model import garbage_collection  # noqa: E402
-from watcher_ha.decision_engine.model import nova_events  # noqa: E402
 from watcher_ha.decision_engine.model import state  # noqa: E402
 
 T0 = datetime.datetime(2026, 11, 22, 6, 0, 0)
@@ -96,7 +96,7 @@ def events(count, names, uuids, rng, start=T0):
 
 def resynced(fresh):
     """A model holding ``fresh``, swapped in as a resync does."""
-    model = cluster.ClusterModel()
+    model = cluster.ClusterModel(apply_event=nova_events.apply)
     model.begin_resync()
     model.finish_resync(fresh)
     return model

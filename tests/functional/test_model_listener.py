@@ -19,11 +19,12 @@ from tests import nova_samples
 from tests import servers
 from tests.functional.fixtures import wait_for
 from watcher_ha.conf import CONF
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import listener
+from watcher_ha.decision_engine.feed import listener_process
+from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
-from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.decision_engine.model import listener
-from watcher_ha.decision_engine.model import listener_process
 from watcher_ha.simulator import notifications
 
 LIVE = nova_samples.live()
@@ -44,7 +45,7 @@ class Engine:
     model; ``processes``: its notification_listener_processes."""
 
     def __init__(self, host, processes=0):
-        self.model = cluster.ClusterModel()
+        self.model = cluster.ClusterModel(apply_event=nova_events.apply)
         self.model.update(lambda changes: [
             changes.put_node(elements.ComputeNode(hostname=h, vcpus=8))
             for h in HOSTS])
@@ -243,7 +244,7 @@ def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
 
     from tests import factories
     from watcher_ha.db import models
-    from watcher_ha.decision_engine.model import pools
+    from watcher_ha.decision_engine.feed import pools
     for host in ('gone-engine', 'away-engine'):
         engine = Engine(host)
         engine.start()
@@ -314,8 +315,8 @@ import sys
 import time
 
 from watcher_ha.conf import CONF
-from watcher_ha.decision_engine.model import dispatch
-from watcher_ha.decision_engine.model import listener_process
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import listener_process
 
 CONF([], project='watcher-ha', default_config_files=[])
 CONF.set_override('transport_url', sys.argv[1])

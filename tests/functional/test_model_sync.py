@@ -24,8 +24,8 @@ from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.conf import CONF
-from watcher_ha.decision_engine.model import dispatch
-from watcher_ha.decision_engine.model import listener_process
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.model.collector import compute
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager

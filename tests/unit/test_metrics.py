@@ -32,11 +32,11 @@ from watcher_ha.db import models
 from watcher_ha.db import plan_runs
 from watcher_ha.db import state_metrics
 from watcher_ha.db import statement_metrics
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
-from watcher_ha.decision_engine.model import dispatch
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import metrics as model_metrics
-from watcher_ha.decision_engine.model import nova_events
 
 
 def value(name, **labels):

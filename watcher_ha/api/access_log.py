@@ -3,6 +3,9 @@
 import time
 
 from oslo_log import log
+from oslo_middleware import request_id
+
+from watcher_ha.common import tracing
 
 LOG = log.getLogger('watcher_ha.api.access')
 
@@ -13,6 +16,13 @@ class AccessLogMiddleware:
         self.app = app
 
     def __call__(self, environ, start_response):
+        # Every line logged while the request is served (this one too)
+        # carries its id, and none a previous request's of this thread.
+        with tracing.working_on(environ.get(request_id.ENV_REQUEST_ID),
+                                environ.get(request_id.GLOBAL_REQ_ID)):
+            return self._served(environ, start_response)
+
+    def _served(self, environ, start_response):
         started = time.monotonic()
         seen = {}
 

@@ -1,6 +1,7 @@
 """Pecan hooks: put the request context on every request."""
 
 from oslo_config import cfg
+from oslo_middleware import request_id
 from pecan import hooks
 
 from watcher_ha.common import context
@@ -28,7 +29,11 @@ class ContextHook(hooks.PecanHook):
 
     def before(self, state):
         if CONF.auth_strategy == 'noauth':
-            state.request.context = context.admin_context()
+            # Under the id the answer carries (X-Openstack-Request-Id),
+            # as keystone's contexts are.
+            state.request.context = context.admin_context(
+                request_id=state.request.environ.get(
+                    request_id.ENV_REQUEST_ID))
         else:
             state.request.context = context.RequestContext.from_environ(
                 state.request.environ)

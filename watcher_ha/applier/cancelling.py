@@ -20,6 +20,7 @@ import threading
 from oslo_log import log
 
 from watcher_ha.applier import fencing
+from watcher_ha.common import tracing
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.db import engine as db_engine
 from watcher_ha.db import plan_runs
@@ -67,6 +68,10 @@ class CancelWatch:
                 self._running.discard(plugin)
 
     def _watch(self):
+        with tracing.working_on(self._plan.get('request_id')):
+            self._look_until_done()
+
+    def _look_until_done(self):
         while not self._done.wait(self._interval):
             if not self._seen:
                 try:

@@ -70,6 +70,9 @@ class ActionPlans:
         # A plan stays with its applier while that one lives.
         return False
 
+    def request_id(self, uuid):
+        return plan_runs.request_id(watcher_context.admin_context(), uuid)
+
     def take(self, uuid):
         context = watcher_context.admin_context()
         plan = plan_runs.claim(context, uuid, self.host)

@@ -19,6 +19,7 @@ and whoever runs the plan next asks its ``recover()`` what became of it.
 
 import collections
 import contextlib
+import logging
 
 import futurist
 from oslo_config import cfg
@@ -33,6 +34,7 @@ from watcher_ha.applier import cancelling
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common import tracing
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import engine as db_engine
@@ -71,6 +73,11 @@ class ActionTask(task.Task):
         self.action = action
 
     def execute(self):
+        # In one of taskflow's threads: logged under the plan's request.
+        with tracing.working_on(self.run.plan.get('request_id')):
+            self._execute()
+
+    def _execute(self):
         run, action = self.run, self.action
         run.check_halted()
         if run.plan_state() == ActionPlanState.CANCELLING:
@@ -83,8 +90,9 @@ class ActionTask(task.Task):
         if token is None:
             # Skipped by a user, or done by an earlier run of the plan.
             return
-        LOG.info('Executing action %s (%s) of plan %s', action['uuid'],
-                 action['action_type'], run.plan['uuid'])
+        LOG.info('Executing action %s (%s) of plan %s on %s: %s',
+                 action['uuid'], action['action_type'], run.plan['uuid'],
+                 run.host, _parameters(action))
         notifier.action('update', action['uuid'],
                         old_state=ActionState.PENDING)
         notifier.action('execution.start', action['uuid'])
@@ -128,15 +136,11 @@ class ActionTask(task.Task):
 
     def _skipped(self, why, token):
         reason = str(why) or 'nothing left to do'
-        LOG.info('Action %s of plan %s skipped: %s', self.action['uuid'],
-                 self.run.plan['uuid'], reason)
         self.run.end(self.action, token, ActionState.SKIPPED, reason)
         notifier.action('update', self.action['uuid'],
                         old_state=ActionState.ONGOING)
 
     def _cancelled(self, how, token):
-        LOG.info('Action %s of plan %s %s', self.action['uuid'],
-                 self.run.plan['uuid'], how)
         notifier.action('cancel.start', self.action['uuid'])
         self.run.end(self.action, token, ActionState.CANCELLED, how)
         notifier.action('update', self.action['uuid'],
@@ -245,6 +249,10 @@ class PlanRun:
             raise Interrupted('action %s was taken from this run'
                               % action['uuid'])
         metrics.ended(action, state)
+        LOG.log(logging.WARNING if state == ActionState.FAILED
+                else logging.INFO, 'Action %s (%s) of plan %s %s%s',
+                action['uuid'], action['action_type'], self.plan['uuid'],
+                state, ': %s' % status_message if status_message else '')
 
     def succeeded(self, action, plugin):
         self._succeeded.append((action['uuid'], plugin))
@@ -358,6 +366,13 @@ class PlanRun:
         if failed:
             summary += '; could not roll back: %s' % ', '.join(failed)
         return summary or '; nothing to roll back'
+
+
+def _parameters(action):
+    """The action's input parameters, in one line, keys sorted."""
+    return ', '.join('%s=%s' % (key, value) for key, value in
+                     sorted((action['input_parameters'] or {}).items())) \
+        or 'no parameter'
 
 
 def _failure_of(action):

@@ -38,6 +38,7 @@ from oslo_log import log
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import coordination
 from watcher_ha.common import daemon
+from watcher_ha.common import tracing
 from watcher_ha.db import engine as db_engine
 
 CONF = cfg.CONF
@@ -101,6 +102,10 @@ class Domain(Protocol):
 
     def adopt(self, context, held, gone) -> bool:
         """Make this host the owner instead of ``gone``; True if won."""
+
+    def request_id(self, uuid) -> str | None:
+        """The id of the API request behind the row, which every line
+        logged while working on it carries (common/tracing.py)."""
 
     def resume(self, uuid, why, previous) -> None:
         """Work on a row this host owns that no job works on (in a job);
@@ -191,6 +196,19 @@ class Owner:
     def _job(self, uuid, func, args):
         with self._lock:
             self._working.add(uuid)
+        with tracing.working_on(self._request_id(uuid)):
+            self._run_jobs(uuid, func, args)
+
+    def _request_id(self, uuid):
+        try:
+            return self.domain.request_id(uuid)
+        except Exception:  # noqa: BLE001
+            # Logs without it never stop the work; the job meets a
+            # database error itself, and says so.
+            return None
+
+    def _run_jobs(self, uuid, func, args):
+        """The job of row ``uuid``, then those queued behind it."""
         while True:
             try:
                 if not self.stopping.is_set():

@@ -11,7 +11,7 @@ PLANNERS = 'watcher_ha.planners'
 ACTIONS = 'watcher_ha.actions'
 COLLECTORS = 'watcher_ha.collectors'
 DATASOURCES = 'watcher_ha.datasources'
-# Each entry point: a callable (conf) -> [decision_engine.model.dispatch.
+# Each entry point: a callable (conf) -> [decision_engine.feed.dispatch.
 # Handler], for notifications the collectors do not handle.
 NOTIFICATION_HANDLERS = 'watcher_ha.notification_handlers'
 

@@ -193,6 +193,9 @@ def _transition(context, row, target, actor, wanted):
     moved = []
     if target == ActionPlanState.DELETED:
         values['deleted_at'] = models.utcnow()
+    if target == ActionPlanState.PENDING:
+        # The daemons running it log under the request that started it.
+        values['request_id'] = context.request_id
     with engine.writer.using(context) as session:
         transitions.compare_and_swap(session, state_machines.ACTION_PLAN,
                                      ActionPlan, row, target, actor, values)

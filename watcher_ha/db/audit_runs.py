@@ -42,6 +42,13 @@ def get(context, uuid):
     return query.get_row(context, audits.VIEW, uuid, archived_too=True)
 
 
+def request_id(context, uuid):
+    """The id of the request that created the audit (None if unknown)."""
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(Audit.request_id).where(
+            Audit.uuid == uuid)).scalar()
+
+
 def claim(context, uuid, host):
     """PENDING -> ONGOING stamped with ``host``; the row, or None if
     another engine (or a user) got there first."""
@@ -283,7 +290,8 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
                 state=state, status_message=refused,
                 global_efficacy=global_efficacy, created_at=now,
                 audit_round=None if finish_audit else round_of(row),
-                planned_by=host)).inserted_primary_key[0]
+                planned_by=host, request_id=row['request_id'])
+            ).inserted_primary_key[0]
         except db_exc.DBDuplicateEntry:
             # The round has its plan already; the transaction rolls back.
             raise LostOwnership(audit=row['uuid'], host=host)

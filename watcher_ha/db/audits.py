@@ -35,12 +35,14 @@ def get(context, ident):
 
 @engine.retry_on_deadlock
 def create(context, values):
-    """Insert a PENDING audit; 409 if a live audit has its name."""
+    """Insert a PENDING audit, recording the request that creates it
+    (``context``'s); 409 if a live audit has its name."""
     uuid = uuidutils.generate_uuid()
     try:
         with engine.writer.using(context) as session:
             session.execute(sa.insert(Audit).values(
-                uuid=uuid, state=AuditState.PENDING, **values))
+                uuid=uuid, state=AuditState.PENDING,
+                request_id=context.request_id, **values))
     except db_exc.DBDuplicateEntry:
         raise exception.AlreadyExists(resource='audit', name=values['name'])
     return get(context, uuid)

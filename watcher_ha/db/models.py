@@ -17,6 +17,8 @@ UUID_LEN = 36
 NAME_LEN = 63
 HOST_LEN = 255
 STATE_LEN = 20
+# oslo.context's 'req-' and a UUID, with room to spare.
+REQUEST_ID_LEN = 64
 
 # MySQL/MariaDB drop microseconds unless the precision is asked for.
 Timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
@@ -148,6 +150,10 @@ class Audit(ArchivableMixin, Base):
     # The last webhook trigger: public webhooks may not trigger again
     # sooner than [api] public_webhook_min_interval after it.
     webhook_triggered_at: orm.Mapped[datetime.datetime | None]
+    # Internal: the API request that created the audit, shown on every
+    # log line of the daemons working on it (common/tracing.py).
+    request_id: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(REQUEST_ID_LEN))
 
 
 class ActionPlan(ArchivableMixin, Base):
@@ -179,6 +185,11 @@ class ActionPlan(ArchivableMixin, Base):
     # The decision engine (host) that computed and stored the plan.
     planned_by: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(HOST_LEN))
+    # Internal: the request that started the plan (an operator's, or its
+    # audit's under auto_trigger; its audit's until started), shown on
+    # every log line of the daemons working on it (common/tracing.py).
+    request_id: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(REQUEST_ID_LEN))
 
 
 class Action(ArchivableMixin, Base):

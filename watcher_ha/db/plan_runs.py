@@ -48,6 +48,14 @@ def get(context, uuid):
                          archived_too=True)
 
 
+def request_id(context, uuid):
+    """The id of the request that started the plan (its audit's if none
+    did; None if unknown)."""
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(sa.select(ActionPlan.request_id).where(
+            ActionPlan.uuid == uuid)).scalar()
+
+
 def _lock_owned(session, plan, host, states=RUNNING):
     """Lock the plan row if ``host`` runs it (in ``states``): 1, else 0."""
     return transitions.lock(session, ActionPlan,

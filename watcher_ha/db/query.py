@@ -23,7 +23,7 @@ from watcher_ha.db import engine
 # Bookkeeping columns, never a sort key (action plans' audit_round and
 # planned_by are not in the API at all).
 INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by',
-                      'webhook_triggered_at'))
+                      'webhook_triggered_at', 'request_id'))
 
 
 @dataclasses.dataclass(frozen=True)

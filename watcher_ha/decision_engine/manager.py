@@ -26,10 +26,10 @@ from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine.datasources import loader as \
     datasource_loader
-from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import listener_process
+from watcher_ha.decision_engine.feed import pools
 from watcher_ha.decision_engine.model import garbage_collection
-from watcher_ha.decision_engine.model import listener_process
-from watcher_ha.decision_engine.model import pools
 from watcher_ha.decision_engine.model import views as model_views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
@@ -115,6 +115,9 @@ class Audits:
 
     def take(self, uuid):
         self.auditor.run(uuid)
+
+    def request_id(self, uuid):
+        return audit_runs.request_id(watcher_context.admin_context(), uuid)
 
     def adopt(self, context, held, gone):
         return audit_runs.change_owner(context, held.uuid, gone, self.host)

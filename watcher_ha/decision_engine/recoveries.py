@@ -241,6 +241,11 @@ class Recoveries:
     def hand_over(self, context, held, to):
         return False
 
+    def request_id(self, uuid):
+        # Not recorded for host notifications: their audits and plans
+        # are logged under their own.
+        return None
+
     def interrupt(self, uuids):
         # A recovery's effects are its audit's and plan's, which have
         # owners of their own; following it stops with ``stopping``.

@@ -11,6 +11,11 @@ what the fresh read already shows) and it is swapped in, so no update that
 arrived during the resync is lost. The fresh state also keeps the
 tombstones of the servers removed since the previous read began, so that
 an event about them that comes late cannot bring them back.
+
+What an event changes is the source's business, not the model's: the
+collector that builds a model hands it ``apply_event`` (for the compute
+model, feed.nova_events.apply), so that another model (e.g. storage, fed
+by Cinder) reuses this class with its own events.
 """
 
 import dataclasses
@@ -20,7 +25,6 @@ import time
 from oslo_log import log
 
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.decision_engine.model import nova_events
 from watcher_ha.decision_engine.model import state as model_state
 
 LOG = log.getLogger(__name__)
@@ -30,10 +34,19 @@ class ModelNotReady(Exception):
     """No full sync has completed yet."""
 
 
+def _no_events(changes, event):
+    raise TypeError('this data model was made without apply_event: it '
+                    'takes no notifications')
+
+
 class ClusterModel:
 
-    def __init__(self, name='compute'):
+    def __init__(self, name='compute', apply_event=_no_events):
+        """``apply_event(changes, event)``: applies one notification to a
+        state.Changes and returns the hostnames it named that the model
+        does not know."""
         self.name = name
+        self._apply_event = apply_event
         self._lock = threading.Lock()
         self._state = model_state.ClusterState()
         self._recording = None
@@ -83,8 +96,8 @@ class ClusterModel:
     # Writers.
 
     def apply(self, event):
-        """Apply one Nova notification; returns the hostnames it named
-        that the model does not know (to be fetched from Nova)."""
+        """Apply one notification; returns the hostnames it named
+        that the model does not know (to be fetched from the source)."""
         return self.apply_many([event])
 
     def apply_many(self, events):
@@ -97,7 +110,7 @@ class ClusterModel:
         with self._lock:
             changes = self._state.changes()
             for event in events:
-                missing |= nova_events.apply(changes, event)
+                missing |= self._apply_event(changes, event)
             self._state = changes.state()
             if self._recording is not None:
                 self._recording.extend(events)
@@ -106,7 +119,7 @@ class ClusterModel:
         return missing
 
     def update(self, edit):
-        """Apply ``edit(changes)`` (e.g. a node fetched from Nova)."""
+        """Apply ``edit(changes)`` (e.g. a node fetched from the source)."""
         with self._lock:
             changes = self._state.changes()
             edit(changes)
@@ -120,7 +133,7 @@ class ClusterModel:
             self._reading_since = stamp or elements.utcnow()
 
     def finish_resync(self, fresh):
-        """Swap in ``fresh`` (a ClusterState read from Nova), with every
+        """Swap in ``fresh`` (a ClusterState read from the source), with every
         notification received since ``begin_resync`` replayed onto it."""
         with self._lock:
             recorded, self._recording = self._recording or [], None
@@ -130,7 +143,7 @@ class ClusterModel:
                                      since=self._read_since)
             self._read_since = self._reading_since or self._read_since
             for event in recorded:
-                nova_events.apply(changes, event)
+                self._apply_event(changes, event)
             # A swap is a change even if the replay changed nothing.
             changes.count += 1
             self._state = changes.state()

@@ -7,12 +7,24 @@ Each collector has an option group ``watcher_cluster_data_model_collectors.
 """
 
 from watcher_ha.conf import collectors as collectors_conf
+from watcher_ha.decision_engine.model import cluster
 
 
 class Collector:
     name: str
     # Options of the collector's group beyond COMMON_OPTS.
     extra_opts: list = []
+    # apply_event(changes, event) -> hostnames missing: what one of the
+    # source's notifications changes in the model (ClusterModel's
+    # apply_event); None for a model fed by its resyncs alone.
+    apply_event = None
+
+    @classmethod
+    def make_model(cls, name):
+        """An empty ClusterModel that applies the source's events."""
+        if cls.apply_event is None:
+            return cluster.ClusterModel(name)
+        return cluster.ClusterModel(name, apply_event=cls.apply_event)
 
     @classmethod
     def register_opts(cls, conf):

@@ -21,9 +21,9 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.common import clients
-from watcher_ha.decision_engine.model import dispatch
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.decision_engine.model import nova_events
 from watcher_ha.decision_engine.model import state as model_state
 from watcher_ha.decision_engine.model.collector import base
 
@@ -39,6 +39,7 @@ READERS = 8
 
 class ComputeCollector(base.Collector):
     name = 'compute'
+    apply_event = staticmethod(nova_events.apply)
 
     def __init__(self, conf, model):
         super().__init__(conf, model)

@@ -11,7 +11,6 @@ from oslo_log import log
 from stevedore import driver
 
 from watcher_ha.common import plugins
-from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 
 CONF = cfg.CONF
@@ -34,7 +33,7 @@ class CollectorManager:
                 conf.watcher_decision_engine.collectors:
             plugin = driver.DriverManager(plugins.COLLECTORS, name,
                                           invoke_on_load=False).driver
-            collector = plugin(conf, cluster.ClusterModel(name))
+            collector = plugin(conf, plugin.make_model(name))
             reason = collector.disabled_because()
             if reason:
                 LOG.warning('The %s data model is off: %s', name, reason)

@@ -38,7 +38,7 @@ from oslo_messaging import opts as messaging_opts
 
 from watcher_ha import conf as watcher_conf
 from watcher_ha.common import service as watcher_service
-from watcher_ha.decision_engine.model import listener
+from watcher_ha.decision_engine.feed import listener
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -21,7 +21,7 @@ from oslo_log import log
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import models
 from watcher_ha.db import services as services_db
-from watcher_ha.decision_engine.model import listener
+from watcher_ha.decision_engine.feed import listener
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

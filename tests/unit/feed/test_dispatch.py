@@ -3,8 +3,8 @@
 import datetime
 import threading
 
-from watcher_ha.decision_engine.model import dispatch
-from watcher_ha.decision_engine.model import nova_events
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import nova_events
 
 T0 = datetime.datetime(2026, 11, 22)
 

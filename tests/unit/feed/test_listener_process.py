@@ -5,9 +5,9 @@ import pytest
 from oslo_config import cfg
 
 from watcher_ha.conf import CONF
-from watcher_ha.decision_engine.model import dispatch
-from watcher_ha.decision_engine.model import listener
-from watcher_ha.decision_engine.model import listener_process
+from watcher_ha.decision_engine.feed import dispatch
+from watcher_ha.decision_engine.feed import listener
+from watcher_ha.decision_engine.feed import listener_process
 
 GROUP = 'watcher_decision_engine'
 

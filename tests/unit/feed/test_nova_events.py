@@ -8,9 +8,9 @@ import random
 import pytest
 
 from tests import nova_samples
+from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.decision_engine.model import nova_events
 from watcher_ha.decision_engine.model import state as model_state
 from watcher_ha.decision_engine.model.collector import manager
 
@@ -62,7 +62,7 @@ def node(hostname, **values):
 
 
 def model_with(*hostnames, instances=()):
-    model = cluster.ClusterModel()
+    model = cluster.ClusterModel(apply_event=nova_events.apply)
 
     def seed(changes):
         for hostname in hostnames:
@@ -445,7 +445,7 @@ def _aggregate_event(event_type, name, hosts, zone=None, uuid='agg-uuid'):
 def test_a_node_leaving_its_zones_aggregate_gets_its_zone_from_nova():
     """Its zone is now Nova's default_availability_zone, which only Nova
     knows: the node is named for fetching, and the fetch sets it."""
-    model = cluster.ClusterModel()
+    model = cluster.ClusterModel(apply_event=nova_events.apply)
 
     def read_from_nova(changes):
         for hostname in ('host-a', 'host-b'):

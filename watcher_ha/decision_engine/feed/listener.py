@@ -10,7 +10,7 @@ import oslo_messaging
 from oslo_config import cfg
 from oslo_log import log
 
-from watcher_ha.decision_engine.model import nova_events
+from watcher_ha.decision_engine.feed import nova_events
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
