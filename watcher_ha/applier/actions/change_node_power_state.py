@@ -24,7 +24,6 @@ the node is in that state, and may run again otherwise.
 """
 
 
-import tenacity
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
@@ -38,6 +37,7 @@ ON, OFF = 'on', 'off'
 # Watcher's state -> Ironic's power state and target.
 IRONIC_STATES = {ON: 'power on', OFF: 'power off'}
 OTHER = {ON: OFF, OFF: ON}
+OF_IRONIC = {ironic: ours for ours, ironic in IRONIC_STATES.items()}
 FIELDS = ('uuid', 'name', 'power_state', 'target_power_state',
           'last_error', 'reservation')
 
@@ -56,13 +56,6 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
         'required': ['resource_id', 'state'],
         'additionalProperties': False,
     }
-
-    def __init__(self, input_parameters, context=None, fence=None):
-        super().__init__(input_parameters, context, fence)
-        # Whether this run's power request was accepted.
-        self._requested = False
-        # Why the latest request was refused for now (a lock), if it was.
-        self._refused = None
 
     @classmethod
     def resources(cls, input_parameters):
@@ -108,6 +101,16 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
                 'not powered off' % (host, self.node, len(held),
                                      ', '.join(s.id for s in held[:5])))
 
+    power_timeout_option = (
+        '[watcher_applier] change_node_power_state_timeout')
+
+    def power_timeout(self):
+        return CONF.watcher_applier.change_node_power_state_timeout
+
+    def refused_power(self, target, response):
+        return 'Ironic refused to power node %s %s: %s' % (
+            self.node, OF_IRONIC[target], ironic_node.said(response))
+
     def execute(self):
         self._power(self.state)
 
@@ -117,13 +120,11 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
 
     def _power(self, state):
         wanted = IRONIC_STATES[state]
-        node = self._poll(lambda: self._step(state))
+        before = self._check_empty if state == OFF else None
+        node = self.poll(lambda: self.power_step(wanted, before))
         if node is None:
-            raise base.ActionError(
-                'node %s was not reported %s within %s s ([watcher_applier] '
-                'change_node_power_state_timeout): %s' % (
-                    self.node, wanted, _timeout(),
-                    self._refused or _state(self.read())))
+            raise self.timed_out('node %s was not reported %s'
+                                 % (self.node, wanted))
         if node.get('power_state') != wanted:
             raise base.ActionError(
                 'Ironic could not power node %s %s: %s' % (
@@ -131,74 +132,12 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
                     'its power action ended with the node %s'
                     % node.get('power_state')))
 
-    def _step(self, state):
-        """One look at the node, with a power request if it needs one:
-        the node once no power action is under way and it is in ``state``,
-        or this run's request ended; else None."""
-        node = self.read()
-        if node.get('target_power_state') is not None:
-            return None     # a power action under way: wait for its end
-        if node.get('power_state') == IRONIC_STATES[state] or (
-                self._requested):
-            return node
-        if state == OFF:
-            self._check_empty(node)
-        self._request(state)
-        return None
-
-    def _request(self, state):
-        response = self.call('PUT', self.path('states', 'power'),
-                              json={'target': IRONIC_STATES[state]})
-        if response.status_code == 202:
-            self._requested, self._refused = True, None
-        elif response.status_code == 409:
-            # NodeLocked: another operation holds the node; ask again.
-            self._refused = ironic_node.said(response)
-        else:
-            raise base.ActionError('Ironic refused to power node %s %s: %s'
-                                   % (self.node, state,
-                                      ironic_node.said(response)))
-
-    def _poll(self, step):
-        """``step()`` every poll_interval until it returns something,
-        which is returned; None when out of time; ActionError on abort
-        (Ironic cannot abort a power action: it goes on)."""
-        retrying = tenacity.Retrying(
-            stop=(tenacity.stop_after_delay(_timeout())
-                  | tenacity.stop_when_event_set(self._aborted)),
-            wait=tenacity.wait_fixed(CONF.watcher_applier.poll_interval),
-            retry=tenacity.retry_if_result(lambda value: value is None),
-            retry_error_callback=lambda state: state.outcome.result())
-        found = retrying(step)
-        if found is None and self.aborted:
-            raise base.ActionError('aborted while waiting for node %s'
-                                   % self.node)
-        return found
-
     def post_condition(self):
         node = self.read()
         if node.get('power_state') != IRONIC_STATES[self.state]:
             raise base.ActionError('node %s is not %s: %s' % (
                 self.node, IRONIC_STATES[self.state],
-                _state(node)))
+                ironic_node.power_state_of(node)))
 
     def recover(self, started_at):
-        node = self._poll(self._idle)
-        if node is not None and (
-                node.get('power_state') == IRONIC_STATES[self.state]):
-            return base.DONE
-        return base.NOT_DONE
-
-    def _idle(self):
-        node = self.read()
-        return node if node.get('target_power_state') is None else None
-
-
-def _state(node):
-    return 'power state %s, target %s, last error %s, reservation %s' % (
-        node.get('power_state'), node.get('target_power_state'),
-        node.get('last_error'), node.get('reservation'))
-
-
-def _timeout():
-    return CONF.watcher_applier.change_node_power_state_timeout
+        return self.recover_power(IRONIC_STATES[self.state])

@@ -29,16 +29,7 @@ SOFT_DELETED = 'SOFT_DELETED'
 class Delete(nova_base.ServerAction):
     name = 'delete'
     description = 'Deletes a server; irreversible.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string',
-                            'pattern': nova_base.UUID_PATTERN},
-            'resource_name': {'type': ['string', 'null']},
-        },
-        'required': ['resource_id'],
-        'additionalProperties': False,
-    }
+    schema = nova_base.ONE_SERVER_SCHEMA
 
     def pre_condition(self):
         if self.server_or_skip().status == SOFT_DELETED:

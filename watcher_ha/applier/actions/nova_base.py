@@ -61,6 +61,18 @@ class NovaAction(base.Action):
 UUID_PATTERN = ('^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-'
                 '[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$')
 
+# The parameters of an action on one server that needs nothing more: the
+# server's uuid, and the name a strategy may add for the reader.
+ONE_SERVER_SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'resource_id': {'type': 'string', 'pattern': UUID_PATTERN},
+        'resource_name': {'type': ['string', 'null']},
+    },
+    'required': ['resource_id'],
+    'additionalProperties': False,
+}
+
 
 def vm_state(server):
     return getattr(server, 'OS-EXT-STS:vm_state', None)

@@ -26,7 +26,6 @@ operator has looked at it (``openstack baremetal node power on``).
 """
 
 
-import tenacity
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
@@ -55,13 +54,6 @@ class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
         'additionalProperties': True,
     }
 
-    def __init__(self, input_parameters, context=None, fence=None):
-        super().__init__(input_parameters, context, fence)
-        # Whether this run's power-off request was accepted.
-        self._requested = False
-        # Why the latest request was refused for now (a lock), if it was.
-        self._refused = None
-
     @property
     def node(self):
         return self.input_parameters.get('node') or self.host
@@ -82,59 +74,22 @@ class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
                 'or give its name or uuid as the action\'s "node"'
                 % (self.host, self.host))
 
-    def _request_power_off(self):
-        response = self.call('PUT', self.path('states', 'power'),
-                             json={'target': POWER_OFF})
-        if response.status_code == 202:
-            self._requested, self._refused = True, None
-        elif response.status_code == 409:
-            # NodeLocked: another operation holds the node; ask again.
-            self._refused = ironic_node.said(response)
-        elif response.status_code == 404:
-            raise base.ActionError(self.unknown_node())
-        else:
-            raise base.ActionError(
-                'Ironic refused to power off node %s of host %s: %s; the '
+    power_timeout_option = '[ironic] power_timeout'
+
+    def power_timeout(self):
+        return CONF.ironic.power_timeout
+
+    def refused_power(self, target, response):
+        return ('Ironic refused to power off node %s of host %s: %s; the '
                 'host must not be evacuated until it is off: power it off '
                 'by hand, then retry' % (self.node, self.host,
                                          ironic_node.said(response)))
 
-    def _step(self):
-        """One look at the node, with a power-off request if it needs one:
-        the node once no power action is under way and it is off, or this
-        run's request ended (in failure, if it is not off); else None."""
-        node = self.read()
-        if node.get('target_power_state') is not None:
-            return None     # a power action under way: wait for its end
-        if node.get('power_state') == POWER_OFF or self._requested:
-            return node
-        self._request_power_off()
-        return None
-
-    def _poll(self, step):
-        """Call ``step()`` every [watcher_applier] poll_interval until it
-        returns something, which is returned; None after [ironic]
-        power_timeout; ActionError on abort."""
-        retrying = tenacity.Retrying(
-            stop=(tenacity.stop_after_delay(CONF.ironic.power_timeout)
-                  | tenacity.stop_when_event_set(self._aborted)),
-            wait=tenacity.wait_fixed(CONF.watcher_applier.poll_interval),
-            retry=tenacity.retry_if_result(lambda value: value is None),
-            retry_error_callback=lambda state: state.outcome.result())
-        found = retrying(step)
-        if found is None and self.aborted:
-            raise base.ActionError('aborted while powering off %s'
-                                   % self.host)
-        return found
-
     def execute(self):
-        node = self._poll(self._step)
+        node = self.poll(lambda: self.power_step(POWER_OFF))
         if node is None:
-            raise base.ActionError(
-                'node %s of host %s was not confirmed powered off within %s s'
-                ' ([ironic] power_timeout): %s' % (
-                    self.node, self.host, CONF.ironic.power_timeout,
-                    self._refused or _state(self.read())))
+            raise self.timed_out('node %s of host %s was not confirmed '
+                                 'powered off' % (self.node, self.host))
         if node.get('power_state') != POWER_OFF:
             raise base.ActionError(self._failed(node))
 
@@ -155,23 +110,11 @@ class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
     def post_condition(self):
         node = self.read()
         if node.get('power_state') != POWER_OFF:
-            raise base.ActionError('node %s of host %s is not powered off: '
-                                   '%s' % (self.node, self.host, _state(node)))
+            raise base.ActionError(
+                'node %s of host %s is not powered off: %s' % (
+                    self.node, self.host, ironic_node.power_state_of(node)))
 
     def recover(self, started_at):
         """DONE if the node is off, NOT_DONE otherwise (a power action
         under way is waited for first): powering off twice is harmless."""
-        node = self._poll(self._idle)
-        if node is not None and node.get('power_state') == POWER_OFF:
-            return base.DONE
-        return base.NOT_DONE
-
-    def _idle(self):
-        node = self.read()
-        return node if node.get('target_power_state') is None else None
-
-
-def _state(node):
-    return 'power state %s, target %s, last error %s, reservation %s' % (
-        node.get('power_state'), node.get('target_power_state'),
-        node.get('last_error'), node.get('reservation'))
+        return self.recover_power(POWER_OFF)

@@ -37,16 +37,7 @@ SHELVING = ('shelving', 'shelving_image_pending_upload',
 class Shelve(nova_base.ServerAction):
     name = 'shelve'
     description = 'Shelves a server.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string',
-                            'pattern': nova_base.UUID_PATTERN},
-            'resource_name': {'type': ['string', 'null']},
-        },
-        'required': ['resource_id'],
-        'additionalProperties': False,
-    }
+    schema = nova_base.ONE_SERVER_SCHEMA
 
     def pre_condition(self):
         server = self.server_or_skip()

@@ -106,11 +106,11 @@ class BasicConsolidation(base.Strategy):
 
 
 def _aggregates(parameters):
-    """(node aggregate, server aggregate); Watcher's deprecated ``node``
-    key, when set, still overrides ``compute_node``."""
-    method = parameters['aggregation_method']
-    node = method.get('node') or method.get('compute_node', 'mean')
-    instance = method.get('instance', 'mean')
+    """(node aggregate, server aggregate)."""
+    method = parameter_specs.per_resource(
+        'aggregation_method', parameters['aggregation_method'],
+        parameter_specs.aggregation_method())
+    node, instance = method['compute_node'], method['instance']
     for aggregate in (node, instance):
         if aggregate not in datasources.AGGREGATES:
             raise base.StrategyError(

@@ -8,6 +8,10 @@ description) it had in Watcher, so the specs the API shows are
 Watcher's.
 """
 
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
+
 # Watcher's two wordings of ``period``.
 STATISTIC_PERIOD = ('The time interval in seconds for getting statistic '
                     'aggregation')
@@ -50,3 +54,16 @@ def aggregation_method():
             'compute_node': {'type': 'string', 'default': 'mean'},
             'node': {'type': 'string', 'default': ''}},
         'default': {'instance': 'mean', 'compute_node': 'mean', 'node': ''}}
+
+
+def per_resource(name, given, spec):
+    """``{'instance': ..., 'compute_node': ...}`` of a parameter given per
+    resource kind (``aggregation_method``, ``periods``): the values given
+    over the ``spec``'s defaults. Watcher's deprecated ``node``, when
+    given a value other than its default, stands for ``compute_node``."""
+    values = dict(spec['default'], **given)
+    if values['node'] != spec['default']['node']:
+        LOG.warning('"node" in %s is deprecated: use "compute_node"', name)
+        values['compute_node'] = values['node']
+    return {'instance': values['instance'],
+            'compute_node': values['compute_node']}

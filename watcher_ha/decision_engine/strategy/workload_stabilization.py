@@ -211,11 +211,11 @@ class _Settings:
                                         self.host_choice))
         self.retry_count = parameters['retry_count']
         self.granularity = parameters['granularity']
-        self.periods = self._by_resource(parameters['periods'],
-                                         PROPERTIES['periods'], 0)
-        self.aggregates = self._by_resource(
-            parameters['aggregation_method'],
-            PROPERTIES['aggregation_method'], '')
+        self.periods = parameter_specs.per_resource(
+            'periods', parameters['periods'], PROPERTIES['periods'])
+        self.aggregates = parameter_specs.per_resource(
+            'aggregation_method', parameters['aggregation_method'],
+            PROPERTIES['aggregation_method'])
         for kind, aggregate in self.aggregates.items():
             if aggregate not in datasources.AGGREGATES:
                 raise base.StrategyError(
@@ -231,20 +231,6 @@ class _Settings:
                     % (parameter, key % metric))
             values[metric] = float(given[key % metric])
         return values
-
-    @staticmethod
-    def _by_resource(given, spec, unset):
-        """{'instance': ..., 'compute_node': ...}: the given values over
-        the defaults; the deprecated ``node``, when set, stands for
-        ``compute_node``, as in Watcher."""
-        values = dict(spec['default'], **given)
-        if values.get('node', unset) != unset:
-            LOG.warning('workload_stabilization: "node" in periods and '
-                        'aggregation_method is deprecated; use '
-                        '"compute_node"')
-            values['compute_node'] = values['node']
-        return {'instance': values['instance'],
-                'compute_node': values['compute_node']}
 
 
 class _Loads:
