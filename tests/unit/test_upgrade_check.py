@@ -250,9 +250,9 @@ bindir = /usr/bin
 periodic_interval = 30
 [api]
 enable_ssl_api = true
-[cinder]
-auth_type = password
-auth_url = http://k/v3
+[keystone_client]
+interface = public
+region_name = RegionOne
 [watcher_strategies.basic]
 datasources = gnocchi
 [api]
@@ -267,7 +267,8 @@ x = 1
     assert '[DEFAULT] periodic_interval: each periodic task' in details
     assert '[api] enable_ssl_api: the API serves plain HTTP' in details
     # A group of Watcher's that means nothing here: one item.
-    assert '[cinder] auth_type, auth_url: watcher_ha does not call' in details
+    assert ('[keystone_client] interface, region_name: watcher_ha does not '
+            'call') in details
     assert ('[watcher_strategies.basic] datasources: every strategy uses '
             '[watcher_datasources] datasources') in details
     assert '[api] prot: not an option of watcher-ha' in details

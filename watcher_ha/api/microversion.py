@@ -36,6 +36,8 @@ EXTENSION_VERSIONS = [
     '1.1',  # Services: a decision engine's continuous_audits and
             # data_models; GET /v1/data_model: model (engine, generation,
             # ages).
+    '1.2',  # GET /v1/data_model?data_model_type=storage: the storage
+            # model (Cinder's backends, pools and volumes).
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])

@@ -1,14 +1,16 @@
 """Clients of the OpenStack services watcher_ha talks to, configured by
 keystoneauth options: ``[nova]`` (session, auth and adapter options) for
 the Compute API, ``[placement]`` for Placement, ``[ironic]`` for the Bare
-Metal API (power fencing). Password auth in production; ``auth_type =
-none`` with ``endpoint_override`` against the simulator."""
+Metal API (power fencing), ``[cinder]`` for the Block Storage API (volume
+migrations). Password auth in production; ``auth_type = none`` with
+``endpoint_override`` against the simulator."""
 
 from keystoneauth1 import loading as ks_loading
 from novaclient import client as nova_client
 from oslo_config import cfg
 
-# Registers the options read here ([nova], [placement], [ironic]).
+# Registers the options read here ([nova], [placement], [ironic],
+# [cinder]).
 from watcher_ha import conf as _registered  # noqa: F401
 from watcher_ha.conf import watcher_clients_auth
 
@@ -17,6 +19,7 @@ CONF = cfg.CONF
 NOVA_GROUP = 'nova'
 PLACEMENT_GROUP = 'placement'
 IRONIC_GROUP = 'ironic'
+CINDER_GROUP = 'cinder'
 # pinned_availability_zone appears at 2.96: Nova 2024.1 (Caracal) or
 # later.
 NOVA_API_VERSION = '2.96'
@@ -26,6 +29,10 @@ PLACEMENT_API_VERSION = '1.6'
 # (conductor groups) dates from Rocky (2018): any Ironic in service serves
 # it.
 IRONIC_API_VERSION = '1.46'
+# Attachments completed by os-complete need 3.44; 3.60 is Victoria
+# (2020): any Cinder in service serves it. Cinder's header names its
+# service "volume" (keystoneauth writes it so for block-storage).
+CINDER_API_VERSION = '3.60'
 
 def auth_group(conf, group):
     """The group whose credentials and session options ``group`` uses:
@@ -116,3 +123,23 @@ def ironic(conf=CONF, before_write=None):
     return ks_loading.load_adapter_from_conf_options(
         conf, IRONIC_GROUP, session=session,
         default_microversion=IRONIC_API_VERSION)
+
+
+def cinder(conf=CONF, before_write=None):
+    """A keystoneauth adapter on the Block Storage API (v3 endpoint of
+    the catalog, paths such as ``/volumes/detail``), every request at
+    CINDER_API_VERSION; ``before_write()`` (if given) is called before
+    every request that may change something. As Watcher 17 does, [cinder]
+    without valid_interfaces takes Watcher's [cinder_client]
+    endpoint_type ("publicURL" meaning public)."""
+    session = _session(conf, CINDER_GROUP)
+    if before_write is not None:
+        check_writes(session, before_write)
+    adapter = ks_loading.load_adapter_from_conf_options(
+        conf, CINDER_GROUP, session=session,
+        default_microversion=CINDER_API_VERSION)
+    options = conf[CINDER_GROUP]
+    if not options.valid_interfaces and not options.interface:
+        adapter.interface = conf.cinder_client.endpoint_type.replace(
+            'URL', '')
+    return adapter

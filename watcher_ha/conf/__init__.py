@@ -22,6 +22,7 @@ from watcher_ha.conf import middleware
 from watcher_ha.conf import planner
 from watcher_ha.conf import prometheus_client
 from watcher_ha.conf import simulator
+from watcher_ha.conf import strategies
 from watcher_ha.conf import watcher_clients_auth
 
 CONF = cfg.CONF
@@ -38,6 +39,7 @@ def register_opts(conf):
     instance_ha.register_opts(conf)
     ironic.register_opts(conf)
     planner.register_opts(conf)
+    strategies.register_opts(conf)
     database.register_opts(conf)
     datasources.register_opts(conf)
     prometheus_client.register_opts(conf)

@@ -67,6 +67,12 @@ OPTS = [
              'action under way, before it fails (Watcher waits 60 polls '
              'of 10 s); a node locked by another operation (409) is asked '
              'again within the same time.'),
+    cfg.IntOpt(
+        'volume_migration_timeout', default=3600, min=1, mutable=True,
+        help='Seconds a volume_migrate action waits for Cinder to finish '
+             'a volume\'s migration or retype (the copy of its data) '
+             'before it fails; Cinder cannot abort it, so it may still end '
+             'later. Watcher waits without end.'),
     cfg.FloatOpt(
         'poll_interval', default=1.0, min=0.1, mutable=True,
         help='Seconds between two looks at a server or service an action '

@@ -1,11 +1,12 @@
-"""[nova], [placement] and [ironic]: keystoneauth's session, auth and
-adapter options for the Compute, Placement and Bare Metal APIs."""
+"""[nova], [placement], [ironic] and [cinder]: keystoneauth's session,
+auth and adapter options for the Compute, Placement, Bare Metal and Block
+Storage APIs; and Watcher's [cinder_client] endpoint_type."""
 
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
 SERVICE_TYPES = {'nova': 'compute', 'placement': 'placement',
-                 'ironic': 'baremetal'}
+                 'ironic': 'baremetal', 'cinder': 'block-storage'}
 # Seconds a request may take (keystoneauth's ``timeout``, None by
 # default): a Nova that hangs must not hold a resync or the notification
 # worker for ever. A page of 1,000 servers with details takes seconds.
@@ -24,7 +25,24 @@ WATCHER_NAMES = {
                                                group='placement_client')]},
     'ironic': {'region_name': [cfg.DeprecatedOpt('region_name',
                                                  group='ironic_client')]},
+    'cinder': {'region_name': [cfg.DeprecatedOpt('region_name',
+                                                 group='cinder_client')]},
 }
+
+# Watcher 17 still reads [cinder_client] endpoint_type ("publicURL"-style)
+# when [cinder] sets no interface: so does watcher_ha (common/clients.py
+# cinder()).
+CINDER_CLIENT = 'cinder_client'
+CINDER_CLIENT_OPTS = [
+    cfg.StrOpt(
+        'endpoint_type', default='publicURL',
+        choices=['public', 'internal', 'admin', 'publicURL', 'internalURL',
+                 'adminURL'],
+        deprecated_for_removal=True,
+        deprecated_reason='Set [cinder] valid_interfaces (keystoneauth).',
+        help='Interface of the Block Storage endpoint, used only when '
+             '[cinder] valid_interfaces is not set (as in Watcher 17).'),
+]
 
 
 def register_opts(conf):
@@ -37,6 +55,7 @@ def register_opts(conf):
             conf, group, deprecated_opts=WATCHER_NAMES.get(group))
         conf.set_default('service_type', service_type, group=group)
         conf.set_default('timeout', REQUEST_TIMEOUT, group=group)
+    conf.register_opts(CINDER_CLIENT_OPTS, group=CINDER_CLIENT)
 
 
 def list_opts():
@@ -52,4 +71,5 @@ def list_opts():
             if opt.dest == 'timeout':
                 opt.default = REQUEST_TIMEOUT
         listed.append((group, opts))
+    listed.append((CINDER_CLIENT, CINDER_CLIENT_OPTS))
     return listed

@@ -6,7 +6,7 @@ registers its own group, with these options and its own, when loaded."""
 from oslo_config import cfg
 
 GROUP_PREFIX = 'watcher_cluster_data_model_collectors.'
-BUILT_IN = ('compute',)
+BUILT_IN = ('compute', 'storage')
 
 COMMON_OPTS = [
     cfg.IntOpt('period', default=3600, min=10, mutable=True,

@@ -51,6 +51,16 @@ OPTS = [
         'nova_topic', default='versioned_notifications',
         help='Topic of Nova\'s versioned notifications '
              '([notifications] versioned_notifications_topics in nova.conf).'),
+    cfg.StrOpt(
+        'cinder_exchange', default='openstack',
+        help='Exchange on which Cinder publishes its notifications (its '
+             'control_exchange, oslo.messaging\'s default "openstack" '
+             'unless cinder.conf sets it). Listened to when the storage '
+             'collector is enabled.'),
+    cfg.StrOpt(
+        'cinder_topic', default='notifications',
+        help='Topic of Cinder\'s notifications ([oslo_messaging_'
+             'notifications] topics in cinder.conf).'),
     cfg.IntOpt(
         'notification_batch_size', default=256, min=1,
         help='Nova notifications the listener takes from the broker before '

@@ -20,6 +20,7 @@ from watcher_ha.conf import middleware
 from watcher_ha.conf import planner
 from watcher_ha.conf import prometheus_client
 from watcher_ha.conf import simulator
+from watcher_ha.conf import strategies
 from watcher_ha.conf import watcher_clients_auth
 
 
@@ -40,7 +41,8 @@ def list_opts():
         (metrics.GROUP, metrics.list_opts()),
         (watcher_clients_auth.GROUP, watcher_clients_auth.list_opts()),
         *planner.list_opts(),
-    ] + clients.list_opts() + collectors.list_opts()
+    ] + clients.list_opts() + collectors.list_opts() + (
+        strategies.list_opts())
 
 
 def set_defaults():

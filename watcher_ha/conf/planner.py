@@ -41,7 +41,8 @@ WEIGHT_WEIGHTS = {
     'migrate': 30,
     'sleep': 40,
     'change_nova_service_state': 50,
-    'nop': 60,
+    'nop': 70,
+    'volume_migrate': 60,
 }
 WEIGHT_PARALLELIZATION = {
     'power_off_host': 1,
@@ -63,6 +64,8 @@ WEIGHT_PARALLELIZATION = {
     'change_nova_service_state': 1,
     'nop': 1,
     'change_node_power_state': 2,
+    # Watcher's.
+    'volume_migrate': 2,
 }
 
 # Watcher's: the order in which the planner takes the action types

@@ -97,9 +97,9 @@ IGNORED = (
     Ignored('ironic_client', 'endpoint_type',
             'takes publicURL-style values: set [ironic] valid_interfaces '
             '(public, internal or admin)'),
+    Ignored('cinder_client', 'api_version',
+            'watcher_ha always talks microversion 3.60 to Cinder'),
     # Services watcher_ha does not call.
-    Ignored('cinder', '*', _UNUSED_AUTH + ' (no storage model)'),
-    Ignored('cinder_client', '*', _UNUSED_AUTH + ' (no storage model)'),
     Ignored('keystone', '*',
             _UNUSED_AUTH + ' (tokens are checked by [keystone_authtoken])'),
     Ignored('keystone_client', '*',
@@ -107,8 +107,6 @@ IGNORED = (
     Ignored('maas_client', '*', 'no MAAS integration here'),
     Ignored('grafana_client', '*', 'no Grafana datasource here'),
     Ignored('grafana_translators', '*', 'no Grafana datasource here'),
-    Ignored('watcher_cluster_data_model_collectors.storage', '*',
-            'no storage (Cinder) model here'),
     Ignored('watcher_cluster_data_model_collectors.baremetal', '*',
             'no bare metal model here'),
     Ignored('watcher_strategies.storage_capacity_balance', '*',
@@ -116,16 +114,14 @@ IGNORED = (
     # Per-strategy options.
     Ignored('watcher_strategies.*', 'datasources',
             'every strategy uses [watcher_datasources] datasources'),
-    Ignored('watcher_strategies.basic', 'check_optimize_metadata',
-            'an audit scope\'s instance_metadata leaves servers out, '
-            'whatever the strategy'),
     # Messaging.
     Ignored('watcher_decision_engine', 'conductor_topic',
             'the RPC topics are watcher_ha\'s own, fixed'),
     Ignored('watcher_decision_engine', 'publisher_id',
             'the notifications\' publisher ids are fixed'),
     Ignored('watcher_decision_engine', 'notification_topics',
-            'set [watcher_decision_engine] nova_exchange and nova_topic'),
+            'set [watcher_decision_engine] nova_exchange and nova_topic '
+            '(and cinder_exchange and cinder_topic)'),
     Ignored('watcher_decision_engine', 'max_general_workers',
             'no general thread pool here'),
     Ignored('watcher_applier', 'conductor_topic',

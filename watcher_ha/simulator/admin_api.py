@@ -67,6 +67,22 @@ class AdminAPI(web.Service):
                 'updated_at': _iso(m.updated_at)}
                 for m in list(cloud.migrations.values())
                 if m.kind == 'live-migration'],
+            # Cinder's: every volume migration and retype asked for, and
+            # where each volume is.
+            'volume_migrations': [{
+                'id': m.id, 'volume': m.volume_id, 'kind': m.kind,
+                'source': m.source, 'dest': m.dest, 'status': m.status,
+                'old_type': m.old_type, 'new_type': m.new_type,
+                'reason': m.reason, 'created_at': _iso(m.created_at),
+                'updated_at': _iso(m.updated_at)}
+                for m in list(cloud.storage.moves)] if cloud.storage else [],
+            'volumes': {v.id: {
+                'name': v.name, 'size': v.size, 'status': v.status,
+                'pool': v.pool, 'type': v.type_id,
+                'migration_status': v.migration_status,
+                'attached_to': [a.server_uuid for a in v.attachments]}
+                for v in list(cloud.storage.volumes.values())}
+            if cloud.storage else {},
             'split_brain': list(cloud.split_brain),
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
 

@@ -151,7 +151,9 @@ class BaremetalAPI(web.Service):
                             'ipmi_password': '******'},
             'properties': {'cpus': host.vcpus, 'memory_mb': host.memory_mb,
                            'local_gb': host.disk_gb, 'cpu_arch': 'x86_64'},
-            'instance_info': {}, 'extra': {},
+            # What an operator sets for Watcher's saving_energy: the
+            # compute node (hypervisor uuid) the node runs.
+            'instance_info': {}, 'extra': {'compute_node_id': host.uuid},
             'resource_class': 'baremetal', 'conductor_group': '',
             'conductor': self.ironic.conductor,
             'power_interface': 'ipmitool',

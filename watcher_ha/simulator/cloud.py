@@ -19,6 +19,8 @@ import math
 import threading
 import uuid as uuidlib
 
+from watcher_ha.simulator import server_groups
+
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # Placement's resource class of each.
 RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
@@ -343,6 +345,10 @@ class Cloud:
         self.faults = None       # faults.Faults, set by the server
         self.timers = set()
         self.api_host = 'controller'
+        # block_storage.BlockStorage (Cinder), set by the scenario.
+        self.storage = None
+        # id -> server_groups.ServerGroup (Nova's os-server-groups).
+        self.server_groups = {}
 
     # Building the cloud (scenarios).
 
@@ -421,15 +427,19 @@ class Cloud:
         return all(used[r] + needs[r] <= host.capacity(r)
                    for r in RESOURCES)
 
-    def _schedule(self, needs, exclude=(), zone=None):
-        """A host with room for ``needs``, enabled and up (the
-        scheduler)."""
+    def _schedule(self, needs, exclude=(), zone=None, group=None,
+                  moving=None):
+        """A host with room for ``needs``, enabled and up, where the
+        server group ``group`` lets its member ``moving`` (None: a new
+        one) be (the scheduler)."""
         for host in sorted(self.hosts.values(),
                            key=lambda h: (self.used(h.name)['memory_mb'],
                                           h.name)):
             if (host.name in exclude or host.status != 'enabled'
                     or host.state != 'up' or host.reserved
-                    or (zone and host.availability_zone != zone)):
+                    or (zone and host.availability_zone != zone)
+                    or not server_groups.allows(self, group, host.name,
+                                                moving)):
                 continue
             if self.fits(host, needs):
                 return host
@@ -512,12 +522,16 @@ class Cloud:
 
     def create_server(self, name, flavor_ref, zone=None, metadata=None,
                       tenant_id='admin', user_id='admin', key_name=None,
-                      host=None, root_volume=None):
+                      host=None, root_volume=None, group=None):
+        """``group``: the server group (its id) the server joins (the
+        scheduler hint); a forced ``host`` bypasses its policy, as it
+        bypasses Nova's filters."""
         with self.lock:
             flavor = self.flavor(flavor_ref)
+            group = server_groups.get(self, group) if group else None
             needs = flavor.needs(volume_backed=root_volume is not None)
             target = (self._check_destination(host, needs, None) if host
-                      else self._schedule(needs, zone=zone))
+                      else self._schedule(needs, zone=zone, group=group))
             now = utcnow()
             server = Server(uuid=str(uuidlib.uuid4()), name=name,
                             flavor=flavor, host=None, tenant_id=tenant_id,
@@ -528,6 +542,8 @@ class Cloud:
                             pinned_availability_zone=zone, created_at=now,
                             root_volume=root_volume)
             self.add_server(server)
+            if group is not None:
+                group.members.append(server.uuid)
             self._emit('instance.update', server, old_state='building',
                        old_task_state='scheduling')
             server.host = target.name
@@ -551,16 +567,29 @@ class Cloud:
             self._emit('instance.delete.end', server)
             del self.servers[uuid]
             self.by_host.remove(server)
+            server_groups.forget(self, uuid)
+            if self.storage is not None:
+                # Nova deletes the server's volume attachments.
+                self.storage.server_deleted(uuid)
 
-    def live_migrate(self, uuid, host=None, block_migration='auto'):
+    def live_migrate(self, uuid, host=None, block_migration='auto',
+                     async_=True):
+        """``async_`` (compute 2.34 and later): the conductor's
+        scheduling failures end the migration in error after the API
+        accepted it, instead of a 400."""
         with self.lock:
             server = self.server(uuid)
             self._require(server, 'os-migrateLive',
                           states=('active', 'paused'))
+            group = server_groups.of(self, uuid)
             dest = (self._check_destination(host, server.needs(),
                                             server.host)
                     if host else self._schedule(server.needs(),
-                                                exclude=(server.host,)))
+                                                exclude=(server.host,),
+                                                group=group, moving=uuid))
+            if not server_groups.allows(self, group, dest.name, uuid):
+                return self._no_valid_host_for_group(server, dest, group,
+                                                     async_)
             source = self.hosts[server.host]
             if source.state != 'up':
                 raise Refused(400, 'Compute service of %s is unavailable at '
@@ -645,6 +674,19 @@ class Cloud:
         self._emit('instance.live_migration_rollback_dest.end', server,
                    publisher=migration.dest)
 
+    def _no_valid_host_for_group(self, server, dest, group, async_):
+        """The live migration of a member of ``group`` to ``dest``, which
+        its policy forbids: NoValidHost in Nova's conductor. The
+        migration ends in error, the server stays where it is."""
+        message = ('No valid host was found. %s breaks the %s policy of '
+                   'server group %s.' % (dest.name, group.policy, group.id))
+        if not async_:
+            raise Refused(400, message)
+        migration = self._migration(server, 'live-migration', dest.name,
+                                    status='error')
+        migration.updated_at = utcnow()
+        return migration
+
     def live_migrations_of(self, uuid):
         """The live migrations of a server still under way."""
         with self.lock:
@@ -696,9 +738,17 @@ class Cloud:
                 raise Refused(400, 'When resizing, instances must change '
                                    'flavor!')
             new_needs = server.needs(new_flavor)
+            group = server_groups.of(self, uuid)
             dest = (self._check_destination(host, new_needs, server.host)
                     if host else self._schedule(new_needs,
-                                                exclude=(server.host,)))
+                                                exclude=(server.host,),
+                                                group=group, moving=uuid))
+            if not server_groups.allows(self, group, dest.name, uuid):
+                # Nova's conductor schedules a cold migration in the
+                # API's call: NoValidHost is a 400.
+                raise Refused(400, 'No valid host was found. %s breaks the '
+                                   '%s policy of server group %s.'
+                              % (dest.name, group.policy, group.id))
             migration = self._migration(
                 server, 'resize' if flavor else 'migration', dest.name,
                 new_flavor)

@@ -3,13 +3,16 @@
 Its Nova notifications go out on an in-process bus that it shares with the
 decision engine of the same process, so a what-if run (or the demo) needs
 no message broker: the engine's model follows the simulated cloud as it
-would follow Nova.
+would follow Nova. Cinder's go out on a bus of their own
+(``cinder_transport``: another exchange), for a listener of Cinder's
+notifications in the same process.
 """
 
 from oslo_log import log
 from oslo_service import service
 
 from watcher_ha.common import wsgi_server
+from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
@@ -33,8 +36,11 @@ class EmbeddedCloud(service.ServiceBase):
         # The engine listens on this very transport object: the in-process
         # driver delivers only between users of one transport.
         self.nova_transport = notifications.nova_transport('fake://')
-        self.cloud = simulator.Simulator(spec,
-                                         transport=self.nova_transport)
+        self.cinder_transport = block_storage_notifications.cinder_transport(
+            'fake://')
+        self.cloud = simulator.Simulator(
+            spec, transport=self.nova_transport,
+            cinder_transport=self.cinder_transport)
         # Bound now, so that the engine's first resync finds it listening.
         sock = wsgi_server.bind(options.host, options.port,
                                 group='simulator')

@@ -1,7 +1,7 @@
 """Faults to inject into the simulated cloud, by the admin API or by a
-scenario's timeline: failed live migrations, failing or slow API calls,
-dropped or delayed notifications, unreachable BMCs. Host failures are
-hosts.py."""
+scenario's timeline: failed live migrations and volume migrations,
+failing or slow API calls, dropped or delayed notifications, unreachable
+BMCs, cinder-volume backends down. Host failures are hosts.py."""
 
 import random
 import re
@@ -24,13 +24,19 @@ class Faults:
         # Hosts whose BMC does not answer: their power actions fail
         # ('*': every host).
         self.unreachable_bmcs = set()
+        # Volume ids whose next migration (or retype's migration) fails
+        # ('*': any).
+        self.failing_volume_migrations = set()
+        # cinder-volume services (host@backend) down ('*': all).
+        self.storage_backends_down = set()
 
     def configure(self, spec):
         """Apply a JSON/YAML fault description (see doc/source/
         simulator.rst); unknown keys are an error."""
         known = {'fail_migrations', 'api_failures', 'api_delay',
                  'drop_notifications', 'notification_delay',
-                 'bmc_unreachable'}
+                 'bmc_unreachable', 'fail_volume_migrations',
+                 'storage_backends_down'}
         unknown = set(spec) - known
         if unknown:
             raise ValueError('unknown fault(s) %s; known: %s'
@@ -71,6 +77,13 @@ class Faults:
                     raise ValueError('bmc_unreachable is a list of host '
                                      'names')
                 self.unreachable_bmcs = {str(host) for host in hosts}
+            for key, attribute in (
+                    ('fail_volume_migrations', 'failing_volume_migrations'),
+                    ('storage_backends_down', 'storage_backends_down')):
+                if key in spec:
+                    if not isinstance(spec[key], list):
+                        raise ValueError('%s is a list of names' % key)
+                    setattr(self, attribute, {str(n) for n in spec[key]})
 
     def take_migration_failure(self, uuid):
         with self._lock:
@@ -78,6 +91,13 @@ class Faults:
                 self.failing_migrations.discard(uuid)
                 return True
             return '*' in self.failing_migrations
+
+    def take_volume_migration_failure(self, volume_id):
+        with self._lock:
+            if volume_id in self.failing_volume_migrations:
+                self.failing_volume_migrations.discard(volume_id)
+                return True
+            return '*' in self.failing_volume_migrations
 
     def api_fault(self, method, path):
         """(status to answer or None, seconds to wait first)."""
@@ -113,4 +133,8 @@ class Faults:
                     'api_delay': self.api_delay,
                     'drop_notifications': self.drop_notifications,
                     'notification_delay': self.notification_delay_seconds,
-                    'bmc_unreachable': sorted(self.unreachable_bmcs)}
+                    'bmc_unreachable': sorted(self.unreachable_bmcs),
+                    'fail_volume_migrations':
+                        sorted(self.failing_volume_migrations),
+                    'storage_backends_down':
+                        sorted(self.storage_backends_down)}

@@ -1,6 +1,6 @@
 """A minimal Keystone v3: password authentication issuing tokens with a
-service catalog of this simulator's compute, placement and bare metal
-endpoints."""
+service catalog of this simulator's compute, placement, bare metal and
+block storage endpoints."""
 
 import datetime
 import secrets
@@ -83,6 +83,10 @@ class IdentityAPI(web.Service):
                                  base + '/placement'),
                    self._service('baremetal', 'ironic',
                                  base + '/baremetal'),
+                   # As devstack registers Cinder now: no project id in
+                   # the URL.
+                   self._service('block-storage', 'cinder',
+                                 base + '/volume/v3'),
                    self._service('identity', 'keystone',
                                  base + '/identity')]
         body = {'token': {

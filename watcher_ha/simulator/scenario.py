@@ -26,6 +26,22 @@
       - {at: 60, partition_host: compute-0003}  # guests run, Nova deaf
       - {at: 120, recover_host: compute-0001}
       - {at: 30, faults: {drop_notifications: 0.5}}
+    storage:                          # Cinder (see block_storage.py)
+      default_volume_type: lvm-fast
+      volume_migration_seconds_per_gb: 0.05
+      volume_create_seconds: 1
+      backends:
+        - {host: stor1, backend: lvm-fast, zone: nova,  # stor1@lvm-fast
+           pools: [{name: pool1, total_capacity_gb: 1000,
+                    reserved_percentage: 0, thin: false,
+                    max_over_subscription_ratio: 20.0}]}
+      volume_types:
+        - {name: lvm-fast, extra_specs: {volume_backend_name: lvm-fast}}
+        - {name: any}                   # fits every pool
+      volumes:
+        - {name: data-1, size: 10, type: lvm-fast,
+           pool: stor1@lvm-fast#pool1, project: admin, bootable: false,
+           attached_to: vm-1}           # a server's name or uuid
 
 ``generate`` writes deterministic scenarios of any size from a seed;
 ``from_cluster`` reads the reference cluster files (hosts, instances,
@@ -39,6 +55,7 @@ import uuid as uuidlib
 import yaml
 
 from watcher_ha.simulator import aggregates
+from watcher_ha.simulator import block_storage
 from watcher_ha.simulator import cloud as cloud_mod
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
@@ -136,12 +153,18 @@ def build(spec, cloud=None):
             created_at=created, launched_at=created, updated_at=created,
             load=dict(item.get('load') or {'profile': 'steady',
                                             'cpu': 0.3})))
+    try:
+        cloud.storage = block_storage.build(spec.get('storage'), cloud, rng)
+    except (KeyError, ValueError, cloud_mod.Refused) as err:
+        raise ScenarioError('storage: %s' % err)
     return cloud
 
 
-def generate(hosts, servers, seed):
+def generate(hosts, servers, seed, volumes=0):
     """A deterministic scenario: ``hosts`` hosts in two zones and racks of
-    16, ``servers`` servers placed where they fit."""
+    16, ``servers`` servers placed where they fit; with ``volumes``, a
+    Block Storage of three backends (two of type ``lvm``, one ``ceph``)
+    holding that many volumes, a third of them attached to servers."""
     rng = random.Random(seed)
     spec = {'seed': seed, 'credentials': dict(DEFAULT_CREDENTIALS),
             'flavors': FLAVORS, 'hosts': [], 'servers': []}
@@ -178,7 +201,36 @@ def generate(hosts, servers, seed):
             'load': {'profile': rng.choice(PROFILES),
                      'cpu': round(rng.uniform(0.05, 0.9), 2),
                      'seed': rng.randrange(10 ** 6)}})
+    if volumes:
+        spec['storage'] = _generated_storage(rng, volumes, spec['servers'])
     return spec
+
+
+def _generated_storage(rng, volumes, servers):
+    backends = [('stor-0', 'lvm', 'az-0'), ('stor-1', 'lvm', 'az-1'),
+                ('stor-2', 'ceph', 'az-0')]
+    per_pool = max(1000, volumes * 50)
+    storage = {
+        'default_volume_type': 'lvm',
+        'backends': [{'host': host, 'backend': backend, 'zone': zone,
+                      'pools': [{'name': 'pool-0',
+                                 'total_capacity_gb': per_pool,
+                                 'thin': backend == 'ceph'}]}
+                     for host, backend, zone in backends],
+        'volume_types': [
+            {'name': 'lvm', 'extra_specs': {'volume_backend_name': 'lvm'}},
+            {'name': 'ceph', 'extra_specs': {'volume_backend_name': 'ceph'}}],
+        'volumes': []}
+    for index in range(volumes):
+        host, backend, _zone = rng.choice(backends)
+        item = {'name': 'volume-%06d' % index, 'size': rng.choice(
+            (1, 5, 10, 20, 40)), 'type': backend,
+            'pool': '%s@%s#pool-0' % (host, backend),
+            'project': 'admin'}
+        if servers and rng.random() < 1 / 3:
+            item['attached_to'] = rng.choice(servers)['name']
+        storage['volumes'].append(item)
+    return storage
 
 
 def from_cluster(path):

@@ -1,12 +1,14 @@
 """One simulated cloud behind one loopback port: Keystone, Nova,
-Placement, Ironic (the compute hosts' power), metrics and the simulator's
-own API, under the path prefixes devstack uses."""
+Placement, Ironic (the compute hosts' power), Cinder, metrics and the
+simulator's own API, under the path prefixes devstack uses."""
 
 import threading
 
 from watcher_ha.simulator import admin_api
 from watcher_ha.simulator import baremetal
 from watcher_ha.simulator import baremetal_api
+from watcher_ha.simulator import block_storage_api
+from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import compute_api
 from watcher_ha.simulator import faults as faults_mod
 from watcher_ha.simulator import hosts
@@ -27,9 +29,13 @@ TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
 
 class Simulator:
 
-    def __init__(self, spec, transport_url=None, transport=None):
+    def __init__(self, spec, transport_url=None, transport=None,
+                 cinder_transport=None):
         """Nova's notifications go to ``transport`` (a notification
         transport made by notifications.nova_transport), or to one made
+        for ``transport_url``; with neither, nowhere. Cinder's go to
+        ``cinder_transport`` (made by block_storage_notifications.
+        cinder_transport: Cinder's exchange is not Nova's), or to one made
         for ``transport_url``; with neither, nowhere."""
         self.spec = spec
         self.credentials = dict(scenario_mod.DEFAULT_CREDENTIALS,
@@ -37,6 +43,7 @@ class Simulator:
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
         self.cloud = scenario_mod.build(spec)
         self.cloud.faults = self.faults
+        self.cloud.storage.faults = self.faults
         self.ironic = baremetal.Ironic(self.cloud, self.faults)
         self.notifier = None
         if transport is None and transport_url:
@@ -44,12 +51,21 @@ class Simulator:
         if transport is not None:
             self.notifier = notifications.Notifier(transport, self.faults)
             self.cloud.events = self.notifier
+        if cinder_transport is None and transport_url:
+            cinder_transport = block_storage_notifications.cinder_transport(
+                transport_url)
+        self.cinder_notifier = None
+        if cinder_transport is not None:
+            self.cinder_notifier = block_storage_notifications.Notifier(
+                cinder_transport, self.faults)
+            self.cloud.storage.events = self.cinder_notifier
         self.identity = identity_api.IdentityAPI(self)
         self.apps = {
             '/identity': self.identity,
             '/compute': compute_api.ComputeAPI(self),
             '/placement': placement_api.PlacementAPI(self),
             '/baremetal': baremetal_api.BaremetalAPI(self),
+            '/volume': block_storage_api.BlockStorageAPI(self),
             '/metrics': metrics.MetricsApp(self),
             '/simulator': admin_api.AdminAPI(self),
         }
@@ -62,7 +78,8 @@ class Simulator:
                 return app(environ, start_response)
         resp = web.fault(404, 'Nothing is served at %s; try /identity/v3, '
                               '/compute/v2.1, /placement, /baremetal/v1, '
-                              '/metrics or /simulator/state' % path)
+                              '/volume/v3, /metrics or /simulator/state'
+                   % path)
         return resp(environ, start_response)
 
     def start_timeline(self):

@@ -301,3 +301,50 @@ def test_within_budget_all_counts_the_group():
     plan = moves.Moves(cluster, dict(limits, max_migrations=2))
     plan.move(cluster.instance('uuid-m1'), 'busy')
     assert not plan.within_budget_all(group)
+
+
+@pytest.fixture
+def check_optimize_metadata(conf):
+    conf.set_override('check_optimize_metadata', True,
+                      group='watcher_strategies.basic')
+    yield
+    conf.clear_override('check_optimize_metadata',
+                        group='watcher_strategies.basic')
+
+
+def optimize(value):
+    return {'metadata': (('optimize', value),)}
+
+
+@pytest.mark.parametrize('value', ['false', 'no', '0', 'later'])
+def test_with_check_optimize_metadata_a_server_kept_in_place_keeps_its_node(
+        check_optimize_metadata, value):
+    cluster = c.build(
+        [c.node('busy'), c.node('mid'), c.node('idle')],
+        [c.server('b1', 'busy', vcpus=10), c.server('m1', 'mid', vcpus=4),
+         c.server('i1', 'idle', vcpus=1),
+         c.server('i2', 'idle', vcpus=1, **optimize(value))])
+    solution = run(cluster, HOSTS, SERVERS)
+    # idle holds i2, which must stay: idle is not emptied, mid is.
+    assert migrations(solution) == {'m1': ('mid', 'busy')}
+    assert disabled(solution) == ['mid']
+
+
+def test_with_check_optimize_metadata_other_servers_move(
+        check_optimize_metadata):
+    cluster = c.build(
+        [c.node('busy'), c.node('mid'), c.node('idle')],
+        [c.server('b1', 'busy', vcpus=10), c.server('m1', 'mid', vcpus=4),
+         c.server('i1', 'idle', vcpus=1,
+                  metadata=(('role', 'web'),)),
+         c.server('i2', 'idle', vcpus=1, **optimize('True'))])
+    assert disabled(run(cluster, HOSTS, SERVERS)) == ['idle', 'mid']
+
+
+def test_without_check_optimize_metadata_the_metadata_is_not_read():
+    cluster = c.build(
+        [c.node('busy'), c.node('mid'), c.node('idle')],
+        [c.server('b1', 'busy', vcpus=10), c.server('m1', 'mid', vcpus=4),
+         c.server('i1', 'idle', vcpus=1),
+         c.server('i2', 'idle', vcpus=1, **optimize('false'))])
+    assert disabled(run(cluster, HOSTS, SERVERS)) == ['idle', 'mid']

@@ -1,9 +1,12 @@
-"""Nova's versioned notifications, received in broadcast mode.
+"""Nova's versioned notifications, and Cinder's when the storage model
+is on, received in broadcast mode.
 
 The listener consumes from a pool named after this engine: RabbitMQ gives
-each pool its own queue bound to Nova's ``versioned_notifications`` topic,
-so every decision engine receives every notification, and Nova's other
-consumers (the plain topic queue, other pools) lose none.
+each pool its own queue bound to Nova's ``versioned_notifications`` topic
+(and to Cinder's ``notifications``), so every decision engine receives
+every notification, and the services' other consumers (the plain topic
+queue, other pools) lose none. One queue for both keeps each source's
+notifications in the order the broker took them.
 """
 
 import oslo_messaging
@@ -29,19 +32,37 @@ def notification_transport_url(conf=CONF):
         or conf.transport_url)
 
 
+STORAGE_COLLECTOR = 'storage'
+
+
+def targets(conf=CONF):
+    """Where the models' notifications come from: Nova's topic, and
+    Cinder's when the engine runs the storage collector."""
+    engine = conf.watcher_decision_engine
+    found = [oslo_messaging.Target(exchange=engine.nova_exchange,
+                                   topic=engine.nova_topic)]
+    if STORAGE_COLLECTOR in engine.collectors:
+        found.append(oslo_messaging.Target(exchange=engine.cinder_exchange,
+                                           topic=engine.cinder_topic))
+    return found
+
+
+def describe(conf=CONF):
+    return ', '.join('%s.%s' % (target.exchange, target.topic)
+                     for target in targets(conf))
+
+
 def batch_listener(transport, endpoints, host, conf=CONF,
                    allow_requeue=False):
-    """A batch listener on Nova's topic, in ``host``'s pool; started with
-    ``start(override_pool_size=1)``."""
+    """A batch listener on the models' topics, in ``host``'s pool;
+    started with ``start(override_pool_size=1)``."""
     engine = conf.watcher_decision_engine
-    targets = [oslo_messaging.Target(exchange=engine.nova_exchange,
-                                     topic=engine.nova_topic)]
     # A batch listener: its poll thread, which reads, decodes and
     # acknowledges every message, is what bounds the rate; batches spare
     # it one executor hand-off per message and let the model apply a
     # burst as one change.
     return oslo_messaging.get_batch_notification_listener(
-        transport, targets, endpoints, executor='threading',
+        transport, targets(conf), endpoints, executor='threading',
         pool=pool_name(host), allow_requeue=allow_requeue,
         batch_size=engine.notification_batch_size,
         batch_timeout=engine.notification_batch_timeout)
@@ -91,10 +112,8 @@ class NovaListener:
         # dispatcher, and alone it queues them in the order the broker
         # delivered them (with the default 64, two batches could swap).
         self._listener.start(override_pool_size=1)
-        engine = self._conf.watcher_decision_engine
-        LOG.info('Listening to %s.%s notifications in pool %s',
-                 engine.nova_exchange, engine.nova_topic,
-                 pool_name(self._host))
+        LOG.info('Listening to %s notifications in pool %s',
+                 describe(self._conf), pool_name(self._host))
 
     def stop(self):
         if self._listener is not None:

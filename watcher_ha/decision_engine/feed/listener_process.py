@@ -302,9 +302,8 @@ class ListenerProcesses:
                 LOG.warning('Notification listener %s is not consuming '
                             'after %d s; it goes on trying',
                             child.process.name, READY_TIMEOUT)
-        engine = self._conf.watcher_decision_engine
-        LOG.info('Listening to %s.%s notifications in pool %s with %d '
-                 'processes', engine.nova_exchange, engine.nova_topic,
+        LOG.info('Listening to %s notifications in pool %s with %d '
+                 'processes', listener.describe(self._conf),
                  listener.pool_name(self._host), self._count)
 
     def pids(self):

@@ -41,14 +41,17 @@ def _no_events(changes, event):
 
 class ClusterModel:
 
-    def __init__(self, name='compute', apply_event=_no_events):
-        """``apply_event(changes, event)``: applies one notification to a
-        state.Changes and returns the hostnames it named that the model
-        does not know."""
+    def __init__(self, name='compute', apply_event=_no_events, empty=None):
+        """``apply_event(changes, event)``: applies one notification to
+        the changes of a state and returns the names it gave that the
+        model does not know (to be fetched from the source). ``empty``:
+        the state the model starts from (default: an empty ClusterState;
+        a storage model's is an empty StorageState)."""
         self.name = name
         self._apply_event = apply_event
         self._lock = threading.Lock()
-        self._state = model_state.ClusterState()
+        self._state = (model_state.ClusterState() if empty is None
+                       else empty)
         self._recording = None
         # When the read of the resync under way began, and of the last
         # one swapped in (stamps: naive UTC).
@@ -96,8 +99,8 @@ class ClusterModel:
     # Writers.
 
     def apply(self, event):
-        """Apply one notification; returns the hostnames it named
-        that the model does not know (to be fetched from the source)."""
+        """Apply one notification; returns the names it gave that the
+        model does not know (to be fetched from the source)."""
         return self.apply_many([event])
 
     def apply_many(self, events):
@@ -133,7 +136,7 @@ class ClusterModel:
             self._reading_since = stamp or elements.utcnow()
 
     def finish_resync(self, fresh):
-        """Swap in ``fresh`` (a ClusterState read from the source), with every
+        """Swap in ``fresh`` (a state read from the source), with every
         notification received since ``begin_resync`` replayed onto it."""
         with self._lock:
             recorded, self._recording = self._recording or [], None
@@ -149,9 +152,8 @@ class ClusterModel:
             self._state = changes.state()
             self.last_resync = time.time()
         self._ready.set()
-        LOG.info('%s model resynced: %d nodes, %d instances, generation %d '
-                 '(%d notifications replayed)', self.name,
-                 len(self._state.nodes), len(self._state.instances),
+        LOG.info('%s model resynced: %s, generation %d (%d notifications '
+                 'replayed)', self.name, self._state.summary(),
                  self._state.generation, len(recorded))
 
     def abort_resync(self):

@@ -36,6 +36,14 @@ def dispatched(events):
     DISPATCHED.inc(len(events))
 
 
+def _size(model, collection):
+    """How many elements of ``collection`` the model's state holds; None
+    (no series) for a model whose state has none (compute has no pools,
+    storage no servers)."""
+    found = getattr(model.snapshot(), collection, None)
+    return None if found is None else len(found)
+
+
 # (name, help, kind, value of ClusterModel.info() or of its state)
 MODEL_METRICS = (
     ('watcher_ha_model_generation', 'Changes applied to the data model '
@@ -49,10 +57,16 @@ MODEL_METRICS = (
     ('watcher_ha_model_seconds_since_notification', 'Seconds since the '
      'data model last applied a notification (absent before the first).',
      'gauge', lambda model, info: info['seconds_since_notification']),
-    ('watcher_ha_model_nodes', 'Compute nodes in the data model.', 'gauge',
+    ('watcher_ha_model_nodes', 'Nodes in the data model: compute nodes, '
+     'or storage backends (host@backend).', 'gauge',
      lambda model, info: len(model.snapshot().nodes)),
-    ('watcher_ha_model_instances', 'Servers in the data model.', 'gauge',
-     lambda model, info: len(model.snapshot().instances)),
+    ('watcher_ha_model_instances', 'Servers in the data model (compute '
+     'model only).', 'gauge',
+     lambda model, info: _size(model, 'instances')),
+    ('watcher_ha_model_pools', 'Storage pools in the data model (storage '
+     'model only).', 'gauge', lambda model, info: _size(model, 'pools')),
+    ('watcher_ha_model_volumes', 'Volumes in the data model (storage '
+     'model only).', 'gauge', lambda model, info: _size(model, 'volumes')),
     ('watcher_ha_model_notifications_applied', 'Notifications applied to '
      'the data model.', 'counter',
      lambda model, info: model.notifications_applied),

@@ -15,8 +15,9 @@ import typing
 import immutables
 
 EMPTY = immutables.Map()
-# Marks a key removed in a Changes overlay.
-_GONE = object()
+# Marks a key removed in a Changes overlay (here and in storage_state,
+# which shares these overlay helpers).
+GONE = object()
 
 
 class Tombstone(typing.NamedTuple):
@@ -65,6 +66,10 @@ class ClusterState:
                    for instance in self.instances_on(hostname)) + (
             node.held(resource) if node is not None else 0)
 
+    def summary(self):
+        return '%d nodes, %d instances' % (len(self.nodes),
+                                           len(self.instances))
+
     def changes(self):
         return Changes(self)
 
@@ -85,20 +90,20 @@ class Changes:
     # Reads see the updates made so far.
 
     def node(self, hostname):
-        return _read(self._nodes, self._base.nodes, hostname)
+        return read(self._nodes, self._base.nodes, hostname)
 
     def instance(self, uuid):
-        return _read(self._instances, self._base.instances, uuid)
+        return read(self._instances, self._base.instances, uuid)
 
     def tombstone(self, uuid):
-        return _read(self._tombstones, self._base.tombstones, uuid)
+        return read(self._tombstones, self._base.tombstones, uuid)
 
     def aggregate(self, name):
-        return _read(self._aggregates, self._base.aggregates, name)
+        return read(self._aggregates, self._base.aggregates, name)
 
     def aggregate_named_by(self, uuid):
         """The name the model knows the aggregate ``uuid`` by, if any."""
-        for name, aggregate in _current(self._aggregates,
+        for name, aggregate in current(self._aggregates,
                                         self._base.aggregates).items():
             if aggregate.uuid == uuid:
                 return name
@@ -109,7 +114,7 @@ class Changes:
 
     def all_nodes(self):
         """Every node, as of the updates made so far."""
-        return _current(self._nodes, self._base.nodes)
+        return current(self._nodes, self._base.nodes)
 
     # Writes.
 
@@ -119,7 +124,7 @@ class Changes:
 
     def remove_node(self, hostname):
         if self.has_node(hostname):
-            self._nodes[hostname] = _GONE
+            self._nodes[hostname] = GONE
             self.count += 1
 
     def put_instance(self, instance):
@@ -130,14 +135,14 @@ class Changes:
             self._place(instance.uuid, instance.host)
         self._instances[instance.uuid] = instance
         if self.tombstone(instance.uuid) is not None:
-            self._tombstones[instance.uuid] = _GONE
+            self._tombstones[instance.uuid] = GONE
         self.count += 1
 
     def remove_instance(self, uuid, stamp, final=False):
         old = self.instance(uuid)
         if old is not None:
             self._unplace(uuid, old.host)
-            self._instances[uuid] = _GONE
+            self._instances[uuid] = GONE
         self._tombstones[uuid] = Tombstone(stamp, final)
         self.count += 1
 
@@ -156,7 +161,7 @@ class Changes:
 
     def remove_aggregate(self, name):
         if self.aggregate(name) is not None:
-            self._aggregates[name] = _GONE
+            self._aggregates[name] = GONE
             self.count += 1
 
     def _placed(self, host):
@@ -182,40 +187,40 @@ class Changes:
         placement = dict(self._placement)
         for host, placed in placement.items():
             if not len(placed):
-                placement[host] = _GONE
+                placement[host] = GONE
         return ClusterState(
-            nodes=_merge(self._base.nodes, self._nodes),
-            instances=_merge(self._base.instances, self._instances),
-            placement=_merge(self._base.placement, placement),
-            tombstones=_merge(self._base.tombstones, self._tombstones),
-            aggregates=_merge(self._base.aggregates, self._aggregates),
+            nodes=merge(self._base.nodes, self._nodes),
+            instances=merge(self._base.instances, self._instances),
+            placement=merge(self._base.placement, placement),
+            tombstones=merge(self._base.tombstones, self._tombstones),
+            aggregates=merge(self._base.aggregates, self._aggregates),
             generation=self._base.generation + 1)
 
 
-def _current(overlay, base):
+def current(overlay, base):
     """{key: value} of ``base`` with the ``overlay`` applied."""
     found = dict(base.items())
     for key, value in overlay.items():
-        if value is _GONE:
+        if value is GONE:
             found.pop(key, None)
         else:
             found[key] = value
     return found
 
 
-def _read(overlay, base, key):
+def read(overlay, base, key):
     if key in overlay:
         value = overlay[key]
-        return None if value is _GONE else value
+        return None if value is GONE else value
     return base.get(key)
 
 
-def _merge(base, overlay):
+def merge(base, overlay):
     if not overlay:
         return base
     with base.mutate() as mutation:
         for key, value in overlay.items():
-            if value is _GONE:
+            if value is GONE:
                 if key in mutation:
                     del mutation[key]
             else:

@@ -16,11 +16,20 @@ a destination for the busier nodes after it. Each server's destination
 is found through a FirstFit tree, not by scanning every node: Watcher's
 scan (servers x nodes, each with a model lookup) takes 9 s for 100
 nodes and does not finish at 500.
+
+With ``[watcher_strategies.basic] check_optimize_metadata``, a server
+whose metadata holds ``optimize`` with a value that is not a true
+boolean (``false``, ``no``, ``0``, anything else) stays where it is, so
+its node is not emptied. Watcher also keeps in place every server that
+has metadata but no ``optimize`` key; here such a server moves like one
+without metadata.
 """
 
 import functools
 
+from oslo_config import cfg
 from oslo_log import log
+from oslo_utils import strutils
 
 from watcher_ha.decision_engine.datasources import base as datasources
 from watcher_ha.decision_engine.strategy import base
@@ -30,6 +39,7 @@ from watcher_ha.decision_engine.strategy import inputs
 from watcher_ha.decision_engine.strategy import moves as moves_mod
 from watcher_ha.decision_engine.strategy import parameter_specs
 
+CONF = cfg.CONF
 LOG = log.getLogger(__name__)
 
 DISABLED_REASON = 'watcher_disabled'
@@ -158,15 +168,26 @@ def _release(plan, ranking, server_usage, attempts):
     return released
 
 
+def may_optimize(server):
+    """False for a server whose metadata says it must not be moved, when
+    [watcher_strategies.basic] check_optimize_metadata is set."""
+    if not CONF['watcher_strategies.basic'].check_optimize_metadata:
+        return True
+    metadata = server.metadata_dict
+    return 'optimize' not in metadata or strutils.bool_from_string(
+        metadata['optimize'], default=False)
+
+
 def _empty(node, servers, plan, destinations):
     """Move all of ``servers`` off ``node``, or none; whether it did."""
     # Another process (recovery, maintenance) owns a protected node; one
     # that runs anything but active servers cannot be emptied live; one
     # that received servers in this plan is a destination now (emptying
-    # it would move those twice).
+    # it would move those twice); one holding a server its metadata
+    # keeps in place stays as it is.
     if (node.hostname in plan.protected
             or any(s.state != 'active' or plan.host_of(s) != s.host
-                   for s in servers)
+                   or not may_optimize(s) for s in servers)
             or not plan.within_budget_all(servers)):
         return False
     taken = []

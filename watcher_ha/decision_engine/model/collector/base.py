@@ -8,6 +8,7 @@ Each collector has an option group ``watcher_cluster_data_model_collectors.
 
 from watcher_ha.conf import collectors as collectors_conf
 from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.model import state as model_state
 
 
 class Collector:
@@ -18,13 +19,17 @@ class Collector:
     # source's notifications changes in the model (ClusterModel's
     # apply_event); None for a model fed by its resyncs alone.
     apply_event = None
+    # The kind of state the model holds (made empty, it is the model's
+    # first state).
+    state_class = model_state.ClusterState
 
     @classmethod
     def make_model(cls, name):
         """An empty ClusterModel that applies the source's events."""
         if cls.apply_event is None:
-            return cluster.ClusterModel(name)
-        return cluster.ClusterModel(name, apply_event=cls.apply_event)
+            return cluster.ClusterModel(name, empty=cls.state_class())
+        return cluster.ClusterModel(name, apply_event=cls.apply_event,
+                                    empty=cls.state_class())
 
     @classmethod
     def register_opts(cls, conf):
@@ -49,7 +54,10 @@ class Collector:
         raise NotImplementedError
 
     def fetch_node(self, hostname, stamp):
-        """The ComputeNode ``hostname`` as the source has it, or None."""
+        """The ComputeNode ``hostname`` as the source has it, or None
+        (what apply_event named as missing; a collector may also define
+        ``merge_fetched(changes, found)`` to say how what it read goes
+        into its model: by default a node is added if missing)."""
         raise NotImplementedError
 
     def handlers(self):

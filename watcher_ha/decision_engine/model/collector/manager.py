@@ -139,6 +139,10 @@ class CollectorManager:
         provider exist) is asked for again, later, until the source has
         it or the tries run out (the next resync then reads it)."""
         collector = self.collectors[name]
+        # A collector may say how what it reads goes into its model
+        # (storage: pools, volume types); a compute node is added if
+        # missing.
+        merge = getattr(collector, 'merge_fetched', _add_if_missing)
         stamp = elements.utcnow()
         for hostname in hostnames:
             try:
@@ -149,7 +153,7 @@ class CollectorManager:
                 continue
             if node is not None:
                 collector.model.update(
-                    lambda changes, node=node: _add_if_missing(changes, node))
+                    lambda changes, node=node: merge(changes, node))
             elif _placeholder(collector.model, hostname):
                 self._fetch_later(name, hostname, attempt)
 
@@ -169,7 +173,7 @@ def _placeholder(model, hostname):
     """Whether the model knows ``hostname`` only from its service's
     notifications (no uuid: never read from the source)."""
     node = model.snapshot().node(hostname)
-    return node is not None and node.uuid is None
+    return node is not None and getattr(node, 'uuid', '') is None
 
 
 def _add_if_missing(changes, node):
