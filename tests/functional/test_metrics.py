@@ -20,7 +20,7 @@ from tests.functional.fixtures import wait_for
 from tests.unit import test_grafana_dashboard
 from watcher_ha.simulator import scenario
 
-SPEC = scenario.generate(hosts=3, servers=6, seed=7)
+SPEC = scenario.generate(hosts=3, servers=6, seed=7, volumes=4)
 # Prometheus scrapes every second; the dashboard's $__rate_interval is
 # replaced by a window holding several scrapes.
 RATE_WINDOW = '20s'
@@ -33,7 +33,8 @@ def nova_sections(url):
             'username': 'admin', 'password': 'admin',
             'project_name': 'admin', 'user_domain_name': 'Default',
             'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth)}
+    return {'nova': dict(auth), 'placement': dict(auth),
+            'cinder': dict(auth)}
 
 
 def scrape(url):
@@ -71,6 +72,10 @@ def metered(tmp_path):
                     {'enabled': True, 'host': '127.0.0.1'},
                     **{name + '_port': port
                        for name, port in ports.items()}),
+                    # Both models, so that the dashboard's storage
+                    # panels have data too.
+                    watcher_decision_engine={
+                        'collectors': 'compute,storage'},
                     **nova_sections(sim_url)) as cluster:
             cluster.start_daemons(engines=['engine-1'],
                                   appliers=['applier-1'])
@@ -84,8 +89,9 @@ def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
                                                            metered):
     cluster, urls, sim_url = metered
     engine_url = urls['decision_engine']
-    wait_for(lambda: sample(scrape(engine_url), 'watcher_ha_model_ready',
-                            model='compute') == 1, 60, 'compute model ready')
+    for model in ('compute', 'storage'):
+        wait_for(lambda: sample(scrape(engine_url), 'watcher_ha_model_ready',
+                                model=model) == 1, 60, model + ' model ready')
 
     audit = daemons.cli(cluster.url, 'audit', 'create', '-g', 'dummy', '-s',
                         'dummy', '-t', 'ONESHOT', '-p', 'para1=1')
@@ -126,6 +132,8 @@ def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
     assert sample(engine, 'watcher_ha_model_nodes', model='compute') == 3
     assert sample(engine, 'watcher_ha_model_instances', model='compute') == 6
     assert sample(engine, 'watcher_ha_model_generation', model='compute') > 0
+    assert sample(engine, 'watcher_ha_model_volumes', model='storage') == 4
+    assert sample(engine, 'watcher_ha_model_pools', model='storage') > 0
     assert sample(engine, 'watcher_ha_model_seconds_since_resync',
                   model='compute') >= 0
     assert sample(engine, 'watcher_ha_model_notifications_applied_total',

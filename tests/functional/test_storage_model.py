@@ -399,6 +399,9 @@ def test_two_engine_processes_follow_500_volume_operations(tmp_path,
     database_url, _engine = database
     transport_url, delete = servers.create_rabbit_vhost()
     CONF.set_override('transport_url', transport_url)
+    # This process's transport may have been made by an earlier test of
+    # the same worker, on another URL: the RPC calls below go to this one.
+    rpc.cleanup()
     try:
         with simulator(tmp_path / 'cloud', storage_spec(seed=13),
                        transport_url=transport_url) as url:
