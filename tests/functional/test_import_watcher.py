@@ -301,7 +301,7 @@ def test_import_brings_everything_over_once(watcher_db, tmp_path, kind):
             left_out = len(skipped[table])
             assert counts[table] == (len(watcher[table]) - left_out, 0,
                                      left_out), (table, first)
-        assert 'strategy zone_migration is not provided' in first
+        assert 'strategy vendor_zone_drain is not provided' in first
         assert 'held by another started action plan here' in first
         assert 'deleted in Watcher' in first
 

@@ -14,6 +14,10 @@ import sys
 
 from oslo_utils import uuidutils
 
+# Every strategy of Watcher 17 is one of ours: a deployment's own plugin
+# is what the import leaves out.
+PLUGIN_STRATEGY = 'vendor_zone_drain'
+
 
 def _setup(config_file):
     from watcher.common import rpc
@@ -40,6 +44,14 @@ class Filler:
         if name is None:
             return None
         return self.objects.Strategy.get_by_name(self.ctx, name).id
+
+    def plugin_strategy(self, name, goal):
+        """A strategy of an out-of-tree plugin, as Watcher's catalog sync
+        records one that its deployment installed."""
+        self.objects.Strategy(
+            self.ctx, uuid=uuidutils.generate_uuid(), name=name,
+            display_name='%s (a plugin)' % name, goal_id=self.goal(goal),
+            parameters_spec={}).create()
 
     def template(self, name, goal, strategy=None, scope=None,
                  parameters=None, deleted=False):
@@ -137,8 +149,10 @@ def fill(filler):
                scope=[{'compute': [{'availability_zones': [
                    {'name': 'nova'}]}]}])
     f.template('at-retired', 'dummy', deleted=True)
-    # A strategy watcher_ha does not provide: skipped.
-    f.template('at-zone', 'hardware_maintenance', 'zone_migration')
+    # A strategy watcher_ha does not provide (an out-of-tree plugin of
+    # this Watcher deployment): skipped.
+    f.plugin_strategy(PLUGIN_STRATEGY, 'hardware_maintenance')
+    f.template('at-zone', 'hardware_maintenance', PLUGIN_STRATEGY)
 
     done = f.audit('one-shot-done', 'dummy', 'dummy', 'SUCCEEDED',
                    parameters={'para1': 3.2, 'para2': 'hello'},
@@ -202,8 +216,8 @@ def fill(filler):
     f.audit('deleted-audit', 'dummy', 'dummy', 'CANCELLED')
 
     zone = f.audit('zone-migration', 'hardware_maintenance',
-                   'zone_migration', 'SUCCEEDED')
-    f.plan(zone, 'zone_migration', 'RECOMMENDED',
+                   PLUGIN_STRATEGY, 'SUCCEEDED')
+    f.plan(zone, PLUGIN_STRATEGY, 'RECOMMENDED',
            [('volume_migrate', {'resource_id': SERVER,
                                 'migration_type': 'swap'}, 'PENDING')])
 

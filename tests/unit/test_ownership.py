@@ -347,3 +347,35 @@ def test_a_daemon_without_a_group_takes_only_rows_nobody_owns(engine):
     owner.look()
     _drain(owner)
     assert domain.calls == [('resume', 'nobodys', ownership.ADOPTED, None)]
+
+
+def test_an_adoption_waiting_for_a_worker_is_dropped_if_its_owner_is_back(
+        engine):
+    """Every worker is busy when a look finds 'dead' gone: its row's
+    adoption waits in the pool's queue. Before a worker is free, 'dead'
+    restarts, joins again and resumes that row itself, and a later look
+    sees it live. The adoption, decided on a view that is out of date by
+    then, is not made: it would take the row from a live owner in the
+    middle of its work (seen in tests/functional/
+    test_applier_kill_50_plans.py: a plan adopted 0.4 s after the
+    adopter's own look saw its restarted applier back, its running
+    action interrupted)."""
+    owner, domain = engine
+    group = _Group(_View({ME}, gone={'dead'}))
+    owner.start(group)
+    domain.gate.clear()
+    for uuid in ('busy-1', 'busy-2'):
+        owner.submit(uuid, domain.take, uuid)
+    deadline = time.monotonic() + 10
+    while len(domain.taking) < 2:
+        assert time.monotonic() < deadline, domain.taking
+        time.sleep(0.01)
+    domain.rows = {'plan': ownership.Held('plan', 'dead')}
+    owner.look()
+    assert owner.busy('plan')
+    group.view = _View({ME, 'dead'})
+    owner.look()
+    domain.gate.set()
+    _drain(owner)
+    assert domain.rows['plan'].owner == 'dead'
+    assert [call for call in domain.calls if call[0] == 'resume'] == []

@@ -150,6 +150,8 @@ class Owner:
         self._workers = workers
         self._pool = None
         self._ring = coordination.Ring()
+        # The latest membership this daemon read (see _adopt).
+        self._view = None
         self._lock = threading.Lock()
         # {uuid: [(func, args) to run after the job in hand]}
         self._in_flight = {}
@@ -271,6 +273,8 @@ class Owner:
             return
         view = (_Alone(self.host) if self.group is None
                 else self.group.look(before_rejoin=self._lapsed))
+        if view is not None:
+            self._view = view
         if view is None or not view.known:
             # Nobody may be presumed gone, nor the ring trusted.
             return
@@ -306,6 +310,20 @@ class Owner:
                     view.missing_since(held.owner))
 
     def _adopt(self, held, missing_since=None):
+        # The look that queued this job may be seconds old by now: the
+        # job waits for a free worker, and every worker may be busy with
+        # long work. Meanwhile the owner may have come back (a restarted
+        # daemon joins again and resumes its rows itself); the
+        # compare-and-swap cannot tell its new life from the dead one
+        # (same host), so the latest look must still find it gone, or
+        # the row would be taken from a live owner in the middle of its
+        # work. Not adopted now, the row is looked at again next look.
+        latest = self._view
+        if latest is not None and not latest.gone(held.owner):
+            LOG.info('%s %s: its owner %s is not presumed gone any more; '
+                     'not adopted', self.domain.kind, held.uuid,
+                     held.owner or 'nobody')
+            return
         if not self.domain.adopt(watcher_context.admin_context(), held,
                                  held.owner):
             return

@@ -17,11 +17,30 @@ BASIC_OPTS = [
              'of that name.'),
 ]
 
+STORAGE_CAPACITY_BALANCE_GROUP = cfg.OptGroup(
+    'watcher_strategies.storage_capacity_balance',
+    title='The storage_capacity_balance strategy')
+
+STORAGE_CAPACITY_BALANCE_OPTS = [
+    cfg.ListOpt(
+        'ex_pools', default=['local_vstorage'],
+        help='Pools the strategy leaves alone: it neither moves volumes '
+             'off them nor onto them. Each is a pool\'s name within its '
+             'backend (the part after "#" of host@backend#pool, as '
+             'Watcher\'s option of that name) or a whole '
+             'host@backend#pool.'),
+]
+
 
 def register_opts(conf):
     conf.register_group(BASIC_GROUP)
     conf.register_opts(BASIC_OPTS, group=BASIC_GROUP)
+    conf.register_group(STORAGE_CAPACITY_BALANCE_GROUP)
+    conf.register_opts(STORAGE_CAPACITY_BALANCE_OPTS,
+                       group=STORAGE_CAPACITY_BALANCE_GROUP)
 
 
 def list_opts():
-    return [(BASIC_GROUP.name, BASIC_OPTS)]
+    return [(BASIC_GROUP.name, BASIC_OPTS),
+            (STORAGE_CAPACITY_BALANCE_GROUP.name,
+             STORAGE_CAPACITY_BALANCE_OPTS)]

@@ -109,8 +109,6 @@ IGNORED = (
     Ignored('grafana_translators', '*', 'no Grafana datasource here'),
     Ignored('watcher_cluster_data_model_collectors.baremetal', '*',
             'no bare metal model here'),
-    Ignored('watcher_strategies.storage_capacity_balance', '*',
-            'no storage_capacity_balance strategy here'),
     # Per-strategy options.
     Ignored('watcher_strategies.*', 'datasources',
             'every strategy uses [watcher_datasources] datasources'),

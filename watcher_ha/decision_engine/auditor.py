@@ -28,6 +28,7 @@ from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine.planner import base as planner_base
 from watcher_ha.decision_engine import scheduling
+from watcher_ha.decision_engine import storage_scope
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.strategy import base as strategy_base
 from watcher_ha.notifications import notifier
@@ -288,6 +289,11 @@ class Auditor:
                          'node(s) and %d of %d server(s) to its strategy',
                          uuid, len(found[name].nodes), len(whole.nodes),
                          len(found[name].instances), len(whole.instances))
+            if name == 'storage' and audit_scope.storage_rules(scope):
+                whole = found[name]
+                found[name] = storage_scope.apply(whole, scope)
+                LOG.info('Audit %s: its scope leaves %s to its strategy',
+                         uuid, storage_scope.summary(whole, found[name]))
         return found
 
     def _failed(self, row, stage, err, finish, next_run_time=None):

@@ -24,6 +24,7 @@ from watcher_ha.decision_engine import failure_detection
 from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as audit_scope
+from watcher_ha.decision_engine import storage_scope
 from watcher_ha.decision_engine.datasources import loader as \
     datasource_loader
 from watcher_ha.decision_engine.feed import dispatch
@@ -68,6 +69,9 @@ class Endpoints:
             # The part of the model the audit's strategy sees.
             snapshot, excluded = audit_scope.narrowed(
                 snapshot, _scope_of(context, audit_uuid))
+        elif audit_uuid and data_model_type == 'storage':
+            snapshot = storage_scope.apply(snapshot,
+                                           _scope_of(context, audit_uuid))
         return {'context': model_views.listing(snapshot, excluded),
                 'model': dict(model.info(), host=self._manager.host,
                               enabled=True)}

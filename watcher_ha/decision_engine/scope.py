@@ -1,5 +1,5 @@
-"""An audit's scope: which part of the compute data model its strategy
-sees, in Watcher's format.
+"""An audit's scope: which part of the compute and storage data models
+its strategy sees, in Watcher's format.
 
 A scope is a list of sections, each naming its model: ``[{"compute":
 [rule, ...]}]``; a list of bare compute rules (Watcher's older format)
@@ -20,6 +20,12 @@ with it. A server left out of the plan on a node in the scope still takes
 room there: it leaves the model as a server and stays as the node's
 hold (``ComputeNode.*_held``), so no strategy can move it and none can
 count its room as free.
+
+The storage section's rules (``[{"storage": [rule, ...]}]``) are read by
+storage_scope.py: ``availability_zones`` and ``volume_types`` keep the
+backends of those zones or types, ``exclude`` removes ``storage_pools``
+(``{"name": "host@backend#pool"}``) and leaves out ``volumes`` and the
+volumes of ``projects`` (``{"uuid": ...}``).
 
 ``check`` refuses, on input, what Watcher's schema refuses, and what
 Watcher accepts and then fails every audit on (a wildcard next to other
@@ -70,14 +76,34 @@ COMPUTE_SCHEMA = {
         },
         'additionalProperties': False}}
 
-# The sections of the models watcher_ha keeps; Watcher's storage and
-# baremetal sections are accepted (an audit of those models is refused
-# elsewhere) but not read here.
+# Watcher's (its Cinder collector's SCHEMA), each item naming what it
+# names; Watcher lets anything more through in an exclude item, by a
+# misplaced additionalProperties.
+STORAGE_SCHEMA = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'availability_zones': _named('name'),
+            'volume_types': _named('name'),
+            'exclude': {'type': 'array', 'items': {
+                'type': 'object',
+                'properties': {
+                    'storage_pools': _named('name'),
+                    'volumes': _named('uuid'),
+                    'projects': _named('uuid'),
+                },
+                'additionalProperties': False}},
+        },
+        'additionalProperties': False}}
+
+# The sections of the models watcher_ha keeps; Watcher's baremetal
+# section is accepted (watcher_ha keeps no baremetal model) but not read.
 SCHEMA = {
     'type': 'array',
     'items': {'type': 'object',
               'properties': {'compute': COMPUTE_SCHEMA,
-                             'storage': {'type': 'array'},
+                             'storage': STORAGE_SCHEMA,
                              'baremetal': {'type': 'array'}},
               'additionalProperties': False}}
 
@@ -116,12 +142,19 @@ def check(scope):
         raise InvalidScope('scope: host_aggregates cannot be both kept and '
                            'excluded; keep the aggregates you want, or '
                            'exclude those you do not')
+    storage = storage_rules(scope)
     for what, names in (
             ('host_aggregates', [a.get('id', a.get('name'))
                                  for a in kept + excluded]),
             ('availability_zones',
              [z['name'] for rule in rules
-              for z in rule.get('availability_zones', ())])):
+              for z in rule.get('availability_zones', ())]),
+            ('storage availability_zones',
+             [z['name'] for rule in storage
+              for z in rule.get('availability_zones', ())]),
+            ('volume_types',
+             [t['name'] for rule in storage
+              for t in rule.get('volume_types', ())])):
         if '*' in names and len(names) > 1:
             raise InvalidScope('scope: "*" stands for all %s: give it '
                                'alone' % what)
@@ -130,9 +163,18 @@ def check(scope):
 
 def compute_rules(scope):
     """The rules of the first compute section."""
+    return _rules(scope, 'compute')
+
+
+def storage_rules(scope):
+    """The rules of the first storage section."""
+    return _rules(scope, 'storage')
+
+
+def _rules(scope, model):
     for section in normalised(scope or []):
-        if section.get('compute'):
-            return section['compute']
+        if section.get(model):
+            return section[model]
     return []
 
 

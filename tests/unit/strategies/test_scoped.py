@@ -21,7 +21,9 @@ SCOPE = [{'host_aggregates': [{'name': 'rack-1'}]},
 # Strategies that plan no server moves of their own choosing.
 NOT_MOVING = ('actuator', 'dummy', 'dummy_with_resize', 'dummy_with_scorer',
               'host_maintenance', 'host_recovery', 'instance_recovery',
-              'process_recovery', 'saving_energy')
+              'process_recovery', 'saving_energy',
+              # Moves volumes, on the storage model: test_storage_scope.
+              'storage_capacity_balance')
 # Those that must find work inside the scope of this cluster: each has a
 # hot host with busy servers, an idle one and a cool one to receive.
 FINDS_WORK = ('basic', 'node_resource_consolidation', 'outlet_temperature',

@@ -133,3 +133,6 @@ class VolumeType:
     id: str
     name: str
     volume_backend_name: str | None = None
+    # All its extra specs, as sorted (key, value) pairs: a retype keeps
+    # a volume's (Watcher's storage_capacity_balance checks them).
+    extra_specs: tuple = ()

@@ -285,10 +285,11 @@ class StorageCollector(base.Collector):
 
 
 def _volume_type(info):
+    specs = info.get('extra_specs') or {}
     return storage_elements.VolumeType(
         id=info['id'], name=info['name'],
-        volume_backend_name=(info.get('extra_specs') or {}).get(
-            'volume_backend_name'))
+        volume_backend_name=specs.get('volume_backend_name'),
+        extra_specs=tuple(sorted(specs.items())))
 
 
 def _ids_by_name(volume_types):
