@@ -14,10 +14,12 @@ import time
 
 import requests
 
+from tests import servers
 from tests.functional import fixtures
 from tests.functional.daemons import cli
 from tests.functional.daemons import state_of
 from tests.functional.fixtures import wait_for
+from watcher_ha.simulator import scenario
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -128,3 +130,72 @@ def _answers(url):
         return requests.get(url + '/', timeout=2).status_code == 200
     except requests.RequestException:
         return False
+
+
+def _storage_model(url):
+    """{volume name: pool} of the all-in-one's storage model, or None
+    while it is not ready."""
+    try:
+        reply = requests.get(url + '/v1/data_model', params={
+            'data_model_type': 'storage'}, headers={
+            'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.2'},
+            timeout=10)
+    except requests.RequestException:
+        return None     # not listening yet
+    if reply.status_code != 200:
+        return None
+    return {entry['volume_name']: entry.get('volume_pool')
+            for entry in reply.json()['context'] if 'volume_name' in entry}
+
+
+def test_the_all_in_one_storage_model_follows_cinders_notifications(
+        tmp_path):
+    """The embedded cloud's Cinder notifications go out on an in-process
+    bus of their own (another exchange than Nova's, so another transport)
+    even when the all-in-one's transport is RabbitMQ: the engine listens
+    on that bus too, so a volume created after the first resync shows in
+    the storage model with no resync (a period of an hour)."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        _storage_follows_notifications(tmp_path, rabbit)
+    finally:
+        delete()
+
+
+def _storage_follows_notifications(tmp_path, transport_url):
+    sim_port = fixtures.free_port()
+    cloud = 'http://127.0.0.1:%d' % sim_port
+    spec = scenario.generate(hosts=2, servers=2, seed=3, volumes=3)
+    scenario.dump(spec, tmp_path / 'cloud.yaml')
+    endpoints = {'nova': '/compute/v2.1', 'placement': '/placement',
+                 'cinder': '/volume/v3'}
+    config = fixtures.write_config(tmp_path / 'watcher-ha.conf', dict(
+        fixtures.base_config(tmp_path, DEFAULT={
+            'transport_url': transport_url}),
+        simulator={'scenario': str(tmp_path / 'cloud.yaml'),
+                   'port': sim_port},
+        watcher_decision_engine={'collectors': 'compute,storage'},
+        **{'watcher_cluster_data_model_collectors.storage': {
+            'period': 3600}},
+        **{group: {'auth_type': 'none', 'endpoint_override': cloud + path}
+           for group, path in endpoints.items()}))
+    fixtures.prepare_database(config)
+    port = configparser.ConfigParser()
+    port.read(config)
+    url = 'http://127.0.0.1:%s' % port['api']['port']
+    with open(tmp_path / 'out', 'w') as out:
+        proc = subprocess.Popen(
+            [os.path.join(fixtures.BIN, 'watcher-ha-all-in-one'),
+             '--config-file', str(config)], stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        first = wait_for(lambda: proc.poll() is None and _storage_model(url),
+                         60, 'the storage model\'s first resync')
+        assert len(first) == 3, first
+        made = requests.post(cloud + '/volume/v3/volumes', json={
+            'volume': {'size': 1, 'name': 'after-the-resync'}}, timeout=10)
+        assert made.status_code == 202, made.text
+        wait_for(lambda: 'after-the-resync' in (_storage_model(url) or {}),
+                 10, 'the new volume in the storage model')
+    finally:
+        fixtures.stop(proc)

@@ -46,16 +46,24 @@ def ha(cluster, method, path, body=None, version='1.0'):
     return resp.json() if resp.content else None
 
 
-def segment_of(cluster):
+def make_segment(cluster, members, reserved=(), name='rack-1'):
+    """A reserved_host failover segment of ``members`` (host names), those
+    in ``reserved`` its reserved hosts, made through the instance-ha
+    API."""
     segment = ha(cluster, 'POST', '/segments', {'segment': {
-        'name': 'rack-1', 'recovery_method': 'reserved_host',
+        'name': name, 'recovery_method': 'reserved_host',
         'service_type': 'COMPUTE'}})['segment']
-    for name, reserved in ((FAILED, False), (OTHER, False),
-                           (SPARE, True), (SPARE_2, True)):
+    for host in members:
         ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-           {'host': {'name': name, 'type': 'COMPUTE',
-                     'control_attributes': '', 'reserved': reserved}})
+           {'host': {'name': host, 'type': 'COMPUTE',
+                     'control_attributes': '',
+                     'reserved': host in reserved}})
     return segment
+
+
+def segment_of(cluster):
+    return make_segment(cluster, (FAILED, OTHER, SPARE, SPARE_2),
+                        reserved=(SPARE, SPARE_2))
 
 
 def report_failure(cluster, sim_url, failed=FAILED):

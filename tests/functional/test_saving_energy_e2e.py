@@ -19,7 +19,7 @@ from tests.functional import daemons
 from tests.functional.cloud import simulator
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_maintenance import start_and_wait
-from tests.functional.test_host_recovery import ha
+from tests.functional.test_host_recovery import make_segment
 from tests.functional.test_strategies_e2e import _host
 from tests.functional.test_strategies_e2e import audit
 from tests.functional.test_strategies_e2e import plan_of
@@ -44,14 +44,8 @@ def sections(sim_url):
 
 
 def segment_of(cluster):
-    segment = ha(cluster, 'POST', '/segments', {'segment': {
-        'name': 'rack-1', 'recovery_method': 'reserved_host',
-        'service_type': 'COMPUTE'}})['segment']
-    for name in (BUSY, SEGMENT_MEMBER, RESERVED):
-        ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-           {'host': {'name': name, 'type': 'COMPUTE',
-                     'control_attributes': '',
-                     'reserved': name == RESERVED}})
+    make_segment(cluster, (BUSY, SEGMENT_MEMBER, RESERVED),
+                 reserved=(RESERVED,))
 
 
 def ironic_power(sim_url):

@@ -22,7 +22,7 @@ from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_maintenance import start_and_wait
-from tests.functional.test_host_recovery import ha
+from tests.functional.test_host_recovery import make_segment
 from tests.functional.test_storage_model import _volumes
 from tests.functional.test_strategies_e2e import _host
 from tests.functional.test_strategies_e2e import audit
@@ -91,14 +91,7 @@ def sections(sim_url):
 
 def reserve(cluster):
     """compute-0001: the reserved host of a failover segment."""
-    segment = ha(cluster, 'POST', '/segments', {'segment': {
-        'name': 'rack-1', 'recovery_method': 'reserved_host',
-        'service_type': 'COMPUTE'}})['segment']
-    for name in (SOURCE, RESERVED, TARGET):
-        ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-           {'host': {'name': name, 'type': 'COMPUTE',
-                     'control_attributes': '',
-                     'reserved': name == RESERVED}})
+    make_segment(cluster, (SOURCE, RESERVED, TARGET), reserved=(RESERVED,))
 
 
 def volumes(sim_url):

@@ -291,18 +291,21 @@ def test_a_halted_run_or_a_database_error_fences_too(db, monkeypatch):
 def test_every_nova_request_that_may_change_something_passes_the_fence():
     calls = []
 
+    class Answer:
+        status_code = 200
+
     class Session:
         def request(self, url, method, **kwargs):
             calls.append((method, url))
-            return 'answer'
+            return Answer
 
     def fence():
         calls.append('fence')
         if len(calls) > 3:
             raise fencing.Fenced('taken over')
     checked = clients.check_writes(Session(), fence)
-    assert checked.request('/servers/x', 'GET') == 'answer'
-    assert checked.request('/servers/x/action', 'POST') == 'answer'
+    assert checked.request('/servers/x', 'GET') is Answer
+    assert checked.request('/servers/x/action', 'POST') is Answer
     with pytest.raises(fencing.Fenced):
         checked.request('/os-services/1', 'PUT')
     assert calls == [('GET', '/servers/x'), 'fence',
@@ -310,7 +313,7 @@ def test_every_nova_request_that_may_change_something_passes_the_fence():
     # keystoneauth's own token request is not the cloud's business.
     calls.clear()
     assert checked.request('/v3/auth/tokens', 'POST',
-                           authenticated=False) == 'answer'
+                           authenticated=False) is Answer
     assert calls == [('POST', '/v3/auth/tokens')]
 
 

@@ -1,7 +1,8 @@
 """watcher-ha-all-in-one: the API, a decision engine and an applier in one
 process. With the defaults (SQLite, the in-process fake:// transport) it
 needs no server at all. With ``[simulator] scenario`` it also serves a
-simulated cloud whose Nova notifications its decision engine receives."""
+simulated cloud whose Nova (and Cinder) notifications its decision engine
+receives."""
 
 import sys
 
@@ -29,7 +30,7 @@ def main(argv=None):
     # The engine before the API: the catalog of goals and strategies it
     # syncs is what the API serves.
     engine = decision_engine.build(
-        conf, nova_transport=cloud.nova_transport if cloud else None)
+        conf, transports=cloud.transports if cloud else None)
     everything = daemon.Services(([cloud] if cloud else []) + [
         engine,
         applier.build(conf),

@@ -10,10 +10,10 @@ from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.decision_engine import rpcapi
 
 
-def build(conf, nova_transport=None):
+def build(conf, transports=None):
     return daemon.Daemon(manager.BINARY, rpcapi.TOPIC,
                          manager.DecisionEngineManager(
-                             nova_transport=nova_transport))
+                             transports=transports))
 
 
 def main(argv=None):

@@ -5,9 +5,11 @@ Metal API (power fencing), ``[cinder]`` for the Block Storage API (volume
 migrations). Password auth in production; ``auth_type = none`` with
 ``endpoint_override`` against the simulator."""
 
+from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
 from novaclient import client as nova_client
 from oslo_config import cfg
+from oslo_log import log
 
 # Registers the options read here ([nova], [placement], [ironic],
 # [cinder]).
@@ -15,6 +17,7 @@ from watcher_ha import conf as _registered  # noqa: F401
 from watcher_ha.conf import watcher_clients_auth
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 NOVA_GROUP = 'nova'
 PLACEMENT_GROUP = 'placement'
@@ -71,21 +74,46 @@ def adapter(conf=CONF, group=NOVA_GROUP):
 READ_ONLY = frozenset(('GET', 'HEAD', 'OPTIONS'))
 
 
+# How many times a request the server answered 408 (Request Timeout) is
+# sent again: the server says it did not get all of it in time (this
+# daemon was paused mid-request, or the link stalled), so it did not act
+# on it, and HTTP lets the client repeat it.
+REQUEST_TIMEOUT_RETRIES = 2
+
+
 def check_writes(session, before_write):
     """Make ``session`` (a keystoneauth session) call ``before_write()``
     before every request that may change something; what it raises stops
     the request. The applier's fence goes here, so that no action plugin
     can call the cloud past it. The session stays a Session: clients
-    built on it see no difference."""
+    built on it see no difference.
+
+    A request answered 408 is sent again (REQUEST_TIMEOUT_RETRIES times),
+    through the fence again: an action must not fail for a pause of its
+    daemon that the cloud noticed, nor call the cloud once the pause made
+    it lose its plan."""
     send = session.request
 
     def request(url, method, **kwargs):
         # Unauthenticated requests are the session's own (keystoneauth
         # fetching a token): they change nothing in the cloud.
-        if (method.upper() not in READ_ONLY
-                and kwargs.get('authenticated') is not False):
-            before_write()
-        return send(url, method, **kwargs)
+        writes = (method.upper() not in READ_ONLY
+                  and kwargs.get('authenticated') is not False)
+        for attempt in range(REQUEST_TIMEOUT_RETRIES + 1):
+            if writes:
+                before_write()
+            last = attempt == REQUEST_TIMEOUT_RETRIES
+            try:
+                response = send(url, method, **kwargs)
+            except ks_exc.RequestTimeout:
+                # raise_exc (the default): the 408 as an exception.
+                if last:
+                    raise
+            else:
+                if response.status_code != 408 or last:
+                    return response
+            LOG.warning('%s %s: the server answered 408 (Request Timeout); '
+                        'sending it again', method, url)
     session.request = request
     return session
 

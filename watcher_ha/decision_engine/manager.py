@@ -146,11 +146,12 @@ class Audits:
 
 class DecisionEngineManager:
 
-    def __init__(self, host=None, nova_transport=None):
-        """``nova_transport``: where Nova's notifications come from, if
-        not from the configured notification transport."""
+    def __init__(self, host=None, transports=None):
+        """``transports``: {source: transport} for the notifications that
+        do not come on the configured notification transport (an embedded
+        simulated cloud's; see feed.listener.NovaListener)."""
         self.host = host or CONF.host
-        self._nova_transport = nova_transport
+        self._transports = transports
         self.catalog = None
         self.audits = Audits(self.host)
         self.owner = ownership.Owner(
@@ -211,7 +212,7 @@ class DecisionEngineManager:
         self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
         self._listener = listener_process.nova_listener(
-            self.dispatcher, self.host, transport=self._nova_transport)
+            self.dispatcher, self.host, transports=self._transports)
         self._listener.start()
 
     def details(self):

@@ -51,7 +51,7 @@ def test_processes_cannot_share_an_embedded_cloud_bus(processes):
     try:
         with pytest.raises(cfg.Error, match='embedded simulated cloud'):
             listener_process.nova_listener(
-                dispatch.Dispatcher(), 'e1', transport=object())
+                dispatch.Dispatcher(), 'e1', transports={'nova': object()})
     finally:
         CONF.clear_override('transport_url')
 

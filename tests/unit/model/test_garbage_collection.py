@@ -37,8 +37,8 @@ def test_a_decision_engine_paces_the_collector_when_it_starts_its_models(
                       group='watcher_decision_engine')
     transport = oslo_messaging.get_notification_transport(CONF,
                                                           url='fake:/')
-    engine = manager.DecisionEngineManager(host='gc-test',
-                                           nova_transport=transport)
+    engine = manager.DecisionEngineManager(
+        host='gc-test', transports={'nova': transport})
     try:
         engine._start_models()
         assert engine.collectors.list() == ['compute']

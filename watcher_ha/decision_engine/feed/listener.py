@@ -33,18 +33,25 @@ def notification_transport_url(conf=CONF):
 
 
 STORAGE_COLLECTOR = 'storage'
+# The services the models' notifications come from.
+NOVA, CINDER = 'nova', 'cinder'
+
+
+def targets_by_source(conf=CONF):
+    """{source: Target}: Nova's topic, and Cinder's when the engine runs
+    the storage collector."""
+    engine = conf.watcher_decision_engine
+    found = {NOVA: oslo_messaging.Target(exchange=engine.nova_exchange,
+                                         topic=engine.nova_topic)}
+    if STORAGE_COLLECTOR in engine.collectors:
+        found[CINDER] = oslo_messaging.Target(
+            exchange=engine.cinder_exchange, topic=engine.cinder_topic)
+    return found
 
 
 def targets(conf=CONF):
-    """Where the models' notifications come from: Nova's topic, and
-    Cinder's when the engine runs the storage collector."""
-    engine = conf.watcher_decision_engine
-    found = [oslo_messaging.Target(exchange=engine.nova_exchange,
-                                   topic=engine.nova_topic)]
-    if STORAGE_COLLECTOR in engine.collectors:
-        found.append(oslo_messaging.Target(exchange=engine.cinder_exchange,
-                                           topic=engine.cinder_topic))
-    return found
+    """Where the models' notifications come from."""
+    return list(targets_by_source(conf).values())
 
 
 def describe(conf=CONF):
@@ -53,16 +60,16 @@ def describe(conf=CONF):
 
 
 def batch_listener(transport, endpoints, host, conf=CONF,
-                   allow_requeue=False):
-    """A batch listener on the models' topics, in ``host``'s pool;
-    started with ``start(override_pool_size=1)``."""
+                   allow_requeue=False, on=None):
+    """A batch listener on the models' topics (or the Targets ``on``),
+    in ``host``'s pool; started with ``start(override_pool_size=1)``."""
     engine = conf.watcher_decision_engine
     # A batch listener: its poll thread, which reads, decodes and
     # acknowledges every message, is what bounds the rate; batches spare
     # it one executor hand-off per message and let the model apply a
     # burst as one change.
     return oslo_messaging.get_batch_notification_listener(
-        transport, targets(conf), endpoints, executor='threading',
+        transport, on or targets(conf), endpoints, executor='threading',
         pool=pool_name(host), allow_requeue=allow_requeue,
         batch_size=engine.notification_batch_size,
         batch_timeout=engine.notification_batch_timeout)
@@ -93,30 +100,50 @@ class _Endpoint:
 
 class NovaListener:
 
-    def __init__(self, dispatcher, host, conf=CONF, transport=None):
-        """``transport``: where Nova's notifications come from, when not
-        from the configured notification transport (an embedded simulated
-        cloud's in-process bus)."""
+    def __init__(self, dispatcher, host, conf=CONF, transports=None):
+        """``transports``: {source (NOVA, CINDER): transport} for the
+        sources whose notifications do not come on the configured
+        notification transport (an embedded simulated cloud's in-process
+        buses, one per service: the in-process driver delivers only
+        between users of one transport object)."""
         self._dispatcher = dispatcher
         self._host = host
         self._conf = conf
-        self._transport = transport
-        self._listener = None
+        self._transports = transports or {}
+        self._listeners = []
+
+    def _by_transport(self):
+        """[(transport, [Target])]: one listener per transport."""
+        found = {}
+        configured = None
+        for source, target in targets_by_source(self._conf).items():
+            transport = self._transports.get(source)
+            if transport is None:
+                if configured is None:
+                    configured = oslo_messaging.get_notification_transport(
+                        self._conf)
+                transport = configured
+            found.setdefault(id(transport), (transport, []))[1].append(
+                target)
+        return list(found.values())
 
     def start(self):
-        transport = (self._transport or
-                     oslo_messaging.get_notification_transport(self._conf))
-        self._listener = batch_listener(
-            transport, [_Endpoint(self._dispatcher)], self._host, self._conf)
-        # One executor thread: it only queues each batch for the
-        # dispatcher, and alone it queues them in the order the broker
-        # delivered them (with the default 64, two batches could swap).
-        self._listener.start(override_pool_size=1)
+        for transport, on in self._by_transport():
+            consumer = batch_listener(
+                transport, [_Endpoint(self._dispatcher)], self._host,
+                self._conf, on=on)
+            # One executor thread: it only queues each batch for the
+            # dispatcher, and alone it queues them in the order the
+            # broker delivered them (with the default 64, two batches
+            # could swap).
+            consumer.start(override_pool_size=1)
+            self._listeners.append(consumer)
         LOG.info('Listening to %s notifications in pool %s',
                  describe(self._conf), pool_name(self._host))
 
     def stop(self):
-        if self._listener is not None:
-            self._listener.stop()
-            self._listener.wait()
-            self._listener = None
+        listeners, self._listeners = self._listeners, []
+        for consumer in listeners:
+            consumer.stop()
+        for consumer in listeners:
+            consumer.wait()

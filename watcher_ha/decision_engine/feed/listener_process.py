@@ -57,7 +57,7 @@ IN_PROCESS_SCHEMES = ('fake',)
 ENGINE_GROUP = 'watcher_decision_engine'
 
 
-def nova_listener(dispatcher, host, conf=CONF, transport=None,
+def nova_listener(dispatcher, host, conf=CONF, transports=None,
                   processes=None):
     """The listener ``[watcher_decision_engine]
     notification_listener_processes`` (or ``processes``, if given) asks
@@ -66,8 +66,8 @@ def nova_listener(dispatcher, host, conf=CONF, transport=None,
              if processes is None else processes)
     if not count:
         return listener.NovaListener(dispatcher, host, conf=conf,
-                                     transport=transport)
-    if transport is not None or _in_process(conf):
+                                     transports=transports)
+    if transports or _in_process(conf):
         raise cfg.Error(
             'notification_listener_processes = %d needs a message broker '
             'that other processes can reach, and the notifications come '
