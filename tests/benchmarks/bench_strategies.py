@@ -19,9 +19,17 @@ the actions by type, and the outcome of applying the plan's migrations to
 the cluster: hosts left empty, max and min CPU load of the hosts still
 holding servers (percent of their vcpus, from the servers' static CPU
 usage) and the standard deviation of that load. Watcher runs in its own
-virtualenv (made on first use) with a time cap per strategy; a strategy
-that needs metrics the reference clusters do not have (thermal, airflow,
-L3 cache) is listed as such.
+virtualenv (made on first use) with a time cap per strategy.
+
+The hardware readings the thermal, airflow and noisy-neighbour
+strategies need (outlet and inlet temperature, airflow, power per host,
+L3 cache use per server) are derived from each cluster by
+hardware_metrics.py and added to the description both sides read. For
+those three the outcome is what the plan does about the hosts it is
+meant to relieve: outlet_temperature and uniform_airflow, the hosts at
+or above the default threshold that give servers to hosts under it
+(relieved) and the vCPUs moved so; noisy_neighbor, the hosts where a
+hurt server sits next to a noisy one that send a noisy one away.
 """
 
 import argparse
@@ -29,6 +37,7 @@ import collections
 import importlib.util
 import json
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -40,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import static_metrics  # noqa: E402
 from tests import strategy_clusters  # noqa: E402
+from tests.benchmarks import hardware_metrics  # noqa: E402
 from tests.benchmarks import watcher17  # noqa: E402
 from watcher_ha.common import parameters as parameters_mod  # noqa: E402
 from watcher_ha.common import plugins  # noqa: E402
@@ -48,11 +58,14 @@ from watcher_ha.decision_engine.datasources import metrics  # noqa: E402
 SHARED_BENCH = (ROOT.parent / 'shared' / 'tools' / 'watcher17-bench'
                 / 'bench_watcher_strategies.py')
 WATCHER_SCRIPT = pathlib.Path(__file__).resolve().with_name(
-    'watcher17_strategies.py')
-# The strategies the shared script knows how to drive in Watcher.
+    'watcher17_hardware.py')
+# The strategies the shared script, with the hardware readings of
+# watcher17_hardware.py, knows how to drive in Watcher.
 WATCHER_DRIVES = ('vm_workload_consolidation', 'basic', 'workload_balance',
                   'host_maintenance', 'workload_stabilization',
-                  'node_resource_consolidation')
+                  'node_resource_consolidation', 'outlet_temperature',
+                  'uniform_airflow', 'noisy_neighbor')
+HOT_NODES = ('outlet_temperature', 'uniform_airflow')
 # Not optimisation strategies: they react to failures, replay a plan
 # the operator gives (actuator) or demonstrate the pipeline (dummy*).
 NOT_OPTIMISING = ('host_recovery', 'instance_recovery', 'process_recovery',
@@ -65,19 +78,81 @@ NOT_ON_COMPUTE_ALONE = ('saving_energy', 'storage_capacity_balance',
 
 
 def description(n_nodes, n_instances, workdir):
-    """(path, cluster description) of the reference cluster N x M."""
-    path = strategy_clusters.reference_path(n_nodes, n_instances)
-    if not path.exists():
+    """(path, cluster description) of the reference cluster N x M with
+    the hardware readings, written to ``workdir`` for Watcher's side."""
+    reference = strategy_clusters.reference_path(n_nodes, n_instances)
+    if reference.exists():
+        with open(reference) as f:
+            cluster = json.load(f)
+    else:
         spec = importlib.util.spec_from_file_location('watcher17_bench',
                                                       SHARED_BENCH)
         generator = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(generator)
-        path = pathlib.Path(workdir) / path.name
-        with open(path, 'w') as f:
-            json.dump(generator.generate_cluster(n_nodes, n_instances, 42),
-                      f, separators=(',', ':'), sort_keys=True)
-    with open(path) as f:
-        return path, json.load(f)
+        cluster = generator.generate_cluster(n_nodes, n_instances, 42)
+    hardware_metrics.add(cluster)
+    path = pathlib.Path(workdir) / reference.name
+    with open(path, 'w') as f:
+        json.dump(cluster, f, separators=(',', ':'), sort_keys=True)
+    return path, cluster
+
+
+class CacheHistoryDatasource(static_metrics.StaticDatasource):
+    """The static values, but the L3 cache use a server had before the
+    change counts in a mean over a longer period, as in a time series."""
+
+    def __init__(self, values, before):
+        super().__init__(values)
+        self.before = before
+
+    def statistics(self, metric, resources, period, aggregate,
+                   granularity):
+        out = super().statistics(metric, resources, period, aggregate,
+                                 granularity)
+        if (metric != hardware_metrics.L3_CACHE
+                or period <= hardware_metrics.CHANGED_AGO):
+            return out
+        return {uuid: hardware_metrics.cache_mean(
+                    now, self.before[uuid][metric], period)
+                for uuid, now in out.items()}
+
+
+def migrations(cluster, actions):
+    """[(server uuid, source hostname, destination hostname or None)] of
+    the plan's migrations (Watcher's outlet_temperature and
+    noisy_neighbor name nodes by uuid)."""
+    names = {h['uuid']: h['name'] for h in cluster['hosts']}
+    where = {i['uuid']: i['host'] for i in cluster['instances']}
+    moved = []
+    for action in actions:
+        if action['action_type'] == 'migrate':
+            parameters = action['input_parameters']
+            destination = parameters.get('destination_node')
+            destination = names.get(destination, destination)
+            uuid = parameters['resource_id']
+            moved.append((uuid, where[uuid], destination))
+            where[uuid] = destination
+    return moved
+
+
+def relieved(name, cluster, actions):
+    """What the plan of a thermal, airflow or noisy-neighbour strategy
+    does about the hosts it is meant to relieve."""
+    vcpus = {i['uuid']: i['vcpus'] for i in cluster['instances']}
+    moved = migrations(cluster, actions)
+    if name == 'noisy_neighbor':
+        pairs = hardware_metrics.noisy_pairs(cluster)
+        done = {source for uuid, source, destination in moved
+                if uuid in pairs.get(source, ()) and destination
+                not in pairs}
+        return 'noisy hosts %d relieved %d' % (len(pairs), len(done))
+    hot, _threshold = hardware_metrics.hot_hosts(cluster, name)
+    cooling = [(source, vcpus[uuid]) for uuid, source, destination in moved
+               if source in hot and destination is not None
+               and destination not in hot]
+    return 'hot %d relieved %d vcpus off %d' % (
+        len(hot), len({source for source, _ in cooling}),
+        sum(v for _, v in cooling))
 
 
 def outcome(cluster, actions):
@@ -85,11 +160,8 @@ def outcome(cluster, actions):
     the others. A migration that names no destination (Nova's scheduler
     chooses) takes its server off its host and counts it nowhere."""
     where = {i['uuid']: i['host'] for i in cluster['instances']}
-    for action in actions:
-        if action['action_type'] == 'migrate':
-            parameters = action['input_parameters']
-            where[parameters['resource_id']] = parameters.get(
-                'destination_node')
+    for uuid, _source, destination in migrations(cluster, actions):
+        where[uuid] = destination
     vcpus = {h['name']: h['vcpus'] for h in cluster['hosts']}
     busy = collections.Counter()
     count = collections.Counter()
@@ -116,7 +188,8 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
              if name == 'host_maintenance' else {})
     checked = parameters_mod.check(cls.parameters_spec, extra)
     strategy = cls(goals[cls.goal])
-    audit_metrics = static_metrics.audit_metrics(values)
+    audit_metrics = metrics.AuditMetrics([CacheHistoryDatasource(
+        values, cluster['metrics']['instances_before'])])
     started = time.perf_counter()
     try:
         solution = strategy.execute({}, checked,
@@ -142,22 +215,32 @@ def run_watcher(python, path, name, timeout):
         return {'status': 'timeout', 'seconds': timeout}
     if done.returncode:
         return {'status': 'error: %s' % done.stderr.strip()[-300:]}
-    return json.loads(done.stdout)
+    result = json.loads(done.stdout)
+    if result['status'] == 'error':
+        # watcher17_hardware.py adds how long the strategy ran.
+        ran = re.search(r'after ([0-9.]+) s', result['error'])
+        result['status'] = 'error: %s' % result['error'][-300:]
+        if ran:
+            result['seconds'] = float(ran.group(1))
+    return result
 
 
-def row(who, result, cluster):
+def row(who, name, result, cluster):
     if result['status'] != 'ok':
         shown = result['status']
         if result['status'] == 'timeout':
             shown = 'did not finish in %.0f s' % result['seconds']
         return '  %-8s %s' % (who, shown)
-    after = outcome(cluster, result['actions'])
-    return ('  %-8s %9.3f s  %6d actions %-44s empty %4d  load max %5.1f '
-            'min %5.1f sd %5.2f' % (
-                who, result['seconds'], len(result['actions']),
-                json.dumps(by_type(result['actions']), sort_keys=True),
-                after['empty_hosts'], after['max_load'], after['min_load'],
-                after['stdev_load']))
+    if name in HOT_NODES or name == 'noisy_neighbor':
+        objective = relieved(name, cluster, result['actions'])
+    else:
+        after = outcome(cluster, result['actions'])
+        objective = ('empty %4d  load max %5.1f min %5.1f sd %5.2f' % (
+            after['empty_hosts'], after['max_load'], after['min_load'],
+            after['stdev_load']))
+    return '  %-8s %9.3f s  %6d actions %-44s %s' % (
+        who, result['seconds'], len(result['actions']),
+        json.dumps(by_type(result['actions']), sort_keys=True), objective)
 
 
 def main():
@@ -196,14 +279,16 @@ def main():
                 print('%s' % name, flush=True)
                 ours = run_ours(name, installed[name], goals, cluster,
                                 snapshot, values)
-                print(row('ours', ours, cluster), flush=True)
+                print(row('ours', name, ours, cluster), flush=True)
                 if python is not None and name in WATCHER_DRIVES:
                     theirs = run_watcher(python, path, name, args.timeout)
-                    print(row('watcher', theirs, cluster), flush=True)
-                    if ours['status'] == theirs['status'] == 'ok':
-                        print('  ours takes %.1f%% of Watcher\'s time' % (
-                            100.0 * ours['seconds'] / theirs['seconds']),
-                            flush=True)
+                    print(row('watcher', name, theirs, cluster), flush=True)
+                    if ours['status'] == 'ok' and 'seconds' in theirs \
+                            and theirs['status'] != 'timeout':
+                        print('  ours takes %.1f%% of Watcher\'s time%s' % (
+                            100.0 * ours['seconds'] / theirs['seconds'],
+                            '' if theirs['status'] == 'ok'
+                            else ' to its error'), flush=True)
 
 
 if __name__ == '__main__':

@@ -86,21 +86,29 @@ def prepare_database(config_file):
 
 
 @contextlib.contextmanager
-def api_process(config_file, port, timeout=30):
-    """Start watcher-ha-api and wait until it answers; stop it after."""
+def api_process(config_file, port, timeout=30,
+                binary='watcher-ha-api'):
+    """Start ``binary`` (watcher-ha-api, or watcher-ha-all-in-one, whose
+    API is on ``port`` too) and wait until its API answers: its URL; the
+    process is stopped after. Its output goes to ``<config_file>.out``."""
     log = open(str(config_file) + '.out', 'w')
     proc = subprocess.Popen(
-        [os.path.join(BIN, 'watcher-ha-api'), '--config-file',
-         str(config_file)], stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [os.path.join(BIN, binary), '--config-file', str(config_file)],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = 'http://127.0.0.1:%d' % port
     try:
         wait_answering(proc, url + '/', str(config_file) + '.out', timeout,
-                       'watcher-ha-api')
+                       binary)
         yield url
     finally:
         stop(proc)
         log.close()
+
+
+def all_in_one(config_file, port, timeout=30):
+    """watcher-ha-all-in-one, as api_process."""
+    return api_process(config_file, port, timeout,
+                       binary='watcher-ha-all-in-one')
 
 
 def wait_answering(proc, url, log, timeout, name):

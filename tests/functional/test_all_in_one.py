@@ -5,7 +5,6 @@ CLI with its notifications."""
 
 import configparser
 import json
-import os
 import pathlib
 import re
 import subprocess
@@ -78,17 +77,7 @@ def test_dummy_pipeline_in_the_all_in_one_with_no_server(tmp_path):
         fixtures.base_config(tmp_path),
         oslo_messaging_notifications={'driver': 'log'}))
     fixtures.prepare_database(config)
-    port = configparser.ConfigParser()
-    port.read(config)
-    url = 'http://127.0.0.1:%s' % port['api']['port']
-    with open(tmp_path / 'out', 'w') as out:
-        proc = subprocess.Popen(
-            [os.path.join(fixtures.BIN, 'watcher-ha-all-in-one'),
-             '--config-file', str(config)], stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_for(lambda: proc.poll() is None and _answers(url), 30,
-                 'the all-in-one API')
+    with fixtures.all_in_one(config, _api_port(config)) as url:
         audit = cli(url, 'audit', 'create', '-g', 'dummy', '-s', 'dummy',
                     '-t', 'ONESHOT', '-p', 'para1=1')
         started = time.monotonic()
@@ -121,15 +110,12 @@ def test_dummy_pipeline_in_the_all_in_one_with_no_server(tmp_path):
             10, 'action plan notifications')
         for event, data in audit_events + plan_events:
             assert data['host'] == host, (event, data)
-    finally:
-        fixtures.stop(proc)
 
 
-def _answers(url):
-    try:
-        return requests.get(url + '/', timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
+def _api_port(config):
+    parsed = configparser.ConfigParser()
+    parsed.read(config)
+    return int(parsed['api']['port'])
 
 
 def _storage_model(url):
@@ -180,22 +166,12 @@ def _storage_follows_notifications(tmp_path, transport_url):
         **{group: {'auth_type': 'none', 'endpoint_override': cloud + path}
            for group, path in endpoints.items()}))
     fixtures.prepare_database(config)
-    port = configparser.ConfigParser()
-    port.read(config)
-    url = 'http://127.0.0.1:%s' % port['api']['port']
-    with open(tmp_path / 'out', 'w') as out:
-        proc = subprocess.Popen(
-            [os.path.join(fixtures.BIN, 'watcher-ha-all-in-one'),
-             '--config-file', str(config)], stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        first = wait_for(lambda: proc.poll() is None and _storage_model(url),
-                         60, 'the storage model\'s first resync')
+    with fixtures.all_in_one(config, _api_port(config), timeout=60) as url:
+        first = wait_for(lambda: _storage_model(url), 60,
+                         'the storage model\'s first resync')
         assert len(first) == 3, first
         made = requests.post(cloud + '/volume/v3/volumes', json={
             'volume': {'size': 1, 'name': 'after-the-resync'}}, timeout=10)
         assert made.status_code == 202, made.text
         wait_for(lambda: 'after-the-resync' in (_storage_model(url) or {}),
                  10, 'the new volume in the storage model')
-    finally:
-        fixtures.stop(proc)

@@ -3,8 +3,6 @@ processes (RabbitMQ, MariaDB, the simulator as Nova): an audit and its
 plan move the metrics each daemon exports, and a real Prometheus scraping
 them answers every query of the Grafana dashboard."""
 
-import os
-import subprocess
 
 import pytest
 import requests
@@ -208,15 +206,7 @@ def test_several_api_workers_without_the_directory_refuse_to_start(
 
 def test_the_all_in_one_serves_the_three_on_one_endpoint(tmp_path):
     config, port, metrics_url = _api_config(tmp_path, workers=1)
-    url = 'http://127.0.0.1:%d' % port
-    with open(tmp_path / 'out', 'w') as out:
-        proc = subprocess.Popen(
-            [os.path.join(fixtures.BIN, 'watcher-ha-all-in-one'),
-             '--config-file', str(config)], stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        fixtures.wait_answering(proc, url + '/', tmp_path / 'out', 30,
-                                'watcher-ha-all-in-one')
+    with fixtures.all_in_one(config, port) as url:
         audit = daemons.cli(url, 'audit', 'create', '-g', 'dummy', '-s',
                             'dummy', '-t', 'ONESHOT', '-p', 'para1=1')
         wait_for(lambda: daemons.state_of(url, 'audits', audit['UUID'])
@@ -227,8 +217,6 @@ def test_the_all_in_one_serves_the_three_on_one_endpoint(tmp_path):
         wait_for(lambda: daemons.state_of(url, 'action_plans', plan['UUID'])
                  == 'SUCCEEDED', 20, 'plan SUCCEEDED')
         samples = scrape(metrics_url)
-    finally:
-        fixtures.stop(proc)
     assert sample(samples, 'watcher_ha_audits', state='SUCCEEDED') == 1
     assert sample(samples, 'watcher_ha_actions_total', action_type='nop',
                   state='SUCCEEDED') == 2

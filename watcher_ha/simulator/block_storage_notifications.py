@@ -9,13 +9,11 @@ driver messagingv2, topic ``notifications``, on exchange ``openstack``
 """
 
 import datetime
-import threading
 
 import oslo_messaging
 from oslo_config import cfg
-from oslo_log import log
 
-LOG = log.getLogger(__name__)
+from watcher_ha.simulator import notifications
 
 CINDER_EXCHANGE = 'openstack'
 TOPIC = 'notifications'
@@ -106,32 +104,12 @@ class NoEvents:
         pass
 
 
-class Notifier:
+class Notifier(notifications.Sender):
     """Sends Cinder's notifications, unless the fault injection drops or
     delays them (the same faults as Nova's)."""
 
     def __init__(self, transport, faults=None):
-        self._notifier = oslo_messaging.Notifier(
-            transport, driver='messagingv2', topics=[TOPIC])
-        self.faults = faults
-        self.sent = 0
+        super().__init__(transport, TOPIC, faults)
 
     def emit(self, event_type, publisher, payload):
-        delay = 0
-        if self.faults is not None:
-            if self.faults.drop_notification():
-                LOG.info('Dropped %s (fault injection)', event_type)
-                return
-            delay = self.faults.notification_delay()
-        if delay:
-            timer = threading.Timer(delay, self._send,
-                                    (publisher, event_type, payload))
-            timer.daemon = True
-            timer.start()
-        else:
-            self._send(publisher, event_type, payload)
-
-    def _send(self, publisher, event_type, payload):
-        self._notifier.prepare(publisher_id=publisher).info(
-            {}, event_type, payload)
-        self.sent += 1
+        self.send(event_type, publisher, payload)

@@ -154,23 +154,17 @@ def nova_transport(transport_url):
     return oslo_messaging.get_notification_transport(conf, url=transport_url)
 
 
-class Notifier:
-    """The cloud's event sink: builds each payload and sends it, unless
-    the fault injection says to drop or delay notifications."""
+class Sender:
+    """Sends a service's notifications on its topic, unless the fault
+    injection says to drop or delay them."""
 
-    def __init__(self, transport, faults=None):
+    def __init__(self, transport, topic, faults=None):
         self._notifier = oslo_messaging.Notifier(
-            transport, driver='messagingv2', topics=[TOPIC])
+            transport, driver='messagingv2', topics=[topic])
         self.faults = faults
         self.sent = 0
 
-    def emit(self, event_type, publisher, server=None, host=None, **extra):
-        if event_type.startswith('service.'):
-            payload = service_payload(host)
-        elif event_type.startswith('aggregate.'):
-            payload = aggregate_payload(extra['aggregate'])
-        else:
-            payload = instance_payload(event_type, server, **extra)
+    def send(self, event_type, publisher, payload):
         delay = 0
         if self.faults is not None:
             if self.faults.drop_notification():
@@ -189,3 +183,20 @@ class Notifier:
         self._notifier.prepare(publisher_id=publisher).info(
             {}, event_type, payload)
         self.sent += 1
+
+
+class Notifier(Sender):
+    """The cloud's event sink: builds each of Nova's payloads and sends
+    it."""
+
+    def __init__(self, transport, faults=None):
+        super().__init__(transport, TOPIC, faults)
+
+    def emit(self, event_type, publisher, server=None, host=None, **extra):
+        if event_type.startswith('service.'):
+            payload = service_payload(host)
+        elif event_type.startswith('aggregate.'):
+            payload = aggregate_payload(extra['aggregate'])
+        else:
+            payload = instance_payload(event_type, server, **extra)
+        self.send(event_type, publisher, payload)

@@ -23,6 +23,8 @@ compares priorities as text ("10" before "9"); it takes the first node
 with room as destination.
 """
 
+import bisect
+
 from oslo_log import log
 
 from watcher_ha.decision_engine.strategy import base
@@ -66,30 +68,50 @@ class NoisyNeighbor(base.Strategy):
         pairs.sort(key=lambda pair: (priority(pair[0]), pair[0].uuid))
         plan = moves_mod.Moves(cluster, parameters, self.protected_hosts)
         crowded = {hurt.host for hurt, _noisy in pairs}
+        receivers = _Receivers(plan, crowded, cache)
         for hurt, noisy in pairs:
-            destination = self._destination(plan, noisy, crowded, cache)
+            destination = (receivers.pick(noisy)
+                           if plan.within_budget(noisy) else None)
             if destination is None:
                 LOG.info('noisy_neighbor: no node can take %s (hurting %s '
                          'on %s)', noisy.uuid, hurt.uuid, hurt.host)
                 continue
             plan.move(noisy, destination, 'live')
-            cache.add(destination, noisy)
+            receivers.receive(destination, noisy)
         solution = self.new_solution()
         if plan.made and moves_mod.improved_enough(
                 len(pairs), len(pairs) - len(plan.made), parameters):
             plan.add_to(solution)
         return solution
 
-    @staticmethod
-    def _destination(plan, noisy, crowded, cache):
-        if not plan.within_budget(noisy):
-            return None
-        candidates = [hostname for hostname in plan.destinations()
-                      if hostname not in crowded
-                      and plan.fits(noisy, hostname)]
-        if not candidates:
-            return None
-        return min(candidates, key=lambda h: (cache.on(h), h))
+
+class _Receivers:
+    """The nodes that may take a noisy neighbour (destinations without
+    one of their own), least cache in use first: the first of them with
+    room is the one to pick, so most picks look at one node or a few
+    rather than at every node of the cluster."""
+
+    def __init__(self, plan, crowded, cache):
+        self.plan = plan
+        self.cache = cache
+        self.by_cache = sorted((cache.on(hostname), hostname)
+                               for hostname in plan.destinations()
+                               if hostname not in crowded)
+
+    def pick(self, instance):
+        """The node with the least cache in use that has room for
+        ``instance``, or None."""
+        for _, hostname in self.by_cache:
+            if self.plan.fits(instance, hostname):
+                return hostname
+        return None
+
+    def receive(self, hostname, instance):
+        """``instance`` goes to ``hostname``: its cache counts there."""
+        was = (self.cache.on(hostname), hostname)
+        del self.by_cache[bisect.bisect_left(self.by_cache, was)]
+        self.cache.add(hostname, instance)
+        bisect.insort(self.by_cache, (self.cache.on(hostname), hostname))
 
 
 def priority(instance):
@@ -106,20 +128,19 @@ def _noisy_pair(servers, cache, threshold):
     """(hurt, noisy) on one node, or None."""
     if len(servers) < 2:
         return None
+    change = {s.uuid: cache.change(s) for s in servers}
     hurt = [s for s in servers
-            if cache.change(s) is not None
-            and cache.change(s) < -threshold]
+            if change[s.uuid] is not None and change[s.uuid] < -threshold]
     if not hurt:
         return None
-    victim = min(hurt, key=lambda s: (priority(s), cache.change(s), s.uuid))
+    victim = min(hurt, key=lambda s: (priority(s), change[s.uuid], s.uuid))
     noisy = [s for s in servers
-             if s is not victim and priority(s) >= priority(victim)
-             and moves_mod.migration_type(s) == 'live'
-             and cache.change(s) is not None
-             and cache.change(s) > threshold]
+             if change[s.uuid] is not None and change[s.uuid] > threshold
+             and s is not victim and priority(s) >= priority(victim)
+             and moves_mod.migration_type(s) == 'live']
     if not noisy:
         return None
-    return victim, max(noisy, key=lambda s: (priority(s), cache.change(s),
+    return victim, max(noisy, key=lambda s: (priority(s), change[s.uuid],
                                              s.uuid))
 
 
