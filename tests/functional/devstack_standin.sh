@@ -20,13 +20,27 @@ function _record {
 
 # --- functions-common ---------------------------------------------------
 
+# As devstack's: a service is enabled when listed, or when its
+# is_<service>_enabled function says so (lib/cinder's: any c-* service).
 function is_service_enabled {
     local service
     for service in "$@"; do
         if [[ ",$ENABLED_SERVICES," == *",$service,"* ]]; then
             return 0
         fi
+        if type "is_${service}_enabled" >/dev/null 2>&1 && \
+                "is_${service}_enabled"; then
+            return 0
+        fi
     done
+    return 1
+}
+
+# --- lib/cinder ---------------------------------------------------------
+
+function is_cinder_enabled {
+    [[ ",${DISABLED_SERVICES:-}" =~ ,"cinder" ]] && return 1
+    [[ ",$ENABLED_SERVICES" =~ ,"c-" ]] && return 0
     return 1
 }
 

@@ -189,9 +189,11 @@ def _oslo_config(path):
         conf.register_opts(opts, group=group)
     conf(['--config-file', str(path)], project='watcher-ha',
          default_config_files=[])
-    plugins = {group: ks_loading.load_auth_from_conf_options(conf, group)
-               for group in ('keystone_authtoken', 'nova', 'placement')}
     written = _ini(path)
+    plugins = {group: ks_loading.load_auth_from_conf_options(conf, group)
+               for group in ('keystone_authtoken', 'nova', 'placement',
+                             'ironic', 'cinder')
+               if written.has_section(group)}
     for section in written.sections():
         for option in written.options(section):
             if option not in written.defaults():
@@ -244,6 +246,9 @@ def test_stack_configures_migrates_registers_and_starts(node, tmp_path):
         assert plugin._project_name == 'service'
     for group in ('nova', 'placement'):
         assert conf[group].region_name == 'RegionOne'
+    # No Cinder on this node: no storage model.
+    assert conf.watcher_decision_engine.collectors == ['compute']
+    assert not _ini(devstack.conf_file).has_section('cinder')
     assert devstack.calls('setup_logging') == [(str(devstack.conf_file),)]
 
     # The database was created and migrated to head.
@@ -346,6 +351,21 @@ def _alive(pid):
     # A zombie until its parent (bash, gone) is reaped by init.
     status = pathlib.Path('/proc/%d/status' % pid)
     return status.exists() and 'zombie' not in status.read_text()
+
+
+def test_with_cinder_the_storage_model_is_on(node):
+    """devstack's Cinder services (c-api, c-vol, c-sch: lib/cinder's
+    is_cinder_enabled): the service user's credentials in [cinder] and the
+    storage collector on."""
+    devstack = node(('key', 'mysql', 'rabbit', 'c-api', 'c-vol', 'c-sch'))
+    devstack.stack('post-config')
+    conf, plugins = _oslo_config(devstack.conf_file)
+    assert conf.watcher_decision_engine.collectors == ['compute', 'storage']
+    plugin = plugins['cinder']
+    assert type(plugin).__name__ == 'Password'
+    assert (plugin._username, plugin._project_name) == ('watcher-ha',
+                                                        'service')
+    assert conf.cinder.region_name == 'RegionOne'
 
 
 def test_masakari_keeps_the_instance_ha_service(node):
