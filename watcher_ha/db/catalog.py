@@ -32,6 +32,14 @@ def _upsert(session, model, name, values):
         # A peer inserted it between our UPDATE and INSERT: update theirs.
         session.execute(
             sa.update(model).where(model.name == name).values(**values))
+    except db_exc.DBError as err:
+        # InnoDB rolls a deadlock victim's whole transaction back, its
+        # savepoint with it: the ROLLBACK TO SAVEPOINT that follows fails
+        # ("SAVEPOINT ... does not exist") and hides the deadlock. Raise
+        # the deadlock, for sync's retry to run the transaction again.
+        if isinstance(err.__context__, db_exc.DBDeadlock):
+            raise err.__context__ from None
+        raise
 
 
 def _remove_stale(session, model, names, referencing):

@@ -44,3 +44,16 @@ def test_the_engine_loads_every_datasource_offline(ds_conf):
     # No Keystone, no Prometheus: building them contacts nothing.
     names = [source.name for source in loader.load(ds_conf)]
     assert names == ['aetos', 'prometheus', 'gnocchi']
+
+
+def test_watcher17_default_list_loads_without_grafana(ds_conf):
+    """Watcher 17's default, as its sample shows it: grafana, which
+    watcher_ha does not have, is passed over; a name nobody has is
+    still refused."""
+    ds_conf.set_override('datasources', ['gnocchi', 'grafana', 'aetos'],
+                         group='watcher_datasources')
+    assert [s.name for s in loader.load(ds_conf)] == ['gnocchi', 'aetos']
+    ds_conf.set_override('datasources', ['gnocchi', 'grafanna'],
+                         group='watcher_datasources')
+    with pytest.raises(loader.UnknownDatasource, match='grafanna'):
+        loader.load(ds_conf)
