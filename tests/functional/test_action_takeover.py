@@ -1,9 +1,11 @@
-"""shelve, delete and change_node_power_state outlive their applier: two
-appliers as processes of their own on RabbitMQ, MariaDB and Redis
-(test_ha's cluster), [watcher_applier] recovery = resume, the simulator
-as the cloud. The applier running the action is SIGKILLed while the
-cloud is doing what it asked (a shelve's upload, a delete held back by
-the simulator, a BMC powering the node off); the other adopts the plan,
+"""shelve, delete, change_node_power_state, stop, resize and
+change_nova_service_state outlive their applier (migrate: test_ha.py;
+volume_migrate: test_action_volume_migrate.py): two appliers as
+processes of their own on RabbitMQ, MariaDB and Redis (test_ha's
+cluster), [watcher_applier] recovery = resume, the simulator as the
+cloud. The applier running the action is SIGKILLed while the cloud is
+doing what it asked (a shelve's upload, a BMC powering the node off, a
+request the simulator holds back); the other adopts the plan,
 its recover() finds the work done once the cloud has finished it, and
 the action SUCCEEDS without being executed a second time (one
 action.execution.start, the killed applier's)."""
@@ -61,20 +63,53 @@ def _shelve(sim_url, server):
             == 'shelved_offloaded')
 
 
-def _delete(sim_url, server):
-    # Nova holds the delete back: the applier dies with it under way.
+def _held_back(sim_url, method, path):
+    """Nova holds the action's first ``method`` on ``path`` (a regular
+    expression) back 3 s, so that the applier dies with it under way:
+    whether it is, for wait_for."""
     requests.put(sim_url + '/simulator/faults', timeout=10, json={
-        'api_failures': [{'method': 'DELETE', 'path': '/servers/%s$' % server,
-                          'delay': 3, 'count': 1}]}).raise_for_status()
+        'api_failures': [{'method': method, 'path': path, 'delay': 3,
+                          'count': 1}]}).raise_for_status()
     first_look = []
 
     def under_way():
-        # Its GET (pre-condition), then its DELETE, held back 3 s: a
-        # second after the action began, the DELETE is at Nova.
+        # Its GET (pre-condition), then its request, held back 3 s: a
+        # second after the action began, the request is at Nova.
         first_look.append(time.monotonic())
         return time.monotonic() - first_look[0] > 1
-    return ('delete', {'resource_id': server}, under_way,
+    return under_way
+
+
+def _delete(sim_url, server):
+    return ('delete', {'resource_id': server},
+            _held_back(sim_url, 'DELETE', '/servers/%s$' % server),
             lambda: server not in _state(sim_url)['servers'])
+
+
+def _stop(sim_url, server):
+    return ('stop', {'resource_id': server},
+            _held_back(sim_url, 'POST', '/servers/%s/action$' % server),
+            lambda: _state(sim_url)['servers'][server]['vm_state']
+            == 'stopped')
+
+
+def _resize(sim_url, server):
+    def done():
+        found = _state(sim_url)['servers'][server]
+        # Resized and confirmed.
+        return (found['flavor'], found['vm_state']) == ('m1.large',
+                                                        'active')
+    return ('resize', {'resource_id': server, 'flavor': 'm1.large'},
+            _held_back(sim_url, 'POST', '/servers/%s/action$' % server),
+            done)
+
+
+def _disable_service(sim_url, server):
+    return ('change_nova_service_state',
+            {'resource_name': HOST, 'state': 'disabled',
+             'disabled_reason': 'watcher_maintaining'},
+            _held_back(sim_url, 'PUT', '/os-services/'),
+            lambda: _state(sim_url)['hosts'][HOST]['status'] == 'disabled')
 
 
 def _power_off(sim_url, server):
@@ -88,8 +123,10 @@ def _power_off(sim_url, server):
 
 
 @MARIADB_ONLY
-@pytest.mark.parametrize('make', [_shelve, _delete, _power_off],
-                         ids=['shelve', 'delete', 'change_node_power_state'])
+@pytest.mark.parametrize('make', [_shelve, _delete, _power_off, _stop,
+                                  _resize, _disable_service],
+                         ids=['shelve', 'delete', 'change_node_power_state',
+                              'stop', 'resize', 'change_nova_service_state'])
 def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
         ha_cluster, tmp_path, make):  # noqa: F811
     spec = scenario.generate(hosts=2, servers=1, seed=7)

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.functional
 CALL_TIMEOUT = 60
 DUMMY_DEFAULTS = {'para1': 3.2, 'para2': 'hello'}
 DUMMY_STRATEGIES = {'dummy', 'dummy_with_resize', 'dummy_with_scorer'}
-# Watcher 17's compute strategies and their goals.
+# Watcher 17's strategies and their goals.
 WATCHER_STRATEGIES = {
     'actuator': 'unclassified', 'basic': 'server_consolidation',
     'dummy': 'dummy', 'dummy_with_resize': 'dummy',
@@ -36,7 +36,10 @@ WATCHER_STRATEGIES = {
     'uniform_airflow': 'airflow_optimization',
     'vm_workload_consolidation': 'server_consolidation',
     'workload_balance': 'workload_balancing',
-    'workload_stabilization': 'workload_balancing'}
+    'workload_stabilization': 'workload_balancing',
+    'saving_energy': 'saving_energy',
+    'storage_capacity_balance': 'workload_balancing',
+    'zone_migration': 'hardware_maintenance'}
 DUMMY_SCORERS = {'dummy_scorer', 'dummy_min_scorer', 'dummy_max_scorer',
                  'dummy_avg_scorer'}
 
