@@ -40,6 +40,7 @@ from tests.functional.ha_checks import snapshot
 from tests.functional.ha_checks import spread_audits
 from tests.functional.ha_checks import strategy_started
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.common import coordination
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
 from watcher_ha.simulator import scenario
@@ -198,9 +199,25 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
             if p.planned_by == victim and p.created_at > paused_at:
                 assert p.audit_round > taken_over[0].audit_round, (uuid, p)
     check_rounds(cluster, audits)
-    # It is a member again and runs its share.
-    wait_for(lambda: victim in owners(cluster.engine, audits).values(), 20,
-             'the resumed engine owns audits again')
+    # It is a member again and runs its share: the continuous audits the
+    # ring over the three engines gives it. What it held before the pause
+    # it had claimed (it was paused before its first look at the ring),
+    # so the ring may give it none of these: about one run in thirty. An
+    # audit the ring gives it is then created.
+    ring, members = coordination.Ring(), frozenset(ENGINES)
+    share = [uuid for uuid in audits if ring.owner(members, uuid) == victim]
+    for _ in range(30):
+        if share:
+            break
+        uuid = create_audit(cluster.url, audit_type='CONTINUOUS',
+                            interval=str(INTERVAL),
+                            strategy=slow_strategy.NAME,
+                            parameters={'seconds': 0.5})
+        if ring.owner(members, uuid) == victim:
+            share.append(uuid)
+    assert share, 'the ring gave %s none of 30 new audits' % victim
+    wait_for(lambda: set(owners(cluster.engine, share).values())
+             == {victim}, 20, 'the resumed engine owns its share again')
 
 
 def _plan_with_sleeps(cluster, durations=(4, 4, 4)):
