@@ -14,9 +14,7 @@ do.
 
 import requests
 
-from tests import servers
 from tests.functional import daemons
-from tests.functional.cloud import simulator
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_maintenance import start_and_wait
 from tests.functional.test_host_recovery import make_segment
@@ -88,31 +86,23 @@ def applied(cluster, plan):
 
 
 def test_saving_energy_powers_hosts_off_and_on(tmp_path):
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', SPEC) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            segment_of(cluster)
-            assert set(powered(sim_url).values()) == {'on'}
+    with daemons.cloud_cluster(tmp_path, SPEC, sections) as (
+            cluster, sim_url):
+        segment_of(cluster)
+        assert set(powered(sim_url).values()) == {'on'}
 
-            plan, decided = power_plan(cluster, {'min_free_hosts_num': 0})
-            assert decided == {'compute-0001': 'off', 'compute-0002': 'off'}
-            applied(cluster, plan)
-            assert powered(sim_url) == {
-                BUSY: 'on', 'compute-0001': 'off', 'compute-0002': 'off',
-                SEGMENT_MEMBER: 'on', RESERVED: 'on'}
+        plan, decided = power_plan(cluster, {'min_free_hosts_num': 0})
+        assert decided == {'compute-0001': 'off', 'compute-0002': 'off'}
+        applied(cluster, plan)
+        assert powered(sim_url) == {
+            BUSY: 'on', 'compute-0001': 'off', 'compute-0002': 'off',
+            SEGMENT_MEMBER: 'on', RESERVED: 'on'}
 
-            plan, decided = power_plan(cluster, {'min_free_hosts_num': 3})
-            assert decided == {'compute-0001': 'on', 'compute-0002': 'on'}
-            applied(cluster, plan)
-            assert set(powered(sim_url).values()) == {'on'}
+        plan, decided = power_plan(cluster, {'min_free_hosts_num': 3})
+        assert decided == {'compute-0001': 'on', 'compute-0002': 'on'}
+        applied(cluster, plan)
+        assert set(powered(sim_url).values()) == {'on'}
 
-            # Every host already where it should be: nothing to do.
-            _, decided = power_plan(cluster, {'min_free_hosts_num': 3})
-            assert decided == {}
-    finally:
-        delete()
+        # Every host already where it should be: nothing to do.
+        _, decided = power_plan(cluster, {'min_free_hosts_num': 3})
+        assert decided == {}

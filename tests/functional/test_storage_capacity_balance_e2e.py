@@ -19,9 +19,7 @@ spare pool instead, and leaves the slow pool as it is.
 
 import requests
 
-from tests import servers
 from tests.functional import daemons
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_maintenance import start_and_wait
@@ -123,91 +121,75 @@ def balance(cluster):
 
 
 def test_storage_capacity_balance_brings_every_pool_below_80(tmp_path):
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', spec(),
-                          transport_url=rabbit) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            before = pools(sim_url)
-            assert before[SMALL] == 0.9 and before[SLOW] == 0.85
+    with daemons.cloud_cluster(tmp_path, spec(), sections,
+                                notifications=True) as (
+            cluster, sim_url):
+        before = pools(sim_url)
+        assert before[SMALL] == 0.9 and before[SLOW] == 0.85
 
-            finished = balance(cluster)
-            plan, actions = plan_of(cluster, finished['uuid'])
-            by_name = {a['input_parameters']['resource_name']:
-                       a['input_parameters'] for a in actions}
-            assert {a['action_type'] for a in actions} == {'volume_migrate'}
-            assert by_name == {
-                'fast-20': {'resource_id': IDS['fast-20'],
-                            'resource_name': 'fast-20',
-                            'migration_type': 'migrate',
-                            'destination_node': ROOMY},
-                'slow-15': {'resource_id': IDS['slow-15'],
-                            'resource_name': 'slow-15',
-                            'migration_type': 'retype',
-                            'destination_type': 'fast'}}
+        finished = balance(cluster)
+        plan, actions = plan_of(cluster, finished['uuid'])
+        by_name = {a['input_parameters']['resource_name']:
+                   a['input_parameters'] for a in actions}
+        assert {a['action_type'] for a in actions} == {'volume_migrate'}
+        assert by_name == {
+            'fast-20': {'resource_id': IDS['fast-20'],
+                        'resource_name': 'fast-20',
+                        'migration_type': 'migrate',
+                        'destination_node': ROOMY},
+            'slow-15': {'resource_id': IDS['slow-15'],
+                        'resource_name': 'slow-15',
+                        'migration_type': 'retype',
+                        'destination_type': 'fast'}}
 
-            ended = start_and_wait(cluster, plan)
-            assert ended['state'] == 'SUCCEEDED', ended
-            after = volumes(sim_url)
-            assert after['fast-20'] == (ROOMY, 'fast')
-            assert after['slow-15'] == (ROOMY, 'fast')
-            assert after['attached'] == (SMALL, 'fast')
-            used = pools(sim_url)
-            assert all(fraction < THRESHOLD for fraction in used.values()), \
-                used
-            state = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            assert sorted((m['kind'], m['status'])
-                          for m in state['volume_migrations']) == [
-                ('migrate', 'success'), ('retype', 'success')]
+        ended = start_and_wait(cluster, plan)
+        assert ended['state'] == 'SUCCEEDED', ended
+        after = volumes(sim_url)
+        assert after['fast-20'] == (ROOMY, 'fast')
+        assert after['slow-15'] == (ROOMY, 'fast')
+        assert after['attached'] == (SMALL, 'fast')
+        used = pools(sim_url)
+        assert all(fraction < THRESHOLD for fraction in used.values()), \
+            used
+        state = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        assert sorted((m['kind'], m['status'])
+                      for m in state['volume_migrations']) == [
+            ('migrate', 'success'), ('retype', 'success')]
 
-            # Cinder's notifications bring the model along (a migration
-            # sends none of its own: the pools' capacity.pool do).
-            wait_for(lambda: model_volumes(cluster).get('fast-20') == ROOMY
-                     and model_volumes(cluster).get('slow-15') == ROOMY,
-                     30, 'the storage model to show the moved volumes')
-            again = balance(cluster)
-            assert plan_of(cluster, again['uuid'])[1] == []
-    finally:
-        delete()
+        # Cinder's notifications bring the model along (a migration
+        # sends none of its own: the pools' capacity.pool do).
+        wait_for(lambda: model_volumes(cluster).get('fast-20') == ROOMY
+                 and model_volumes(cluster).get('slow-15') == ROOMY,
+                 30, 'the storage model to show the moved volumes')
+        again = balance(cluster)
+        assert plan_of(cluster, again['uuid'])[1] == []
 
 
 def test_a_storage_scope_keeps_the_plan_inside_it(tmp_path):
     """Scoped to stor1's pools (excluding the other backends' pools),
     the full pool's volume goes to stor1's spare pool, not to the roomier
     stor2; the full slow pool, out of scope, is left as it is."""
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', spec()) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            template = requests.post(cluster.url + '/v1/audit_templates',
-                                     json={
-                'name': 'stor1', 'goal': 'workload_balancing',
-                'strategy': 'storage_capacity_balance',
-                'scope': [{'storage': [{'exclude': [{'storage_pools': [
-                    {'name': ROOMY}, {'name': SLOW}]}]}]}]}, timeout=10)
-            assert template.status_code == 201, template.text
-            finished = finished_audit(cluster, {
-                'audit_template_uuid': template.json()['uuid'],
-                'audit_type': 'ONESHOT'})
-            assert finished['state'] == 'SUCCEEDED', finished
-            plan, actions = plan_of(cluster, finished['uuid'])
-            assert [(a['input_parameters']['resource_name'],
-                     a['input_parameters']['migration_type'],
-                     a['input_parameters'].get('destination_node'))
-                    for a in actions] == [('fast-20', 'migrate', SPARE)]
-            ended = start_and_wait(cluster, plan)
-            assert ended['state'] == 'SUCCEEDED', ended
-            assert volumes(sim_url)['fast-20'] == (SPARE, 'fast')
-            used = pools(sim_url)
-            assert used[SMALL] < THRESHOLD and used[SLOW] == 0.85
-    finally:
-        delete()
+    with daemons.cloud_cluster(tmp_path, spec(), sections) as (
+            cluster, sim_url):
+        template = requests.post(cluster.url + '/v1/audit_templates',
+                                 json={
+            'name': 'stor1', 'goal': 'workload_balancing',
+            'strategy': 'storage_capacity_balance',
+            'scope': [{'storage': [{'exclude': [{'storage_pools': [
+                {'name': ROOMY}, {'name': SLOW}]}]}]}]}, timeout=10)
+        assert template.status_code == 201, template.text
+        finished = finished_audit(cluster, {
+            'audit_template_uuid': template.json()['uuid'],
+            'audit_type': 'ONESHOT'})
+        assert finished['state'] == 'SUCCEEDED', finished
+        plan, actions = plan_of(cluster, finished['uuid'])
+        assert [(a['input_parameters']['resource_name'],
+                 a['input_parameters']['migration_type'],
+                 a['input_parameters'].get('destination_node'))
+                for a in actions] == [('fast-20', 'migrate', SPARE)]
+        ended = start_and_wait(cluster, plan)
+        assert ended['state'] == 'SUCCEEDED', ended
+        assert volumes(sim_url)['fast-20'] == (SPARE, 'fast')
+        used = pools(sim_url)
+        assert used[SMALL] < THRESHOLD and used[SLOW] == 0.85

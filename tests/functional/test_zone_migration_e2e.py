@@ -16,9 +16,7 @@ server of the attached volume moves right after it.
 
 import requests
 
-from tests import servers
 from tests.functional import daemons
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
 from tests.functional.test_host_maintenance import start_and_wait
@@ -101,81 +99,73 @@ def volumes(sim_url):
 
 
 def test_zone_migration_drains_a_node_and_a_pool(tmp_path):
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', SPEC) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            reserve(cluster)
-            finished = audit(cluster, 'hardware_maintenance',
-                             'zone_migration', PARAMETERS)
-            assert finished['state'] == 'SUCCEEDED', finished
-            plan, actions = plan_of(cluster, finished['uuid'])
-            state = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            name_of = {uuid: s['name'] for uuid, s in
-                       state['servers'].items()}
-            by_uuid = {v['id']: v['name'] for v in _volumes(sim_url)}
-            planned = []
-            for action in actions:
-                p = action['input_parameters']
-                if action['action_type'] == 'migrate':
-                    planned.append((p['migration_type'],
-                                    name_of[p['resource_id']],
-                                    p['destination_node']))
-                else:
-                    assert action['action_type'] == 'volume_migrate'
-                    planned.append((p['migration_type'],
-                                    by_uuid[p['resource_id']],
-                                    p.get('destination_node')
-                                    or p.get('destination_type')))
-            volume_moves = [m for m in planned if m[0] in ('migrate',
-                                                           'retype')]
-            # The largest volumes first (the two of 5 GiB tie: Cinder's
-            # order); db right after its volume.
-            assert volume_moves[:2] == [('migrate', 'data-2', FAST2),
-                                        ('migrate', 'data-1', FAST2)], planned
-            assert sorted(volume_moves[2:]) == [
-                ('migrate', 'db-disk', FAST2),
-                ('retype', 'archive', 'slow')], planned
-            db_disk = planned.index(('migrate', 'db-disk', FAST2))
-            assert planned[db_disk + 1] == ('live', 'db', TARGET), planned
-            assert sorted(m for m in planned if m[0] in ('live', 'cold')) \
-                == [('cold', 'off', TARGET), ('live', 'db', TARGET),
-                    ('live', 'web', TARGET)], planned
-            shown = requests.get(cluster.url + '/v1/action_plans/' + plan,
-                                 timeout=10).json()
-            assert {i['name']: i['value']
-                    for i in shown['efficacy_indicators']} == {
-                'live_migrate_instance_count': 2,
-                'planned_live_migrate_instance_count': 2,
-                'cold_migrate_instance_count': 1,
-                'planned_cold_migrate_instance_count': 1,
-                'volume_migrate_count': 4,
-                'planned_volume_migrate_count': 4,
-                'volume_update_count': 4,
-                'planned_volume_update_count': 4}, shown
+    with daemons.cloud_cluster(tmp_path, SPEC, sections) as (
+            cluster, sim_url):
+        reserve(cluster)
+        finished = audit(cluster, 'hardware_maintenance',
+                         'zone_migration', PARAMETERS)
+        assert finished['state'] == 'SUCCEEDED', finished
+        plan, actions = plan_of(cluster, finished['uuid'])
+        state = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        name_of = {uuid: s['name'] for uuid, s in
+                   state['servers'].items()}
+        by_uuid = {v['id']: v['name'] for v in _volumes(sim_url)}
+        planned = []
+        for action in actions:
+            p = action['input_parameters']
+            if action['action_type'] == 'migrate':
+                planned.append((p['migration_type'],
+                                name_of[p['resource_id']],
+                                p['destination_node']))
+            else:
+                assert action['action_type'] == 'volume_migrate'
+                planned.append((p['migration_type'],
+                                by_uuid[p['resource_id']],
+                                p.get('destination_node')
+                                or p.get('destination_type')))
+        volume_moves = [m for m in planned if m[0] in ('migrate',
+                                                       'retype')]
+        # The largest volumes first (the two of 5 GiB tie: Cinder's
+        # order); db right after its volume.
+        assert volume_moves[:2] == [('migrate', 'data-2', FAST2),
+                                    ('migrate', 'data-1', FAST2)], planned
+        assert sorted(volume_moves[2:]) == [
+            ('migrate', 'db-disk', FAST2),
+            ('retype', 'archive', 'slow')], planned
+        db_disk = planned.index(('migrate', 'db-disk', FAST2))
+        assert planned[db_disk + 1] == ('live', 'db', TARGET), planned
+        assert sorted(m for m in planned if m[0] in ('live', 'cold')) \
+            == [('cold', 'off', TARGET), ('live', 'db', TARGET),
+                ('live', 'web', TARGET)], planned
+        shown = requests.get(cluster.url + '/v1/action_plans/' + plan,
+                             timeout=10).json()
+        assert {i['name']: i['value']
+                for i in shown['efficacy_indicators']} == {
+            'live_migrate_instance_count': 2,
+            'planned_live_migrate_instance_count': 2,
+            'cold_migrate_instance_count': 1,
+            'planned_cold_migrate_instance_count': 1,
+            'volume_migrate_count': 4,
+            'planned_volume_migrate_count': 4,
+            'volume_update_count': 4,
+            'planned_volume_update_count': 4}, shown
 
-            ended = start_and_wait(cluster, plan)
-            assert ended['state'] == 'SUCCEEDED', ended
-            after = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            check_applied(plan_of(cluster, finished['uuid'])[1], after)
-            hosts = {s['name']: s['host'] for s in after['servers'].values()}
-            assert hosts == {'web': TARGET, 'db': TARGET, 'off': TARGET,
-                             'elsewhere': TARGET}
-            wait_for(lambda: all(
-                status in ('available', 'in-use')
-                for _, _, status in volumes(sim_url).values()), 60,
-                'the volumes at rest')
-            assert volumes(sim_url) == {
-                'data-1': (FAST2, 'fast', 'available'),
-                'data-2': (FAST2, 'fast', 'available'),
-                'db-disk': (FAST2, 'fast', 'in-use'),
-                'archive': (SLOW, 'slow', 'available'),
-                'stays': (FAST2, 'fast', 'available')}
-    finally:
-        delete()
+        ended = start_and_wait(cluster, plan)
+        assert ended['state'] == 'SUCCEEDED', ended
+        after = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        check_applied(plan_of(cluster, finished['uuid'])[1], after)
+        hosts = {s['name']: s['host'] for s in after['servers'].values()}
+        assert hosts == {'web': TARGET, 'db': TARGET, 'off': TARGET,
+                         'elsewhere': TARGET}
+        wait_for(lambda: all(
+            status in ('available', 'in-use')
+            for _, _, status in volumes(sim_url).values()), 60,
+            'the volumes at rest')
+        assert volumes(sim_url) == {
+            'data-1': (FAST2, 'fast', 'available'),
+            'data-2': (FAST2, 'fast', 'available'),
+            'db-disk': (FAST2, 'fast', 'in-use'),
+            'archive': (SLOW, 'slow', 'available'),
+            'stays': (FAST2, 'fast', 'available')}
