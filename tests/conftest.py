@@ -9,14 +9,14 @@ import sqlalchemy as sa
 import webob
 
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import policy
-from watcher_ha.common import service
 from watcher_ha.conf import CONF
 from watcher_ha.db import catalog
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 from watcher_ha.db import models
 from watcher_ha.notifications import notifier
+from watcher_ha.policies import policy
+from watcher_ha.service import service
 
 # Tables emptied after each test; the catalog (goals...) stays.
 MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
@@ -134,7 +134,7 @@ def daemon_endpoints(endpoint):
     import oslo_messaging
 
     from watcher_ha.applier import rpcapi as applier_rpcapi
-    from watcher_ha.common import rpc
+    from watcher_ha.service import rpc
     from watcher_ha.decision_engine import rpcapi as engine_rpcapi
     servers = [oslo_messaging.get_rpc_server(
         rpc.get_transport(), oslo_messaging.Target(topic=topic,

@@ -5,7 +5,7 @@ before any library (oslo.messaging imports oslo.service) can fall back to
 the eventlet one: watcher_ha never runs on eventlet. Tools that load us
 after oslo.messaging (oslo-config-generator) only read our options, so a
 backend already chosen is left alone there; the daemons check it at start
-(``watcher_ha.common.service.prepare_service``).
+(``watcher_ha.service.service.prepare_service``).
 
 Eventlet's deprecation notice is silenced, for the same reason.
 """

@@ -11,9 +11,9 @@ Usage: python tests/functional/prepare_db.py --config-file FILE
 import sys
 
 from watcher_ha.common import context
-from watcher_ha.common import service
 from watcher_ha.db import catalog
 from watcher_ha.db import migration
+from watcher_ha.service import service
 
 
 def main(argv):

@@ -29,8 +29,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from watcher_ha.common import rpc
 from watcher_ha.db import models
+from watcher_ha.service import rpc
 
 MIN_REQUESTS = 1000
 # WATCHER_HA_FUZZ_SCALE=10 runs ten times as many examples, to hunt.

@@ -20,9 +20,9 @@ from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
 
 from tests.conftest import Client
-from watcher_ha.common import policy
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
+from watcher_ha.policies import policy
 
 # Only put in the WWW-Authenticate header of a 401; never contacted.
 WWW_AUTHENTICATE_URI = 'http://keystone.invalid:5000/v3'

@@ -31,7 +31,7 @@ from tests.functional.test_ha import _cloud_auth
 from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
 from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import compute_services
 from watcher_ha.simulator import scenario
 
 

@@ -24,13 +24,13 @@ from watcher_ha.applier.actions import evacuate
 from watcher_ha.applier.actions import force_host_down
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.applier.actions import settle_recovery
+from watcher_ha.cloud import reserved_pool
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import engine
 from watcher_ha.db import failover_segments
 from watcher_ha.db import models
 from watcher_ha.db import pages
 from watcher_ha.db import reserved_hosts
-from watcher_ha.instance_ha import claims
 
 NOTIFICATION = '5b1f3c55-0000-4000-8000-00000000c1a1'
 FAILED, RESERVED = 'failed-1', ('reserved-1', 'reserved-2')
@@ -260,7 +260,7 @@ def test_a_host_given_back_leaves_what_it_joined_and_only_that(zoned,
     # Unused (no server moved): back to the pool, out of the failed
     # host's aggregates, back in Nova's default zone, disabled.
     passed = []
-    assert claims.give_back(context, client, NOTIFICATION,
+    assert reserved_pool.give_back(context, client, NOTIFICATION,
                             fence=lambda: passed.append(1)) == [
                                 'reserved-1']
     assert members(client) == {'rack-az1': [FAILED], 'gpu': [FAILED],

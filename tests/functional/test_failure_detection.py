@@ -15,9 +15,9 @@ from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import pages
-from watcher_ha.decision_engine import failure_detection
 from watcher_ha.decision_engine import manager
-from watcher_ha.decision_engine import recoveries
+from watcher_ha.decision_engine.instance_ha import failure_detection
+from watcher_ha.decision_engine.instance_ha import recoveries
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager

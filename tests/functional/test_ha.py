@@ -40,9 +40,9 @@ from tests.functional.ha_checks import snapshot
 from tests.functional.ha_checks import spread_audits
 from tests.functional.ha_checks import strategy_started
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.common import coordination
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
+from watcher_ha.service import coordination
 from watcher_ha.simulator import scenario
 
 # A member is gone this long after its last heartbeat ([coordination]

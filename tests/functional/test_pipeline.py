@@ -11,11 +11,11 @@ from tests import factories
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import rpcapi as applier_rpcapi
-from watcher_ha.common import daemon
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.decision_engine import manager as engine_manager
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
+from watcher_ha.service import daemon
 
 HOST = 'test-host'
 

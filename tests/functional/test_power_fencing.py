@@ -16,7 +16,7 @@ from tests.functional.cloud import simulator
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import power_off_host
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.conf import clients as clients_conf
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario

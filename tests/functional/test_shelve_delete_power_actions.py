@@ -21,7 +21,7 @@ from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import change_node_power_state as cnps
 from watcher_ha.applier.actions import delete
 from watcher_ha.applier.actions import shelve
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 

@@ -19,7 +19,6 @@ from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import rpc
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.feed import dispatch
@@ -28,6 +27,7 @@ from watcher_ha.decision_engine.model import storage_state
 from watcher_ha.decision_engine.model import views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
+from watcher_ha.service import rpc
 from watcher_ha.simulator import scenario
 
 OPERATIONS = 500

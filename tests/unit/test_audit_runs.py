@@ -8,13 +8,13 @@ import pytest
 
 from tests import factories
 from watcher_ha.common import context
+from watcher_ha.common import scheduling
 from watcher_ha.db import audit_runs
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import state as model_state
 from watcher_ha.decision_engine.planner import loader
 from watcher_ha.decision_engine.planner import weight
-from watcher_ha.decision_engine import scheduling
 
 T0 = datetime.datetime(2030, 1, 1, 12, 0, 0)
 

@@ -6,7 +6,7 @@ interface), and Watcher's shared ``[watcher_clients_auth]``
 credentials."""
 
 from tests import private_conf
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 
 
 def _conf(tmp_path, text):

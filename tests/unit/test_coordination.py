@@ -5,8 +5,8 @@ import collections
 import pytest
 
 from tests import factories
-from watcher_ha.common import coordination
 from watcher_ha.conf import CONF
+from watcher_ha.service import coordination
 
 # What a decision engine shows of its group and models: ours, beyond
 # Watcher's API.

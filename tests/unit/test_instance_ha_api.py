@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import Client
 from tests.unit.test_instance_ha_golden import nova  # noqa: F401 (fixture)
+from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF
-from watcher_ha.instance_ha import compute
 
 COMPUTE_HOST_DOWN = {'event': 'STOPPED', 'host_status': 'NORMAL',
                      'cluster_status': 'OFFLINE'}
@@ -222,14 +222,14 @@ def add_host_with_nova(ha_api, segment, option, value):
     """Try to add a host with [nova] ``option`` set to ``value``."""
     working = CONF.nova[option]
     CONF.set_override(option, value, group='nova')
-    compute.reset()
+    compute_hosts.reset()
     try:
         return ha_api.post('/segments/%s/hosts' % segment['uuid'], {
             'host': {'name': 'fake-compute-1', 'type': 'COMPUTE',
                      'control_attributes': 'SSH'}})
     finally:
         CONF.set_override(option, working, group='nova')
-        compute.reset()
+        compute_hosts.reset()
 
 
 def test_without_nova_a_host_cannot_be_checked_and_is_not_added(ha_api,

@@ -22,11 +22,11 @@ import sqlalchemy as sa
 import webob
 
 from tests import golden
-from watcher_ha.common import wsgi_server
+from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF
 from watcher_ha.db import engine
 from watcher_ha.db import models
-from watcher_ha.instance_ha import compute
+from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
 
@@ -125,13 +125,13 @@ def nova(conf):
     CONF.set_override('auth_type', 'none', group='nova')
     CONF.set_override('endpoint_override', 'http://127.0.0.1:%d'
                       '/compute/v2.1' % sock.getsockname()[1], group='nova')
-    compute.reset()
+    compute_hosts.reset()
     try:
         yield sim
     finally:
         CONF.clear_override('auth_type', group='nova')
         CONF.clear_override('endpoint_override', group='nova')
-        compute.reset()
+        compute_hosts.reset()
         server.stop()
         thread.join(5)
         sock.close()

@@ -5,7 +5,7 @@ import pytest
 from watcher_ha.common import exception
 from watcher_ha.common import interval
 from watcher_ha.common import parameters
-from watcher_ha.decision_engine import scheduling
+from watcher_ha.common import scheduling
 
 YEAR_366 = 366 * 24 * 3600
 

@@ -19,13 +19,10 @@ from tests.conftest import Client
 from watcher_ha.api import app
 from watcher_ha.api import healthcheck
 from watcher_ha.api import request_metrics
-from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import metrics as applier_metrics
 from watcher_ha.applier import workflow
+from watcher_ha.applier.actions import base as action_base
 from watcher_ha.common import context
-from watcher_ha.common import metrics_server
-from watcher_ha.common import ownership
-from watcher_ha.common import rpc_metrics
 from watcher_ha.conf import CONF
 from watcher_ha.db import engine
 from watcher_ha.db import models
@@ -37,6 +34,9 @@ from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import metrics as model_metrics
+from watcher_ha.service import metrics_server
+from watcher_ha.service import ownership
+from watcher_ha.service import rpc_metrics
 
 
 def value(name, **labels):
@@ -515,7 +515,7 @@ def test_a_multiprocess_directory_that_is_not_one_stops_the_start(
         tmp_path, monkeypatch):
     """Named but missing, it would make the first database statement
     fail, metrics enabled or not: the start stops, saying what to do."""
-    from watcher_ha.common import metrics_server
+    from watcher_ha.service import metrics_server
     monkeypatch.setenv(metrics_server.MULTIPROC_DIR, str(tmp_path / 'gone'))
     with pytest.raises(metrics_server.MetricsUnavailable,
                        match='which is not a directory'):

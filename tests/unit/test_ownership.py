@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from watcher_ha.common import ownership
+from watcher_ha.service import ownership
 
 ME = 'me'
 

@@ -8,11 +8,11 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
-from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import fencing
 from watcher_ha.applier import manager
 from watcher_ha.applier import workflow
-from watcher_ha.common import clients
+from watcher_ha.applier.actions import base as action_base
+from watcher_ha.cloud import clients
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs

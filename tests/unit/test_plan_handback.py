@@ -12,11 +12,11 @@ import sqlalchemy as sa
 from tests import factories
 from watcher_ha.applier import fencing
 from watcher_ha.applier import manager
-from watcher_ha.applier import recovery
+from watcher_ha.applier import takeover
 from watcher_ha.applier.actions import base as action_base
-from watcher_ha.common import ownership
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
+from watcher_ha.service import ownership
 
 
 def _plan(db, state, host='applier-1', action_states=('SUCCEEDED',
@@ -104,9 +104,9 @@ def _taken(db, admin_context, verdict):
                 input_parameters={'verdict': verdict}))
     plan_runs.release(admin_context, 'applier-1')
     taken = plan_runs.claim(admin_context, plan['uuid'], 'applier-2')
-    runs_on = recovery.Recovery(
+    runs_on = takeover.Takeover(
         admin_context, taken, 'applier-2', {'checked': _Checked},
-        recovery.HANDED_BACK, 'applier-1', threading.Event()).settle()
+        takeover.HANDED_BACK, 'applier-1', threading.Event()).settle()
     return plan, runs_on
 
 
@@ -215,7 +215,7 @@ def _stranded(db, admin_context, started_here):
                if a['state'] == 'ONGOING']
     _Timed.asked = []
     started = time.monotonic()
-    runs_on = recovery.Recovery(
+    runs_on = takeover.Takeover(
         admin_context, plan_runs.get(admin_context, plan['uuid']),
         'applier-1', {'timed': _Timed}, ownership.STRANDED, 'applier-1',
         threading.Event(),
@@ -267,7 +267,7 @@ def test_a_check_cut_short_leaves_the_action_to_the_next_runner(
             models.Action.action_plan_id == plan['id']).values(
                 action_type='waiting', input_parameters={}))
     _Waiting.waiting.clear()
-    settling = recovery.Recovery(
+    settling = takeover.Takeover(
         admin_context, plan_runs.get(admin_context, plan['uuid']),
         'applier-1', {'waiting': _Waiting}, ownership.STRANDED, 'applier-1',
         threading.Event())

@@ -4,7 +4,7 @@ others (the reason is the notification's message)."""
 import pytest
 from oslo_config import cfg
 
-from watcher_ha.decision_engine import recoveries
+from watcher_ha.decision_engine.instance_ha import recoveries
 
 CONF = cfg.CONF
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from watcher_ha.common import context
-from watcher_ha.common import policy
 from watcher_ha.policies import audit as audit_policy
+from watcher_ha.policies import policy
 
 
 def test_cancelling_a_cancelled_audit_is_refused(api):

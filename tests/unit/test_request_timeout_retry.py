@@ -12,7 +12,7 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 
 from watcher_ha.applier import fencing
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 
 
 class Cloud(http.server.BaseHTTPRequestHandler):

@@ -1,6 +1,6 @@
 """The fewest reserved hosts that hold a failed host's servers."""
 
-from watcher_ha.instance_ha import packing
+from watcher_ha.common.instance_ha import packing
 
 SMALL = packing.Size(vcpus=1, memory_mb=2048, disk_gb=20)
 LARGE = packing.Size(vcpus=8, memory_mb=16384, disk_gb=160)

@@ -10,8 +10,8 @@ import pytest
 from tests import conftest
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import rpc
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
+from watcher_ha.service import rpc
 
 TOKEN = 'gAAAAAB-user-token'
 SERVICE_TOKEN = 'gAAAAAB-service-token'

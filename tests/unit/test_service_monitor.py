@@ -7,9 +7,9 @@ import datetime
 import pytest
 
 from tests import factories
-from watcher_ha.common import coordination
 from watcher_ha.db import models
 from watcher_ha.decision_engine import manager
+from watcher_ha.service import coordination
 
 
 def service_updates(notifications):

@@ -1,10 +1,10 @@
 import pytest
 
 from watcher_ha.common import state_machines as sm
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
-from watcher_ha.instance_ha import statuses
 
 
 @pytest.mark.parametrize('machine', sm.MACHINES.values(),

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from watcher_ha.common import service
+from watcher_ha.service import service
 
 
 class Recording:

@@ -12,9 +12,9 @@ from oslo_log import log
 
 from tests import factories
 from watcher_ha.common import context
-from watcher_ha.common import ownership
 from watcher_ha.common import tracing
 from watcher_ha.db import models
+from watcher_ha.service import ownership
 
 REQ = 'req-11111111-2222-3333-4444-555555555555'
 

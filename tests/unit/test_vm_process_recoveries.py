@@ -5,13 +5,13 @@ import pytest
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
-from watcher_ha.common import clients
-from watcher_ha.decision_engine import recoveries
+from watcher_ha.cloud import clients
+from watcher_ha.common.instance_ha import failures
 from watcher_ha.decision_engine.goal import cluster_maintaining
+from watcher_ha.decision_engine.instance_ha import recoveries
 from watcher_ha.decision_engine.planner import weight
 from watcher_ha.decision_engine.strategy import instance_recovery
 from watcher_ha.decision_engine.strategy import process_recovery
-from watcher_ha.instance_ha import failures
 
 CONF = cfg.CONF
 
@@ -230,7 +230,7 @@ def test_giving_up_leaves_the_host_as_its_recovery_would(
                         target, message: done.append((target, message)))
     monkeypatch.setattr(recoveries.failover_segments, 'set_maintenance',
                         lambda *args: done.append(('maintenance', args[2])))
-    monkeypatch.setattr(recoveries.claims, 'give_back', pytest.fail)
+    monkeypatch.setattr(recoveries.reserved_pool, 'give_back', pytest.fail)
     engine = recoveries.Recoveries('engine-1', None, None)
     engine._give_up(None, {'uuid': 'n-1', 'type': kind, 'attempts': 3,
                            'message': 'Nova refused', 'source_host_uuid': 'h',

@@ -15,7 +15,7 @@ import pathlib
 import pytest
 
 from tests import private_conf
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.conf import unused
 from watcher_ha.conf import watcher_ignored
 

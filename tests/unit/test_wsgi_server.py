@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from watcher_ha.common import wsgi_server
+from watcher_ha.service import wsgi_server
 
 
 def test_bound_socket_has_nodelay_for_keep_alive_clients():

@@ -17,7 +17,7 @@ from watcher_ha.api import healthcheck
 from watcher_ha.api import hooks
 from watcher_ha.api import pecan_speedups
 from watcher_ha.api import request_metrics
-from watcher_ha.instance_ha.api import app as instance_ha_app
+from watcher_ha.api.instance_ha import app as instance_ha_app
 
 CONF = cfg.CONF
 

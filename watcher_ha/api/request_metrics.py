@@ -14,7 +14,7 @@ import prometheus_client
 from pecan import rest
 
 from watcher_ha.api.controllers import root
-from watcher_ha.instance_ha.api import app as instance_ha_app
+from watcher_ha.api.instance_ha import app as instance_ha_app
 
 REQUESTS = prometheus_client.Counter(
     'watcher_ha_api_requests',

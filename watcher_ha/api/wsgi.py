@@ -9,7 +9,7 @@ stops the load, saying so.
 
 import os
 
-from watcher_ha.common import service
+from watcher_ha.service import service
 
 
 DEFAULT_CONFIG = '/etc/watcher-ha/watcher-ha.conf'
@@ -43,7 +43,7 @@ def _serve_metrics(conf):
     server's workers are processes of their own (even one, beside its
     master), so the multiprocess directory is required
     (doc/source/metrics.rst)."""
-    from watcher_ha.common import metrics_server
+    from watcher_ha.service import metrics_server
     from watcher_ha.db import state_metrics
     metrics_server.require_multiprocess_dir('under a WSGI server')
     metrics_server.serve(conf, conf.metrics.api_port,

@@ -1,7 +1,7 @@
 """The applier: RPC endpoints, and action plans as owned work.
 
 Which plan runs where, and what happens to plans when appliers come, go,
-stall or stop, is the ownership engine's (common/ownership.py); this module
+stall or stop, is the ownership engine's (service/ownership.py); this module
 says how to take, run, resume and hand back one plan.
 """
 
@@ -13,15 +13,15 @@ from oslo_log import log
 
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
-from watcher_ha.applier import recovery
+from watcher_ha.applier import takeover
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import ownership
 from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.db import catalog as catalog_db
 from watcher_ha.db import plan_runs
 from watcher_ha.notifications import notifier
+from watcher_ha.service import ownership
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -51,7 +51,7 @@ class ActionPlans:
         # {plan uuid: its PlanRun, or its Recovery, while it runs here}
         self._runs = {}
         # {plan uuid: the actions of it this process started}, until the
-        # plan's end is recorded here (see recovery.Recovery).
+        # plan's end is recorded here (see takeover.Recovery).
         self._started_here = {}
         self._lock = threading.Lock()
 
@@ -84,7 +84,7 @@ class ActionPlans:
         notifier.action_plan('execution.start', uuid)
         # A plan handed back by an applier that stopped may hold actions
         # it interrupted: check them before running anything again.
-        self._settle_and_run(context, plan, recovery.HANDED_BACK,
+        self._settle_and_run(context, plan, takeover.HANDED_BACK,
                              self.host)
 
     def resume(self, uuid, why, previous):
@@ -97,7 +97,7 @@ class ActionPlans:
 
     def _settle_and_run(self, context, plan, why, previous):
         uuid = plan['uuid']
-        settling = recovery.Recovery(
+        settling = takeover.Takeover(
             context, plan, self.host, self.actions, why, previous,
             self._stopping, frozenset(self._started_here.get(uuid, ())))
         try:

@@ -1,6 +1,6 @@
 """How other services talk to the appliers."""
 
-from watcher_ha.common import rpc
+from watcher_ha.service import rpc
 
 TOPIC = 'watcher_ha.applier'
 

@@ -84,7 +84,7 @@ class ActionTask(task.Task):
             raise PlanCancelled()
         # Noted before the start is sent: should its commit go
         # unacknowledged, the action still counts as begun by this
-        # process, not by a lost applier (see recovery.Recovery).
+        # process, not by a lost applier (see takeover.Takeover).
         run.started_here.add(action['uuid'])
         token = run.move(action, ActionState.PENDING, ActionState.ONGOING)
         if token is None:
@@ -176,7 +176,7 @@ class PlanRun:
         self.catalog = catalog
         self.stopping = stopping
         # Where the run notes each action it starts (see
-        # recovery.Recovery).
+        # takeover.Takeover).
         self.started_here = set() if started_here is None else started_here
         self.context = watcher_context.admin_context()
         self.halt = fencing.Halt(host, stopping)

@@ -11,12 +11,12 @@ from watcher_ha.api import app
 from watcher_ha.cmd import api
 from watcher_ha.cmd import applier
 from watcher_ha.cmd import decision_engine
-from watcher_ha.common import daemon
-from watcher_ha.common import metrics_server
-from watcher_ha.common import service as watcher_service
-from watcher_ha.common import wsgi_server
 from watcher_ha.db import state_metrics
 from watcher_ha.decision_engine.model import metrics as model_metrics
+from watcher_ha.service import daemon
+from watcher_ha.service import metrics_server
+from watcher_ha.service import service as watcher_service
+from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import embedded
 
 

@@ -6,11 +6,11 @@ from oslo_config import cfg
 from oslo_service import service
 
 from watcher_ha.api import app
-from watcher_ha.common import daemon
-from watcher_ha.common import metrics_server
-from watcher_ha.common import service as watcher_service
-from watcher_ha.common import wsgi_server
 from watcher_ha.db import state_metrics
+from watcher_ha.service import daemon
+from watcher_ha.service import metrics_server
+from watcher_ha.service import service as watcher_service
+from watcher_ha.service import wsgi_server
 
 CONF = cfg.CONF
 

@@ -4,9 +4,9 @@ import sys
 
 from watcher_ha.applier import manager
 from watcher_ha.applier import rpcapi
-from watcher_ha.common import daemon
-from watcher_ha.common import metrics_server
-from watcher_ha.common import service as watcher_service
+from watcher_ha.service import daemon
+from watcher_ha.service import metrics_server
+from watcher_ha.service import service as watcher_service
 
 
 def build(conf):

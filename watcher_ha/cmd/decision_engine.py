@@ -2,12 +2,12 @@
 
 import sys
 
-from watcher_ha.common import daemon
-from watcher_ha.common import metrics_server
-from watcher_ha.common import service as watcher_service
 from watcher_ha.decision_engine import manager
-from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.decision_engine.model import metrics as model_metrics
+from watcher_ha.service import daemon
+from watcher_ha.service import metrics_server
+from watcher_ha.service import service as watcher_service
 
 
 def build(conf, transports=None):

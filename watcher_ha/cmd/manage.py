@@ -6,13 +6,13 @@ import sys
 from oslo_config import cfg
 
 from watcher_ha.common import context
-from watcher_ha.common import service
 from watcher_ha.db import catalog
 from watcher_ha.db import engine as db_engine
 from watcher_ha.db import migration
 from watcher_ha.db import purge as db_purge
 from watcher_ha.db import watcher17
 from watcher_ha.db import watcher_import
+from watcher_ha.service import service
 
 CONF = cfg.CONF
 

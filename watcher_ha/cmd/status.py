@@ -19,11 +19,11 @@ from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 from tooz import coordination as tooz_coordination
 
-from watcher_ha.common import clients
-from watcher_ha.common import coordination
+from watcher_ha.cloud import clients
 from watcher_ha.conf import unused
 from watcher_ha.db import engine
 from watcher_ha.db import migration
+from watcher_ha.service import coordination
 
 CONF = cfg.CONF
 PROJECT = 'watcher-ha'

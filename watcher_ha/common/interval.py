@@ -2,7 +2,7 @@
 
 An interval is accepted only if the decision engine can schedule rounds
 with it: its next round is computed here with the engine's own function
-(decision_engine/scheduling.py), so that no audit is accepted whose every
+(common/scheduling.py), so that no audit is accepted whose every
 round would fail.
 """
 
@@ -10,7 +10,7 @@ import croniter
 from oslo_utils import timeutils
 
 from watcher_ha.common import exception
-from watcher_ha.decision_engine import scheduling
+from watcher_ha.common import scheduling
 
 # A continuous audit runs at least once a year (a leap year's days) ...
 MAX_SECONDS = 366 * 24 * 3600

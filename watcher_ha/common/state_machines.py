@@ -9,10 +9,10 @@ UPDATE on them (see ``watcher_ha.db.transitions``).
 
 import dataclasses
 
+from watcher_ha.common.instance_ha import statuses as N
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import ActionState as A
 from watcher_ha.common.states import AuditState as S
-from watcher_ha.instance_ha import statuses as N
 
 USER = 'user'
 SERVICE = 'service'

@@ -30,7 +30,7 @@ WATCHER_NAMES = {
 }
 
 # Watcher 17 still reads [cinder_client] endpoint_type ("publicURL"-style)
-# when [cinder] sets no interface: so does watcher_ha (common/clients.py
+# when [cinder] sets no interface: so does watcher_ha (cloud/clients.py
 # cinder()).
 CINDER_CLIENT = 'cinder_client'
 CINDER_CLIENT_OPTS = [

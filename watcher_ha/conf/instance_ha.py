@@ -102,7 +102,8 @@ OPTS = [
         help='power_fencing for some failover segments, by segment name '
              '(for example rack-1:always,lab:never); the others follow '
              'power_fencing.'),
-    # Failure detection from Nova (decision_engine/failure_detection.py).
+    # Failure detection from Nova
+    # (decision_engine/instance_ha/failure_detection.py).
     cfg.IntOpt(
         'nova_detection_delay', default=300, min=0, mutable=True,
         help='Seconds a decision engine must see the nova-compute service '

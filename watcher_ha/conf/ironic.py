@@ -1,7 +1,7 @@
 """[ironic] options of our own: power fencing through the Bare Metal API.
 
 The group also holds keystoneauth's session, auth and adapter options
-(common/clients.py registers them, as for [nova]), which say where Ironic
+(cloud/clients.py registers them, as for [nova]), which say where Ironic
 is and how to authenticate."""
 
 from oslo_config import cfg

@@ -13,12 +13,12 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
+from watcher_ha.common.instance_ha import exception
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import pages
 from watcher_ha.db import transitions
-from watcher_ha.instance_ha import exception
-from watcher_ha.instance_ha import statuses
 
 Segment = models.FailoverSegment
 Host = models.SegmentHost

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 
-from watcher_ha.instance_ha import exception
+from watcher_ha.common.instance_ha import exception
 
 
 @dataclasses.dataclass(frozen=True)

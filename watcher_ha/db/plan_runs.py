@@ -207,7 +207,7 @@ def release(context, host, uuids=None):
 
     ONGOING plans go back to PENDING with no owner, for any applier to
     take; their interrupted actions stay ONGOING for the taker to check
-    (see applier/recovery.py). A CANCELLING plan with no action left
+    (see applier/takeover.py). A CANCELLING plan with no action left
     running ends CANCELLED, as finish() ends it: its operator asked for
     it. One whose actions were interrupted stays CANCELLING with no owner:
     the applier that adopts it asks those actions what became of them

@@ -1,6 +1,6 @@
 """The recovery of host notifications, as the decision engines run it.
 
-A notification's recovery is owned work (common/ownership.py): the engine
+A notification's recovery is owned work (service/ownership.py): the engine
 that moves it from new to running stamps itself as its ``hostname``, and
 in the same transaction creates the attempt's recovery audit (an event
 audit of the strategy of its type, host_recovery for a host, triggered
@@ -16,12 +16,12 @@ import datetime
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import transitions
-from watcher_ha.instance_ha import statuses
 
 Notification = models.HostNotification
 Audit = models.Audit

@@ -1,6 +1,6 @@
 """The hosts a decision engine watches for failures in Nova's view
-(decision_engine/failure_detection.py), and what was already reported of
-them.
+(decision_engine/instance_ha/failure_detection.py), and what was already
+reported of them.
 
 Reads only: a failure found is recorded by
 ``host_notifications.create_notification``, as a monitor's report is, so
@@ -12,9 +12,9 @@ import datetime
 
 import sqlalchemy as sa
 
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import engine
 from watcher_ha.db import models
-from watcher_ha.instance_ha import statuses
 
 Segment = models.FailoverSegment
 Host = models.SegmentHost

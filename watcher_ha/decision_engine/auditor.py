@@ -15,6 +15,7 @@ from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import parameters
+from watcher_ha.common import scheduling
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
@@ -24,12 +25,11 @@ from watcher_ha.db import audit_runs
 from watcher_ha.db import models
 from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import catalog
-from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine import scope as audit_scope
-from watcher_ha.decision_engine.planner import base as planner_base
-from watcher_ha.decision_engine import scheduling
 from watcher_ha.decision_engine import storage_scope
+from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine.model import cluster
+from watcher_ha.decision_engine.planner import base as planner_base
 from watcher_ha.decision_engine.strategy import base as strategy_base
 from watcher_ha.notifications import notifier
 

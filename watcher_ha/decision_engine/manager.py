@@ -6,10 +6,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import coordination
-from watcher_ha.common import daemon
 from watcher_ha.common import exception
-from watcher_ha.common import ownership
 from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditType
@@ -20,8 +17,6 @@ from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
-from watcher_ha.decision_engine import failure_detection
-from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine import storage_scope
@@ -30,12 +25,17 @@ from watcher_ha.decision_engine.datasources import loader as \
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.feed import pools
+from watcher_ha.decision_engine.instance_ha import failure_detection
+from watcher_ha.decision_engine.instance_ha import recoveries
 from watcher_ha.decision_engine.model import garbage_collection
 from watcher_ha.decision_engine.model import views as model_views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.decision_engine.planner import loader as planner_loader
 from watcher_ha.notifications import notifier
+from watcher_ha.service import coordination
+from watcher_ha.service import daemon
+from watcher_ha.service import ownership
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -4,7 +4,7 @@ import oslo_messaging
 from oslo_log import log
 
 from watcher_ha.common import exception
-from watcher_ha.common import rpc
+from watcher_ha.service import rpc
 
 LOG = log.getLogger(__name__)
 

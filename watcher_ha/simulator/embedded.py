@@ -11,8 +11,8 @@ notifications in the same process.
 from oslo_log import log
 from oslo_service import service
 
-from watcher_ha.common import wsgi_server
 from watcher_ha.decision_engine.feed import listener
+from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import scenario

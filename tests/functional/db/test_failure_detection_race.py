@@ -11,7 +11,7 @@ from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import pages
-from watcher_ha.decision_engine import failure_detection
+from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state as model_state

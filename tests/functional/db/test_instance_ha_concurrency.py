@@ -8,11 +8,11 @@ import datetime
 from tests.functional.db.test_concurrency import RACERS
 from tests.functional.db.test_concurrency import race
 from watcher_ha.common import context
+from watcher_ha.common.instance_ha import exception
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import pages
 from watcher_ha.db import reserved_hosts
-from watcher_ha.instance_ha import exception
 
 GENERATED = datetime.datetime(2026, 11, 24, 10, 0, 0)
 DOWN = {'event': 'STOPPED', 'host_status': 'NORMAL',

@@ -15,13 +15,13 @@ from tests.unit.strategies import helpers
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import parameters as parameters_mod
-from watcher_ha.common import wsgi_server
 from watcher_ha.db import failover_segments
 from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import saving_energy as se
+from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import hosts as sim_hosts
 from watcher_ha.simulator import simulator
 

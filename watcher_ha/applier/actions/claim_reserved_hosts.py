@@ -8,14 +8,14 @@ destination is recorded as its pending vmove, which its evacuate action
 reads; a server no reserved host has room for is recorded as failed.
 
 What the servers need and what each reserved host has free are read from
-Placement when claiming (instance_ha/capacity.py), through the resource
+Placement when claiming (common/instance_ha/capacity.py), through the resource
 providers the plan names (``providers``: {host: provider uuid}); the
 data model's figures from when the plan was made (``servers``: their
 sizes by flavor; ``capacity``: each reserved host's room) stand where
 Placement cannot say.
 
 With ``join_aggregates``, the hosts held are put in the failed host's
-aggregates before they are enabled (instance_ha/aggregates.py).
+aggregates before they are enabled (cloud/aggregates.py).
 
 Run again (a take-over), it keeps what the recovery holds and claims only
 what is still missing. Not reverted: the recovery's last action gives
@@ -24,12 +24,12 @@ back what it did not use.
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import recovery_base
-from watcher_ha.common import clients
+from watcher_ha.cloud import aggregates
+from watcher_ha.cloud import clients
+from watcher_ha.common.instance_ha import capacity
+from watcher_ha.common.instance_ha import packing
 from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
-from watcher_ha.instance_ha import aggregates
-from watcher_ha.instance_ha import capacity
-from watcher_ha.instance_ha import packing
 
 _SIZE = {'type': 'object',
          'properties': {r: {'type': 'number', 'minimum': 0}

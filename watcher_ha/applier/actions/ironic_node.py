@@ -11,7 +11,7 @@ from oslo_config import cfg
 import tenacity
 
 from watcher_ha.applier.actions import base
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 
 CONF = cfg.CONF
 

@@ -7,8 +7,8 @@ from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
-from watcher_ha.common import clients
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import clients
+from watcher_ha.cloud import compute_services
 
 CONF = cfg.CONF
 

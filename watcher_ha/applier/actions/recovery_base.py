@@ -4,7 +4,7 @@ or off in Nova."""
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import compute_services
 
 # The input parameters that name the recovery.
 PARAMETERS = {

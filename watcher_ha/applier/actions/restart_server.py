@@ -5,7 +5,7 @@ The server is stopped through Nova if it is not stopped already (Nova
 may still show ACTIVE a guest that died: stopping it makes Nova's record
 true), then started, and the action waits until Nova shows it ACTIVE. A
 server waiting for its resize to be confirmed is first reset to active,
-as Masakari does. Before anything, the rules of instance_ha/failures.py
+as Masakari does. Before anything, the rules of common/instance_ha/failures.py
 are checked again on the server as Nova shows it now: a paused or
 rescued server, or one not HA_Enabled (unless
 ``process_all_instances``), fails the action, saying why, rather than
@@ -17,7 +17,7 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.instance_ha import failures
+from watcher_ha.common.instance_ha import failures
 
 CONF = cfg.CONF
 

@@ -7,17 +7,17 @@ still has there servers the recovery should have moved and did not know
 of: the recovery keeps the reserved hosts it holds for its next attempt.
 Otherwise the reserved hosts it claimed and rebuilt servers on become
 normal hosts, and those it claimed and left empty go back to the
-segment's pool, disabled again in Nova (instance_ha/claims.py).
+segment's pool, disabled again in Nova (cloud/reserved_pool.py).
 """
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import evacuate
 from watcher_ha.applier.actions import recovery_base
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import compute_services
+from watcher_ha.cloud import reserved_pool
+from watcher_ha.common.instance_ha import failures
 from watcher_ha.db import failover_segments
 from watcher_ha.db import vmoves
-from watcher_ha.instance_ha import claims
-from watcher_ha.instance_ha import failures
 
 
 class SettleRecovery(recovery_base.RecoveryAction):
@@ -56,7 +56,7 @@ class SettleRecovery(recovery_base.RecoveryAction):
                 'server(s) %s were not moved off %s' % (
                     ', '.join(left), self.input_parameters['source_node']))
         try:
-            claims.give_back(self.context, self.nova, notification,
+            reserved_pool.give_back(self.context, self.nova, notification,
                              self.fence)
         except compute_services.ServiceError as err:
             raise base.ActionError(str(err))

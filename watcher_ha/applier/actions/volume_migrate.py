@@ -37,7 +37,7 @@ from oslo_log import log
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -29,7 +29,7 @@ def run_migrations_online():
     if connection is not None:
         _run(connection)
         return
-    from watcher_ha.common import service
+    from watcher_ha.service import service
     config_file = os.environ.get('WATCHER_HA_CONFIG_FILE')
     service.prepare_service(
         ['--config-file', config_file] if config_file else [],

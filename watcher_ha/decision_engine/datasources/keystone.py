@@ -8,7 +8,7 @@ from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import loading as ks_loading
 
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.decision_engine.datasources import base
 from watcher_ha.decision_engine.datasources import retry
 

@@ -37,8 +37,8 @@ from oslo_log import log
 from oslo_messaging import opts as messaging_opts
 
 from watcher_ha import conf as watcher_conf
-from watcher_ha.common import service as watcher_service
 from watcher_ha.decision_engine.feed import listener
+from watcher_ha.service import service as watcher_service
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -24,13 +24,13 @@ servers that are active, stopped or in error; the others stay.
 import datetime
 
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common.instance_ha import failures
+from watcher_ha.common.instance_ha import packing
 from watcher_ha.db import failover_segments
 from watcher_ha.db import models
 from watcher_ha.db import pages
 from watcher_ha.db import vmoves
 from watcher_ha.decision_engine.strategy import base
-from watcher_ha.instance_ha import failures
-from watcher_ha.instance_ha import packing
 
 RESERVED_HOST = 'reserved_host'
 AUTO = 'auto'

@@ -4,7 +4,7 @@ the recovery of a VM notification).
 The plan is one action, restart_server: the server is stopped if it is
 not, started, and confirmed ACTIVE, as Masakari's instance failure flow
 does. Which reports and which servers are recovered is decided by the
-decision engine before the audit (instance_ha/failures.py), and checked
+decision engine before the audit (common/instance_ha/failures.py), and checked
 again by the action when it runs: the server's state comes from Nova
 then, not from a data model.
 """

@@ -9,8 +9,8 @@ nothing more, and confirmed disabled (change_nova_service_state). Its
 servers stay where they are: they still run.
 """
 
+from watcher_ha.common.instance_ha import failures
 from watcher_ha.decision_engine.strategy import base
-from watcher_ha.instance_ha import failures
 
 DISABLED_REASON = 'watcher_ha: nova-compute stopped (process failure)'
 

@@ -43,7 +43,7 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import ironic_node
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import watched_hosts
 from watcher_ha.decision_engine.strategy import base

@@ -3,19 +3,19 @@ by operators."""
 
 from oslo_utils import uuidutils
 
-from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
+from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.applier import rpcapi
 from watcher_ha.common import exception
-from watcher_ha.common import policy
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as State
 from watcher_ha.db import action_plans as db
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import action_plan as plan_policy
+from watcher_ha.policies import policy
 
 # The moves an operator may PATCH: the machine's user moves, except
 # deleting, which is DELETE's job.

@@ -2,20 +2,20 @@
 
 import functools
 
-from watcher_ha.api.controllers.v1 import action_plans
-from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
+from watcher_ha.api.controllers.v1 import action_plans
+from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.common import exception
 from watcher_ha.common import plugins
-from watcher_ha.common import policy
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans as db
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import action as action_policy
+from watcher_ha.policies import policy
 
 SKIP_VERSION = '1.5'
 SKIPPED_BY_USER = 'Action skipped by user.'

@@ -2,19 +2,19 @@
 
 import pecan
 
-from watcher_ha.api.controllers.v1 import base
-from watcher_ha.api.controllers.v1 import references
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
-from watcher_ha.api.schemas import audit_templates as schema
 from watcher_ha.api import validation
+from watcher_ha.api.controllers.v1 import base
+from watcher_ha.api.controllers.v1 import references
+from watcher_ha.api.schemas import audit_templates as schema
 from watcher_ha.common import exception
 from watcher_ha.common import parameters
-from watcher_ha.common import policy
 from watcher_ha.db import audit_templates as db
 from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.policies import audit_template as template_policy
+from watcher_ha.policies import policy
 
 DEFAULT_PARAMETERS_VERSION = '1.7'
 

@@ -3,18 +3,17 @@
 import pecan
 from oslo_utils import timeutils
 
-from watcher_ha.api.controllers.v1 import base
-from watcher_ha.api.controllers.v1 import references
 from watcher_ha.api import fields
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
-from watcher_ha.api.schemas import audits as schema
 from watcher_ha.api import validation
+from watcher_ha.api.controllers.v1 import base
+from watcher_ha.api.controllers.v1 import references
+from watcher_ha.api.schemas import audits as schema
 from watcher_ha.common import exception
 from watcher_ha.common import interval as intervals
 from watcher_ha.common import parameters
-from watcher_ha.common import policy
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
@@ -23,6 +22,7 @@ from watcher_ha.db import models
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import audit as audit_policy
+from watcher_ha.policies import policy
 
 NAME_MAX = 63
 TIMES_VERSION = '1.1'

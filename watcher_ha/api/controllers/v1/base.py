@@ -5,8 +5,8 @@ from pecan import rest
 from watcher_ha.api import fields
 from watcher_ha.api import method
 from watcher_ha.api import request
-from watcher_ha.common import policy
 from watcher_ha.db import query
+from watcher_ha.policies import policy
 
 
 class ResourceController(rest.RestController):

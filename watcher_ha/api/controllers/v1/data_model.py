@@ -6,10 +6,10 @@ from pecan import rest
 from watcher_ha.api import method
 from watcher_ha.api import request
 from watcher_ha.common import exception
-from watcher_ha.common import policy
 from watcher_ha.db import audits as audits_db
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.policies import data_model as data_model_policy
+from watcher_ha.policies import policy
 
 MODEL_TYPES = ('compute',)
 # Watcher lists the compute model alone (any other type is a 404): the

@@ -4,10 +4,10 @@ import time
 
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import services as schema
-from watcher_ha.common import coordination
 from watcher_ha.db import audits
 from watcher_ha.db import services as db
 from watcher_ha.policies import service as service_policy
+from watcher_ha.service import coordination
 
 ENGINE = 'watcher-ha-decision-engine'
 

@@ -1,12 +1,12 @@
 """``/v1/strategies``: read-only, plus the state of a strategy's needs."""
 
-from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api import method
 from watcher_ha.api import request
+from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import catalog
-from watcher_ha.common import policy
 from watcher_ha.db import goals as db
 from watcher_ha.decision_engine import rpcapi
+from watcher_ha.policies import policy
 from watcher_ha.policies import strategy as strategy_policy
 
 

@@ -17,11 +17,11 @@ from pecan import rest
 from watcher_ha.api import method
 from watcher_ha.api import request
 from watcher_ha.common import exception
-from watcher_ha.common import policy
 from watcher_ha.db import audits as audits_db
 from watcher_ha.db import webhook_triggers
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.notifications import notifier
+from watcher_ha.policies import policy
 from watcher_ha.policies import webhook as webhook_policy
 
 CONF = cfg.CONF

@@ -9,7 +9,7 @@ amounts and allocation ratios, which Nova's API no longer shows since
 microversion 2.88.
 
 Credentials and endpoints: ``[nova]`` and ``[placement]`` (see
-watcher_ha.common.clients).
+watcher_ha.cloud.clients).
 """
 
 from concurrent import futures
@@ -20,7 +20,7 @@ from novaclient.v2 import hypervisors as hypervisors_mod
 from oslo_config import cfg
 from oslo_log import log
 
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import elements

@@ -10,7 +10,7 @@ page. Between reads, Cinder's notifications change the model
 which Cinder does not notify; an unknown pool or volume type) is read
 again from the API at once.
 
-Credentials and endpoint: ``[cinder]`` (see watcher_ha.common.clients).
+Credentials and endpoint: ``[cinder]`` (see watcher_ha.cloud.clients).
 """
 
 import dataclasses
@@ -20,7 +20,7 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 from oslo_log import log
 
-from watcher_ha.common import clients
+from watcher_ha.cloud import clients
 from watcher_ha.decision_engine.feed import cinder_events
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.model import storage_elements

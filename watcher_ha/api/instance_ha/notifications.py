@@ -2,15 +2,15 @@
 
 from oslo_config import cfg
 
-from watcher_ha.common import policy
+from watcher_ha.api.instance_ha import inputs
+from watcher_ha.api.instance_ha import listing
+from watcher_ha.api.instance_ha import views
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import host_notifications
 from watcher_ha.db import recoveries
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
-from watcher_ha.instance_ha import statuses
-from watcher_ha.instance_ha.api import inputs
-from watcher_ha.instance_ha.api import listing
-from watcher_ha.instance_ha.api import views
 from watcher_ha.policies import instance_ha as rules
+from watcher_ha.policies import policy
 
 CONF = cfg.CONF
 

@@ -17,8 +17,8 @@ Nova checks every evacuation against Placement itself.
 from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log
 
+from watcher_ha.common.instance_ha import packing
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.instance_ha import packing
 
 LOG = log.getLogger(__name__)
 

@@ -32,15 +32,15 @@ land (fencing.wait_for_calls_in_flight).
 from oslo_config import cfg
 from oslo_log import log
 
-from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
-from watcher_ha.common import ownership
+from watcher_ha.applier.actions import base as action_base
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import plan_runs
 from watcher_ha.db import recoveries
 from watcher_ha.notifications import notifier
+from watcher_ha.service import ownership
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -82,7 +82,7 @@ def reason_for(why, host, previous):
 ALWAYS_RESUMED = frozenset(recoveries.STRATEGIES.values())
 
 
-class Recovery:
+class Takeover:
     """The settling of one plan now run by ``host``.
 
     ``started_here``: the actions of the plan this process started (its

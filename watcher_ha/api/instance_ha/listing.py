@@ -6,8 +6,8 @@ from oslo_utils import strutils
 from oslo_utils import timeutils
 
 from watcher_ha.common import exception
+from watcher_ha.common.instance_ha import exception as ha_exception
 from watcher_ha.db import pages
-from watcher_ha.instance_ha import exception as ha_exception
 
 CONF = cfg.CONF
 

@@ -2,11 +2,11 @@
 moved (API 1.3; Masakari 22 serves them at every version, and so do
 we)."""
 
-from watcher_ha.common import policy
+from watcher_ha.api.instance_ha import listing
+from watcher_ha.api.instance_ha import views
 from watcher_ha.db import host_notifications
-from watcher_ha.instance_ha.api import listing
-from watcher_ha.instance_ha.api import views
 from watcher_ha.policies import instance_ha as rules
+from watcher_ha.policies import policy
 
 
 def index(call, notification_id):

@@ -1,12 +1,12 @@
 """/v1/segments/{segment_id}/hosts: the compute hosts of a segment."""
 
-from watcher_ha.common import policy
+from watcher_ha.api.instance_ha import inputs
+from watcher_ha.api.instance_ha import listing
+from watcher_ha.api.instance_ha import views
+from watcher_ha.cloud import compute_hosts
 from watcher_ha.db import failover_segments
-from watcher_ha.instance_ha import compute
-from watcher_ha.instance_ha.api import inputs
-from watcher_ha.instance_ha.api import listing
-from watcher_ha.instance_ha.api import views
 from watcher_ha.policies import instance_ha as rules
+from watcher_ha.policies import policy
 
 
 def _shown(call, row):
@@ -41,7 +41,7 @@ def create(call, segment_id):
     policy.authorize(rules.HOSTS_CREATE, call.context)
     values = _typed(inputs.create_values(inputs.HOST, call.version,
                                          call.json_body()))
-    compute.check_compute_host(values['name'])
+    compute_hosts.check_compute_host(values['name'])
     return 201, _shown(call, failover_segments.create_host(
         call.context, segment_id, values))
 
@@ -51,7 +51,7 @@ def update(call, segment_id, host_id):
     values = _typed(inputs.update_values(inputs.HOST, call.version,
                                          call.json_body()))
     if 'name' in values:
-        compute.check_compute_host(values['name'])
+        compute_hosts.check_compute_host(values['name'])
     return 200, _shown(call, failover_segments.update_host(
         call.context, segment_id, host_id, values))
 

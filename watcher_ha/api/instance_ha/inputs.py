@@ -15,7 +15,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from watcher_ha.common import exception
-from watcher_ha.instance_ha import statuses
+from watcher_ha.common.instance_ha import statuses
 
 NAME_RULE = ("An invalid 'name' value was provided. The name must be: "
              "printable characters. Can not start or end with whitespace.")

@@ -14,9 +14,9 @@ Each step is safe to run again: an owner that dies half way leaves the
 rest to the next.
 """
 
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import aggregates
+from watcher_ha.cloud import compute_services
 from watcher_ha.db import reserved_hosts
-from watcher_ha.instance_ha import aggregates
 
 RESERVED_REASON = 'watcher_ha: reserved host of a failover segment'
 

@@ -7,8 +7,8 @@ from keystoneauth1 import exceptions as ks_exc
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
-from watcher_ha.common import clients
-from watcher_ha.instance_ha import exception
+from watcher_ha.cloud import clients
+from watcher_ha.common.instance_ha import exception
 
 CONF = cfg.CONF
 

@@ -15,10 +15,10 @@ from oslo_log import log
 from oslo_service import service
 
 from watcher_ha.common import context
-from watcher_ha.common import coordination
-from watcher_ha.common import rpc
-from watcher_ha.common import rpc_metrics
 from watcher_ha.db import services
+from watcher_ha.service import coordination
+from watcher_ha.service import rpc
+from watcher_ha.service import rpc_metrics
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

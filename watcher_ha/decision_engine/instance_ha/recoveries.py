@@ -6,11 +6,12 @@ a host that stopped (COMPUTE_HOST) by host_recovery, below; a server
 whose guest failed (VM) by instance_recovery, which restarts it; a
 process that stopped (PROCESS) by process_recovery, which puts the host
 on maintenance and, for nova-compute, disables its compute service.
-Which reports need no recovery follows Masakari (instance_ha/failures.py:
-only the libvirt events of a failure, only HA_Enabled servers unless
-``[instance_ha] process_all_instances``, never a paused or rescued
-server); the engine records them as ignored, saying why. Attempts, their
-retries and their take-over are the same for the three.
+Which reports need no recovery follows Masakari
+(common/instance_ha/failures.py: only the libvirt events of a failure,
+only HA_Enabled servers unless ``[instance_ha] process_all_instances``,
+never a paused or rescued server); the engine records them as ignored,
+saying why. Attempts, their retries and their take-over are the same for
+the three.
 
 An engine takes a new COMPUTE_HOST notification of a host that stopped,
 in an enabled segment, seen powered off by its monitor (host_status
@@ -43,10 +44,13 @@ from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 from oslo_log import log
 
-from watcher_ha.common import clients
-from watcher_ha.common import compute_services
+from watcher_ha.cloud import clients
+from watcher_ha.cloud import compute_services
+from watcher_ha.cloud import reserved_pool
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import ownership
+from watcher_ha.common.instance_ha import exception
+from watcher_ha.common.instance_ha import failures
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.common.states import AuditState as S
 from watcher_ha.db import failover_segments
@@ -54,10 +58,7 @@ from watcher_ha.db import host_notifications
 from watcher_ha.db import recoveries
 from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import preemption
-from watcher_ha.instance_ha import claims
-from watcher_ha.instance_ha import exception
-from watcher_ha.instance_ha import failures
-from watcher_ha.instance_ha import statuses
+from watcher_ha.service import ownership
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
@@ -357,8 +358,9 @@ class Recoveries:
             reason = clients.configured(CONF)
             if reason:
                 raise compute_services.ServiceError(reason)
-            claims.give_back(context, clients.nova(CONF, before_write=fence),
-                             uuid, fence)
+            reserved_pool.give_back(
+                context, clients.nova(CONF, before_write=fence), uuid,
+                fence)
         except (compute_services.ServiceError, ks_exc.ClientException,
                 nova_exc.ClientException) as err:
             held = reserved_hosts.held_by(context, uuid)

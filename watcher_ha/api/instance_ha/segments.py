@@ -1,11 +1,11 @@
 """/v1/segments: failover segments."""
 
-from watcher_ha.common import policy
+from watcher_ha.api.instance_ha import inputs
+from watcher_ha.api.instance_ha import listing
+from watcher_ha.api.instance_ha import views
 from watcher_ha.db import failover_segments
-from watcher_ha.instance_ha.api import inputs
-from watcher_ha.instance_ha.api import listing
-from watcher_ha.instance_ha.api import views
 from watcher_ha.policies import instance_ha as rules
+from watcher_ha.policies import policy
 
 
 def _shown(call, row):

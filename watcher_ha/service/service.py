@@ -12,9 +12,9 @@ from oslo_service import service
 from oslo_service import systemd
 
 import watcher_ha.conf  # noqa: F401  (registers our options)
-from watcher_ha.common import metrics_server
 from watcher_ha.db import engine
 from watcher_ha.db import migration
+from watcher_ha.service import metrics_server
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

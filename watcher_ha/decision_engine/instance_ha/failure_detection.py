@@ -49,11 +49,11 @@ from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception as common_exception
+from watcher_ha.common.instance_ha import exception
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import host_notifications
 from watcher_ha.db import watched_hosts
 from watcher_ha.decision_engine.model import elements
-from watcher_ha.instance_ha import exception
-from watcher_ha.instance_ha import statuses
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

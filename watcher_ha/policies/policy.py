@@ -5,8 +5,8 @@ import threading
 from oslo_config import cfg
 from oslo_policy import policy
 
-from watcher_ha.common import exception
 from watcher_ha import policies
+from watcher_ha.common import exception
 
 _ENFORCER = None
 _LOCK = threading.Lock()

@@ -36,10 +36,10 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
-from watcher_ha.common import coordination
-from watcher_ha.common import daemon
 from watcher_ha.common import tracing
 from watcher_ha.db import engine as db_engine
+from watcher_ha.service import coordination
+from watcher_ha.service import daemon
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)

@@ -21,14 +21,14 @@ from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 
 from watcher_ha.api import request as api_request
+from watcher_ha.api.instance_ha import hosts
+from watcher_ha.api.instance_ha import notifications
+from watcher_ha.api.instance_ha import segments
+from watcher_ha.api.instance_ha import versions
+from watcher_ha.api.instance_ha import vmoves
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.db import engine
-from watcher_ha.instance_ha.api import hosts
-from watcher_ha.instance_ha.api import notifications
-from watcher_ha.instance_ha.api import segments
-from watcher_ha.instance_ha.api import versions
-from watcher_ha.instance_ha.api import vmoves
 
 LOG = log.getLogger(__name__)
 
