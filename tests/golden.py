@@ -3,20 +3,11 @@ and from Masakari 22."""
 
 import dataclasses
 import json
-import os
-import pathlib
 
-import pytest
+from tests import reference_data
 
-from tests import servers
-
-# The team's shared reference data sits beside the checkout (../shared),
-# in CI too; WATCHER_HA_SHARED points elsewhere.
-SHARED_DIR = pathlib.Path(os.environ.get(
-    'WATCHER_HA_SHARED',
-    pathlib.Path(__file__).resolve().parents[2] / 'shared'))
-GOLDEN_DIR = SHARED_DIR / 'reference' / 'watcher-api-golden'
-MASAKARI_GOLDEN_DIR = SHARED_DIR / 'reference' / 'masakari-api-golden'
+GOLDEN_DIR = reference_data.ROOT / 'watcher-api-golden'
+MASAKARI_GOLDEN_DIR = reference_data.ROOT / 'masakari-api-golden'
 
 
 @dataclasses.dataclass
@@ -63,11 +54,4 @@ def load(path):
 
 
 def exchanges(directory=GOLDEN_DIR, pattern='[0-9][0-9]_*.txt'):
-    found = [load(p) for p in sorted(directory.glob(pattern))]
-    if not found:
-        message = ('No golden exchanges in %s: clone the project beside '
-                   'shared/ or set WATCHER_HA_SHARED.' % directory)
-        if servers.in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return found
+    return [load(p) for p in reference_data.files(directory, pattern)]

@@ -1,4 +1,4 @@
-"""Nova's notification samples from ../shared/reference/nova-notifications:
+"""Nova's notification samples (tests/data/reference/nova-notifications):
 ``live/`` captured from a real Nova 34, ``samples/`` from Nova's docs (with
 ``{"$ref": "file#"}`` objects standing for that file's content, the
 object's other keys merged over it)."""
@@ -6,8 +6,9 @@ object's other keys merged over it)."""
 import json
 import pathlib
 
-REFERENCE = (pathlib.Path(__file__).resolve().parents[2] / 'shared'
-             / 'reference' / 'nova-notifications')
+from tests import reference_data
+
+REFERENCE = reference_data.ROOT / 'nova-notifications'
 LIVE = REFERENCE / 'live'
 DOCUMENTED = REFERENCE / 'samples'
 
@@ -43,9 +44,10 @@ def load(path):
 def live():
     """{event_type: notification} captured from a real Nova."""
     return {load(p)['event_type']: load(p)
-            for p in sorted(LIVE.glob('*.json'))}
+            for p in reference_data.files(LIVE, '*.json')}
 
 
 def documented():
     """[(file stem, notification)] of Nova's documented samples."""
-    return [(p.stem, load(p)) for p in sorted(DOCUMENTED.glob('*.json'))]
+    return [(p.stem, load(p))
+            for p in reference_data.files(DOCUMENTED, '*.json')]

@@ -6,16 +6,17 @@ import json
 import pytest
 
 from tests import factories
-from tests import golden
+from tests import reference_data
 from watcher_ha.notifications import notifier
 
-SAMPLES = golden.SHARED_DIR / 'reference' / 'watcher-notifications'
+SAMPLES = reference_data.ROOT / 'watcher-notifications'
 OURS_ONLY = {'host'}
 
 
 def sample(event_type):
     """Watcher's documented sample notification of ``event_type``."""
-    found = [json.loads(p.read_text()) for p in SAMPLES.glob('*.json')]
+    found = [json.loads(p.read_text())
+             for p in reference_data.files(SAMPLES, '*.json')]
     [theirs] = [n for n in found if n['event_type'] == event_type]
     return theirs
 
