@@ -15,6 +15,7 @@ from tests.functional import fixtures
 from tests.functional.cloud import simulator
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
+from watcher_ha.common import holds
 from watcher_ha.applier.actions import power_off_host
 from watcher_ha.cloud import clients
 from watcher_ha.conf import clients as clients_conf
@@ -106,7 +107,7 @@ def test_a_partitioned_host_is_powered_off_once_confirmed(cloud, spec):
     with pytest.raises(base.ActionError, match='is not powered off'):
         power_off(other).post_condition()
     assert power_off_host.PowerOffHost.resources(
-        {'resource_name': host}) == {(base.COMPUTE_NODE, host)}
+        {'resource_name': host}) == {(holds.COMPUTE_NODE, host)}
 
 
 def test_a_host_already_off_is_done_without_a_power_request(cloud, spec):

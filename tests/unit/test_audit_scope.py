@@ -10,6 +10,7 @@ import pytest
 
 from tests.unit.strategies.test_host_maintenance import actions
 from tests.unit.strategies.test_host_maintenance import run
+from watcher_ha.common import audit_scope
 from watcher_ha.decision_engine import scope
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state
@@ -40,7 +41,7 @@ def cluster():
 
 
 def seen(rules):
-    scoped = scope.apply(cluster(), scope.check(rules))
+    scoped = scope.apply(cluster(), audit_scope.check(rules))
     return sorted(scoped.nodes), sorted(scoped.instances)
 
 
@@ -80,7 +81,7 @@ def test_nodes_outside_go_with_their_servers(rules, nodes):
 ])
 def test_servers_left_out_keep_their_room(excluded, left_out):
     whole = cluster()
-    scoped = scope.apply(whole, scope.check([{'exclude': [excluded]}]))
+    scoped = scope.apply(whole, audit_scope.check([{'exclude': [excluded]}]))
     assert set(whole.instances) - set(scoped.instances) == left_out
     for name in NODES:
         for resource in ('vcpus', 'memory_mb', 'disk_gb'):
@@ -97,8 +98,8 @@ def test_no_compute_rule_is_the_whole_model():
 
 def test_bare_rules_are_a_compute_section():
     rules = [{'availability_zones': [{'name': 'az1'}]}]
-    assert scope.check(rules) == [{'compute': rules}]
-    assert scope.check([{'compute': rules}]) == [{'compute': rules}]
+    assert audit_scope.check(rules) == [{'compute': rules}]
+    assert audit_scope.check([{'compute': rules}]) == [{'compute': rules}]
 
 
 @pytest.mark.parametrize('bad,message', [
@@ -114,15 +115,15 @@ def test_bare_rules_are_a_compute_section():
     ([{'exclude': [{'servers': []}]}], "'servers' was unexpected"),
 ])
 def test_refused_saying_why(bad, message):
-    with pytest.raises(scope.InvalidScope, match=message):
-        scope.check(bad)
+    with pytest.raises(audit_scope.InvalidScope, match=message):
+        audit_scope.check(bad)
 
 
 def test_the_strategy_sees_only_the_scope():
     """host_maintenance drains a1 onto the nodes it may use: with the
     scope keeping az1 only, a2, not the emptier nodes of az2."""
     whole = cluster()
-    scoped = scope.apply(whole, scope.check(
+    scoped = scope.apply(whole, audit_scope.check(
         [{'availability_zones': [{'name': 'az1'}]}]))
     moves = [p for kind, p in actions(run(scoped, maintenance_node='a1'))
              if kind == 'migrate']

@@ -8,8 +8,8 @@ import pytest
 import requests
 
 from watcher_ha.applier.actions import base
-from watcher_ha.applier.actions import ironic_node
 from watcher_ha.applier.actions import power_off_host
+from watcher_ha.cloud import ironic
 from watcher_ha.conf import CONF
 
 
@@ -76,7 +76,7 @@ def response(status, body, reason='Whatever'):
     (b'', 'Conflict (HTTP 409)'),
 ])
 def test_what_ironic_said_is_its_faultstring(body, expected):
-    assert ironic_node.said(response(409, body, 'Conflict')) == expected
+    assert ironic.said(response(409, body, 'Conflict')) == expected
 
 
 def test_an_unconfigured_ironic_says_what_to_set(ironic_conf):

@@ -12,6 +12,7 @@ import requests
 from novaclient import exceptions as nova_exc
 
 from watcher_ha.applier.actions import base
+from watcher_ha.common import holds
 from watcher_ha.applier.actions import change_node_power_state as cnps
 from watcher_ha.applier.actions import delete
 from watcher_ha.applier.actions import shelve
@@ -55,7 +56,7 @@ def test_server_actions_take_a_server_uuid_only(plugin, parameters):
 def test_server_actions_hold_their_server(plugin):
     plugin.validate({'resource_id': UUID})
     plugin.validate({'resource_id': UUID, 'resource_name': 'vm-1'})
-    assert plugin.resources({'resource_id': UUID}) == {(base.SERVER, UUID)}
+    assert plugin.resources({'resource_id': UUID}) == {(holds.SERVER, UUID)}
 
 
 @pytest.mark.parametrize('status, task, outcome', [
@@ -119,9 +120,9 @@ def test_power_state_takes_watchers_input_and_holds_the_host():
                   'state': 'off'}
     cnps.ChangeNodePowerState.validate(parameters)
     assert cnps.ChangeNodePowerState.resources(parameters) == {
-        (base.ANY, UUID), (base.COMPUTE_NODE, 'compute-1')}
+        (holds.ANY, UUID), (holds.COMPUTE_NODE, 'compute-1')}
     assert cnps.ChangeNodePowerState.resources(
-        {'resource_id': UUID, 'state': 'on'}) == {(base.ANY, UUID)}
+        {'resource_id': UUID, 'state': 'on'}) == {(holds.ANY, UUID)}
 
 
 class StubIronic:

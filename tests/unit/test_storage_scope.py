@@ -19,8 +19,8 @@ from tests.unit.strategies.test_storage_capacity_balance import pool
 from tests.unit.strategies.test_storage_capacity_balance import run
 from tests.unit.strategies.test_storage_capacity_balance import volume
 from tests.unit.strategies.test_storage_capacity_balance import vtype
+from watcher_ha.common import audit_scope
 from watcher_ha.decision_engine import manager
-from watcher_ha.decision_engine import scope
 from watcher_ha.decision_engine import storage_scope
 
 # backend: (zone, backend name of its pools)
@@ -46,7 +46,8 @@ def storage():
 
 def seen(rules):
     whole = storage()
-    scoped = storage_scope.apply(whole, scope.check([{'storage': rules}]))
+    scoped = storage_scope.apply(
+        whole, audit_scope.check([{'storage': rules}]))
     return sorted(scoped.nodes), sorted(scoped.pools), sorted(
         scoped.volumes)
 
@@ -89,7 +90,7 @@ def test_excluded_pools_volumes_and_projects():
 def test_no_storage_rule_is_the_whole_model():
     whole = storage()
     assert storage_scope.apply(whole, []) is whole
-    assert storage_scope.apply(whole, scope.check(
+    assert storage_scope.apply(whole, audit_scope.check(
         [{'availability_zones': [{'name': 'az1'}]}])) is whole
 
 
@@ -118,16 +119,16 @@ def test_the_scoped_model_keeps_its_generation_and_the_whole_is_unchanged():
     ([{'storage': {'availability_zones': []}}], "is not of type 'array'"),
 ])
 def test_refused_saying_why(bad, message):
-    with pytest.raises(scope.InvalidScope, match=message):
-        scope.check(bad)
+    with pytest.raises(audit_scope.InvalidScope, match=message):
+        audit_scope.check(bad)
 
 
 def test_compute_and_storage_sections_side_by_side():
     rules = [{'compute': [{'availability_zones': [{'name': 'az1'}]}]},
              {'storage': [{'availability_zones': [{'name': 'az1'}]}]}]
-    assert scope.check(rules) == rules
-    assert scope.storage_rules(rules) == rules[1]['storage']
-    assert scope.compute_rules(rules) == rules[0]['compute']
+    assert audit_scope.check(rules) == rules
+    assert audit_scope.storage_rules(rules) == rules[1]['storage']
+    assert audit_scope.compute_rules(rules) == rules[0]['compute']
 
 
 def test_a_template_storage_scope_is_checked_on_input(api):
@@ -157,7 +158,7 @@ def test_the_strategy_moves_nothing_outside_the_scope():
         [volume('v%d' % n, 's1@lvm#p1', 10 + n) for n in range(4)])
     assert {where for _u, _k, where in moves(run(whole))} == {
         's3@lvm#p1'}
-    scoped = storage_scope.apply(whole, scope.check([{'storage': [
+    scoped = storage_scope.apply(whole, audit_scope.check([{'storage': [
         {'availability_zones': [{'name': 'az1'}]},
         {'exclude': [{'volumes': [{'uuid': 'v3'}]}]}]}]))
     planned = moves(run(scoped))

@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from watcher_ha.applier.actions import base
+from watcher_ha.common import holds
 from watcher_ha.applier.actions import volume_migrate
 
 VOLUME = '0a000000-0000-4000-8000-000000000001'
@@ -42,7 +42,7 @@ def test_bad_parameters_are_refused_naming_what(parameters, message):
 def test_its_plan_holds_the_volume():
     assert volume_migrate.VolumeMigrate.resources({
         'resource_id': VOLUME, 'migration_type': 'migrate'}) == {
-        (base.VOLUME, VOLUME)}
+        (holds.VOLUME, VOLUME)}
 
 
 def test_a_volume_changed_since_the_start_is_told_by_its_updated_at():

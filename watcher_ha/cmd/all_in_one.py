@@ -6,12 +6,12 @@ receives."""
 
 import sys
 
-
 from watcher_ha.api import app
 from watcher_ha.cmd import api
 from watcher_ha.cmd import applier
 from watcher_ha.cmd import decision_engine
 from watcher_ha.db import state_metrics
+from watcher_ha.decision_engine.feed import listener
 from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.service import daemon
 from watcher_ha.service import metrics_server
@@ -29,8 +29,9 @@ def main(argv=None):
     cloud = embedded.EmbeddedCloud(conf) if conf.simulator.scenario else None
     # The engine before the API: the catalog of goals and strategies it
     # syncs is what the API serves.
-    engine = decision_engine.build(
-        conf, transports=cloud.transports if cloud else None)
+    engine = decision_engine.build(conf, transports={
+        listener.NOVA: cloud.nova_transport,
+        listener.CINDER: cloud.cinder_transport} if cloud else None)
     everything = daemon.Services(([cloud] if cloud else []) + [
         engine,
         applier.build(conf),

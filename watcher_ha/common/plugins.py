@@ -1,5 +1,7 @@
 """Loading stevedore plugins: every namespace watcher_ha defines."""
 
+import threading
+
 import stevedore
 
 from watcher_ha.common import exception
@@ -33,8 +35,19 @@ def load_handlers(conf):
     return [handler for ext in manager for handler in ext.plugin(conf)]
 
 
+_loaded = {}
+_loading = threading.Lock()
+
+
 def load_classes(namespace):
-    """{entry point name: plugin class} for every plugin installed."""
-    manager = stevedore.ExtensionManager(
-        namespace, invoke_on_load=False, on_load_failure_callback=_raise)
-    return {ext.name: ext.plugin for ext in manager}
+    """{entry point name: plugin class} for every plugin installed in
+    ``namespace``: read from the installed entry points once per process
+    (a plugin installed later counts after a restart, as with every
+    OpenStack service)."""
+    with _loading:
+        if namespace not in _loaded:
+            manager = stevedore.ExtensionManager(
+                namespace, invoke_on_load=False,
+                on_load_failure_callback=_raise)
+            _loaded[namespace] = {ext.name: ext.plugin for ext in manager}
+        return dict(_loaded[namespace])

@@ -5,6 +5,8 @@ import datetime
 import sqlalchemy as sa
 
 from watcher_ha.common import exception
+from watcher_ha.common import holds
+from watcher_ha.common import plugins
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
@@ -136,8 +138,7 @@ ENDED = (ActionPlanState.SUCCEEDED, ActionPlanState.FAILED,
 def resources_of(actions):
     """What ``actions`` (rows: action_type, input_parameters) act on, as
     their plugins declare it."""
-    from watcher_ha.applier.actions import base as action_base
-    return action_base.resources_of(actions)
+    return holds.resources_of(actions, plugins.load_classes(plugins.ACTIONS))
 
 
 def _resources(session, plan_id):

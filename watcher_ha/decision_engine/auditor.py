@@ -12,6 +12,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.applier import rpcapi as applier_rpcapi
+from watcher_ha.common import audit_scope
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import parameters
@@ -25,7 +26,7 @@ from watcher_ha.db import audit_runs
 from watcher_ha.db import models
 from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import catalog
-from watcher_ha.decision_engine import scope as audit_scope
+from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
 from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine.model import cluster
@@ -284,7 +285,7 @@ class Auditor:
                      info['seconds_since_notification'])
             if name == 'compute' and audit_scope.compute_rules(scope):
                 whole = found[name]
-                found[name] = audit_scope.apply(whole, scope)
+                found[name] = compute_scope.apply(whole, scope)
                 LOG.info('Audit %s: its scope leaves %d of %d compute '
                          'node(s) and %d of %d server(s) to its strategy',
                          uuid, len(found[name].nodes), len(whole.nodes),

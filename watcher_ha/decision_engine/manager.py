@@ -5,6 +5,7 @@ import threading
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.common import audit_scope
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import plugins
@@ -18,7 +19,7 @@ from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import catalog
 from watcher_ha.decision_engine import rpcapi
-from watcher_ha.decision_engine import scope as audit_scope
+from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
 from watcher_ha.decision_engine.datasources import loader as \
     datasource_loader
@@ -67,7 +68,7 @@ class Endpoints:
         snapshot, excluded = model.snapshot(), frozenset()
         if audit_uuid and data_model_type == 'compute':
             # The part of the model the audit's strategy sees.
-            snapshot, excluded = audit_scope.narrowed(
+            snapshot, excluded = compute_scope.narrowed(
                 snapshot, _scope_of(context, audit_uuid))
         elif audit_uuid and data_model_type == 'storage':
             snapshot = storage_scope.apply(snapshot,

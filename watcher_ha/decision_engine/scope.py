@@ -27,155 +27,13 @@ backends of those zones or types, ``exclude`` removes ``storage_pools``
 (``{"name": "host@backend#pool"}``) and leaves out ``volumes`` and the
 volumes of ``projects`` (``{"uuid": ...}``).
 
-``check`` refuses, on input, what Watcher's schema refuses, and what
-Watcher accepts and then fails every audit on (a wildcard next to other
-names; aggregates both kept and excluded).
+The schema and ``check`` of a scope are common/audit_scope.py's.
 """
 
 import dataclasses
 
-import jsonschema
-
-from watcher_ha.decision_engine.model import elements
-
-# An aggregate named by Nova's id ("*": every one) or by its name.
-_AGGREGATE = {'anyOf': [
-    {'type': 'object',
-     'properties': {'id': {'oneOf': [{'type': 'integer'},
-                                     {'enum': ['*']}]}},
-     'required': ['id'], 'additionalProperties': False},
-    {'type': 'object', 'properties': {'name': {'type': 'string'}},
-     'required': ['name'], 'additionalProperties': False}]}
-
-
-def _named(key):
-    return {'type': 'array', 'items': {
-        'type': 'object', 'properties': {key: {'type': 'string'}},
-        'required': [key], 'additionalProperties': False}}
-
-
-COMPUTE_SCHEMA = {
-    'type': 'array',
-    'items': {
-        'type': 'object',
-        'properties': {
-            'host_aggregates': {'type': 'array', 'items': _AGGREGATE},
-            'availability_zones': _named('name'),
-            'exclude': {'type': 'array', 'items': {
-                'type': 'object',
-                'properties': {
-                    'instances': _named('uuid'),
-                    'compute_nodes': _named('name'),
-                    'host_aggregates': {'type': 'array',
-                                        'items': _AGGREGATE},
-                    'instance_metadata': {'type': 'array',
-                                          'items': {'type': 'object'}},
-                    'projects': _named('uuid'),
-                },
-                'additionalProperties': False}},
-        },
-        'additionalProperties': False}}
-
-# Watcher's (its Cinder collector's SCHEMA), each item naming what it
-# names; Watcher lets anything more through in an exclude item, by a
-# misplaced additionalProperties.
-STORAGE_SCHEMA = {
-    'type': 'array',
-    'items': {
-        'type': 'object',
-        'properties': {
-            'availability_zones': _named('name'),
-            'volume_types': _named('name'),
-            'exclude': {'type': 'array', 'items': {
-                'type': 'object',
-                'properties': {
-                    'storage_pools': _named('name'),
-                    'volumes': _named('uuid'),
-                    'projects': _named('uuid'),
-                },
-                'additionalProperties': False}},
-        },
-        'additionalProperties': False}}
-
-# The sections of the models watcher_ha keeps; Watcher's baremetal
-# section is accepted (watcher_ha keeps no baremetal model) but not read.
-SCHEMA = {
-    'type': 'array',
-    'items': {'type': 'object',
-              'properties': {'compute': COMPUTE_SCHEMA,
-                             'storage': STORAGE_SCHEMA,
-                             'baremetal': {'type': 'array'}},
-              'additionalProperties': False}}
-
-_VALIDATOR = jsonschema.Draft4Validator(SCHEMA)
-
-
-class InvalidScope(ValueError):
-    pass
-
-
-def normalised(scope):
-    """``scope`` with bare compute rules (Watcher's older format) put in
-    a compute section."""
-    if scope and isinstance(scope[0], dict) and scope[0] and next(
-            iter(scope[0])) not in ('compute', 'storage', 'baremetal'):
-        return [{'compute': scope}]
-    return scope
-
-
-def check(scope):
-    """The scope, normalised; InvalidScope saying what is wrong."""
-    if not isinstance(scope, list):
-        raise InvalidScope('scope must be a list of sections, such as '
-                           '[{"compute": [{"availability_zones": '
-                           '[{"name": "az1"}]}]}]')
-    scope = normalised(scope)
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(scope))
-    if error is not None:
-        where = ''.join('[%r]' % p for p in error.absolute_path)
-        raise InvalidScope('scope%s: %s' % (where, error.message))
-    rules = compute_rules(scope)
-    kept = [a for rule in rules for a in rule.get('host_aggregates', ())]
-    excluded = [a for rule in rules for item in rule.get('exclude', ())
-                for a in item.get('host_aggregates', ())]
-    if kept and excluded:
-        raise InvalidScope('scope: host_aggregates cannot be both kept and '
-                           'excluded; keep the aggregates you want, or '
-                           'exclude those you do not')
-    storage = storage_rules(scope)
-    for what, names in (
-            ('host_aggregates', [a.get('id', a.get('name'))
-                                 for a in kept + excluded]),
-            ('availability_zones',
-             [z['name'] for rule in rules
-              for z in rule.get('availability_zones', ())]),
-            ('storage availability_zones',
-             [z['name'] for rule in storage
-              for z in rule.get('availability_zones', ())]),
-            ('volume_types',
-             [t['name'] for rule in storage
-              for t in rule.get('volume_types', ())])):
-        if '*' in names and len(names) > 1:
-            raise InvalidScope('scope: "*" stands for all %s: give it '
-                               'alone' % what)
-    return scope
-
-
-def compute_rules(scope):
-    """The rules of the first compute section."""
-    return _rules(scope, 'compute')
-
-
-def storage_rules(scope):
-    """The rules of the first storage section."""
-    return _rules(scope, 'storage')
-
-
-def _rules(scope, model):
-    for section in normalised(scope or []):
-        if section.get(model):
-            return section[model]
-    return []
+from watcher_ha.common import audit_scope
+from watcher_ha.common import resources
 
 
 @dataclasses.dataclass
@@ -243,7 +101,7 @@ def narrowed(state, scope):
     with them; the uuids of the servers the scope leaves out of the plan,
     on the nodes kept). ``state`` itself and no server when the scope has
     no compute rule."""
-    rules = compute_rules(scope)
+    rules = audit_scope.compute_rules(scope)
     if not rules:
         return state, frozenset()
     selection = _select(state, rules)
@@ -277,7 +135,7 @@ def apply(state, scope):
         changes.put_node(dataclasses.replace(node, **{
             resource + '_held': node.held(resource) + sum(
                 getattr(i, resource) for i in leaving)
-            for resource in elements.RESOURCE_CLASSES.values()}))
+            for resource in resources.RESOURCE_CLASSES.values()}))
         for instance in leaving:
             changes.remove_instance(instance.uuid, instance.stamp)
     return dataclasses.replace(changes.state(),

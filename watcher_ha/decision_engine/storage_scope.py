@@ -1,6 +1,7 @@
 """The storage section of an audit's scope, applied to a StorageState:
 what part of Cinder's backends, pools and volumes the strategy sees and
-may move (Watcher's storage scope; scope.py checks the rules on input).
+may move (Watcher's storage scope; common/audit_scope.py checks the rules
+on input).
 
 - ``availability_zones`` and ``volume_types`` keep only the backends
   (storage nodes, ``host@backend``) of those zones, or whose backend
@@ -21,7 +22,7 @@ audit, calling its helper with an argument too many).
 
 import dataclasses
 
-from watcher_ha.decision_engine import scope as audit_scope
+from watcher_ha.common import audit_scope
 from watcher_ha.decision_engine.model import storage_elements
 
 WILDCARD = '*'

@@ -11,7 +11,6 @@ notifications in the same process.
 from oslo_log import log
 from oslo_service import service
 
-from watcher_ha.decision_engine.feed import listener
 from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import notifications
@@ -47,12 +46,6 @@ class EmbeddedCloud(service.ServiceBase):
                                 group='simulator')
         self._server = wsgi_server.WSGIService(
             'watcher-ha-simulator', lambda: self.cloud, sock, THREADS)
-
-    @property
-    def transports(self):
-        """{source: transport}, for the engine's listener."""
-        return {listener.NOVA: self.nova_transport,
-                listener.CINDER: self.cinder_transport}
 
     @property
     def port(self):

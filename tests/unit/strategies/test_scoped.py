@@ -8,6 +8,7 @@ import pytest
 from tests import static_metrics
 from tests import strategy_clusters as c
 from tests.unit.strategies import helpers
+from watcher_ha.common import audit_scope
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine import scope
 from watcher_ha.decision_engine.model import elements
@@ -79,7 +80,7 @@ def moving_strategies():
 @pytest.mark.parametrize('name', moving_strategies())
 def test_a_scoped_plan_stays_inside_its_scope(name):
     whole = cluster()
-    scoped = scope.apply(whole, scope.check(SCOPE))
+    scoped = scope.apply(whole, audit_scope.check(SCOPE))
     assert sorted(scoped.nodes) == sorted(RACK_1)
     strategy = plugins.load_classes(plugins.STRATEGIES)[name]
     solution = helpers.run(strategy, scoped,

@@ -21,13 +21,7 @@ import threading
 
 import jsonschema
 
-# Kinds of resources a started plan holds (see ``resources``).
-SERVER = 'server'
-COMPUTE_NODE = 'compute_node'
-VOLUME = 'volume'
-# What the action's own plugin would know, for an action type no plugin
-# installed here declares.
-ANY = 'resource'
+from watcher_ha.common import holds
 
 # What ``recover`` finds about an action whose applier died running it.
 DONE = 'done'            # its effect is in place: it counts as succeeded
@@ -73,8 +67,7 @@ class Action:
         """{(kind, id)} this action acts on: while its plan is started, no
         other plan may start that touches one of them. By default the
         action's ``resource_id``."""
-        ident = input_parameters.get('resource_id')
-        return {(ANY, str(ident))} if ident else set()
+        return holds.default_resources(input_parameters)
 
     @classmethod
     def validate(cls, input_parameters):
@@ -135,29 +128,13 @@ def _unfenced():
     pass
 
 
-_CATALOG = {}
-
-
-def resources_of(actions):
-    """Every resource the ``actions`` (rows: action_type,
-    input_parameters) act on, each declared by its action's plugin."""
-    if not _CATALOG:
-        from watcher_ha.common import plugins
-        _CATALOG.update(plugins.load_classes(plugins.ACTIONS))
-    found = set()
-    for action in actions:
-        plugin = _CATALOG.get(action['action_type'], Action)
-        found |= plugin.resources(action['input_parameters'] or {})
-    return found
-
-
 class OnHost:
     """What an action on the compute host ``resource_name`` adds to
     Action: the host, and the node its started plan holds."""
 
     @classmethod
     def resources(cls, input_parameters):
-        return {(COMPUTE_NODE, input_parameters['resource_name'])}
+        return {(holds.COMPUTE_NODE, input_parameters['resource_name'])}
 
     @property
     def host(self):

@@ -28,8 +28,10 @@ from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
-from watcher_ha.applier.actions import nova_base
 from watcher_ha.applier.actions import ironic_node
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.cloud import ironic
+from watcher_ha.common import holds
 
 CONF = cfg.CONF
 
@@ -59,9 +61,9 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
 
     @classmethod
     def resources(cls, input_parameters):
-        found = {(base.ANY, input_parameters['resource_id'])}
+        found = {(holds.ANY, input_parameters['resource_id'])}
         if input_parameters.get('resource_name'):
-            found.add((base.COMPUTE_NODE, input_parameters['resource_name']))
+            found.add((holds.COMPUTE_NODE, input_parameters['resource_name']))
         return found
 
     @property
@@ -109,7 +111,7 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
 
     def refused_power(self, target, response):
         return 'Ironic refused to power node %s %s: %s' % (
-            self.node, OF_IRONIC[target], ironic_node.said(response))
+            self.node, OF_IRONIC[target], ironic.said(response))
 
     def execute(self):
         self._power(self.state)

@@ -22,6 +22,9 @@ what is still missing. Not reverted: the recovery's last action gives
 back what it did not use.
 """
 
+from keystoneauth1 import exceptions as ks_exc
+from oslo_log import log
+
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import recovery_base
 from watcher_ha.cloud import aggregates
@@ -30,6 +33,8 @@ from watcher_ha.common.instance_ha import capacity
 from watcher_ha.common.instance_ha import packing
 from watcher_ha.db import reserved_hosts
 from watcher_ha.db import vmoves
+
+LOG = log.getLogger(__name__)
 
 _SIZE = {'type': 'object',
          'properties': {r: {'type': 'number', 'minimum': 0}
@@ -102,7 +107,7 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
 
     def _from_placement(self, servers):
         """``servers`` and the reserved hosts' room, as Placement has
-        them now."""
+        them now (where it answers; the plan's figures elsewhere)."""
         params = self.input_parameters
         providers = params.get('providers') or {}
         if not providers:
@@ -111,9 +116,20 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
         placement = clients.placement()
         source = providers.get(params['source_node'])
         if source is not None:
-            servers = capacity.server_sizes(placement, source, servers)
-        return servers, capacity.free_room(placement, providers,
-                                           params['capacity'])
+            servers = capacity.server_sizes(_read(
+                placement, '/resource_providers/%s/allocations' % source,
+                'what the servers of provider %s hold' % source), servers)
+        room = {}
+        for host, free in params['capacity'].items():
+            provider = providers.get(host)
+            path = '/resource_providers/%s/' % provider
+            what = 'the room on %s (provider %s)' % (host, provider)
+            inventories = provider and _read(
+                placement, path + 'inventories', what)
+            usages = inventories and _read(placement, path + 'usages', what)
+            room[host] = (capacity.free_room(inventories, usages) if usages
+                          else dict(free))
+        return servers, room
 
     def _record(self, server, status, **values):
         self.fence()
@@ -128,3 +144,14 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
     def recover(self, started_at):
         # Claiming again keeps what is held and takes what is missing.
         return base.NOT_DONE
+
+
+def _read(placement, path, what):
+    """Placement's JSON at ``path``, or None (logged) when it cannot
+    say."""
+    try:
+        return placement.get(path).json()
+    except (ks_exc.ClientException, ValueError) as err:
+        LOG.warning('Placement could not tell %s (%s): the data model\'s '
+                    'figures stand', what, err)
+        return None

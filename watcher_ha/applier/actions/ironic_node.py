@@ -3,7 +3,6 @@ through a client whose every request that may change something passes
 the action's fence first, requests on the node, reading it, asking for a
 power state and waiting for it, and what Ironic said when it refused."""
 
-import json
 from urllib import parse
 
 from keystoneauth1 import exceptions as ks_exc
@@ -12,6 +11,7 @@ import tenacity
 
 from watcher_ha.applier.actions import base
 from watcher_ha.cloud import clients
+from watcher_ha.cloud import ironic
 
 CONF = cfg.CONF
 
@@ -80,8 +80,8 @@ class IronicNode:
         if response.status_code == 404:
             raise base.ActionError(self.unknown_node())
         if response.status_code != 200:
-            raise base.ActionError('Ironic could not show %s: %s'
-                                   % (self.described_node(), said(response)))
+            raise base.ActionError('Ironic could not show %s: %s' % (
+                self.described_node(), ironic.said(response)))
         return response.json()
 
     # Asking for a power state, and waiting for it.
@@ -95,7 +95,8 @@ class IronicNode:
 
     def refused_power(self, target, response):
         """What to say when Ironic refused the power request for good."""
-        return 'Ironic refused to %s: %s' % (self.doing(), said(response))
+        return 'Ironic refused to %s: %s' % (self.doing(),
+                                             ironic.said(response))
 
     def power_step(self, target, before_request=None):
         """One look at the node, with a request for power state ``target``
@@ -120,7 +121,7 @@ class IronicNode:
             self._requested, self._refused = True, None
         elif response.status_code == 409:
             # NodeLocked: another operation holds the node; ask again.
-            self._refused = said(response)
+            self._refused = ironic.said(response)
         elif response.status_code == 404:
             raise base.ActionError(self.unknown_node())
         else:
@@ -169,23 +170,3 @@ def power_state_of(node):
     return 'power state %s, target %s, last error %s, reservation %s' % (
         node.get('power_state'), node.get('target_power_state'),
         node.get('last_error'), node.get('reservation'))
-
-
-def said(response):
-    """What Ironic said in an error response (the faultstring of the JSON
-    document its error_message holds), and the status."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = body.get('error_message') if isinstance(body, dict) else None
-    if isinstance(message, str):
-        try:
-            message = json.loads(message)
-        except ValueError:
-            pass
-    if isinstance(message, dict):
-        message = message.get('faultstring')
-    if not (isinstance(message, str) and message):
-        message = response.text.strip() or response.reason
-    return '%s (HTTP %s)' % (message, response.status_code)

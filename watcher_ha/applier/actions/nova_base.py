@@ -7,6 +7,7 @@ from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
+from watcher_ha.common import holds
 from watcher_ha.cloud import clients
 from watcher_ha.cloud import compute_services
 
@@ -84,7 +85,7 @@ class ServerAction(NovaAction):
 
     @classmethod
     def resources(cls, input_parameters):
-        return {(base.SERVER, input_parameters['resource_id'])}
+        return {(holds.SERVER, input_parameters['resource_id'])}
 
     @property
     def uuid(self):
@@ -155,11 +156,11 @@ class ServerMove(NovaAction):
 
     @classmethod
     def resources(cls, input_parameters):
-        found = {(base.SERVER, input_parameters['resource_id'])}
+        found = {(holds.SERVER, input_parameters['resource_id'])}
         if cls.holds_source:
-            found.add((base.COMPUTE_NODE, input_parameters['source_node']))
+            found.add((holds.COMPUTE_NODE, input_parameters['source_node']))
         if input_parameters.get('destination_node'):
-            found.add((base.COMPUTE_NODE,
+            found.add((holds.COMPUTE_NODE,
                        input_parameters['destination_node']))
         return found
 

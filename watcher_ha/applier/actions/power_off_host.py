@@ -30,6 +30,7 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import ironic_node
+from watcher_ha.cloud import ironic
 
 CONF = cfg.CONF
 
@@ -83,7 +84,7 @@ class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
         return ('Ironic refused to power off node %s of host %s: %s; the '
                 'host must not be evacuated until it is off: power it off '
                 'by hand, then retry' % (self.node, self.host,
-                                         ironic_node.said(response)))
+                                         ironic.said(response)))
 
     def execute(self):
         node = self.poll(lambda: self.power_step(POWER_OFF))

@@ -36,6 +36,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from watcher_ha.applier.actions import base
+from watcher_ha.common import holds
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.cloud import clients
 
@@ -77,7 +78,7 @@ class VolumeMigrate(nova_base.NovaAction):
 
     @classmethod
     def resources(cls, input_parameters):
-        return {(base.VOLUME, input_parameters['resource_id'])}
+        return {(holds.VOLUME, input_parameters['resource_id'])}
 
     @property
     def uuid(self):

@@ -9,79 +9,45 @@ room is its inventory (less what Placement keeps reserved, times the
 allocation ratio) less what is allocated on it now.
 
 Both are read when the hosts are claimed, so they are as fresh as they
-can be; where Placement does not answer for a provider, the data model's
-figures from when the plan was made stand: the claim is an estimate, and
-Nova checks every evacuation against Placement itself.
+can be (applier/actions/claim_reserved_hosts.py reads Placement; the
+rules here take its answers); where Placement does not answer for a
+provider, the data model's figures from when the plan was made stand: the
+claim is an estimate, and Nova checks every evacuation against Placement
+itself.
 """
 
-from keystoneauth1 import exceptions as ks_exc
-from oslo_log import log
-
 from watcher_ha.common.instance_ha import packing
-from watcher_ha.decision_engine.model import elements
-
-LOG = log.getLogger(__name__)
+from watcher_ha.common import resources
 
 
-def _read(placement, path, what):
-    """Placement's JSON at ``path``, or None (logged) when it cannot
-    say."""
-    try:
-        return placement.get(path).json()
-    except (ks_exc.ClientException, ValueError) as err:
-        LOG.warning('Placement could not tell %s (%s): the data model\'s '
-                    'figures stand', what, err)
-        return None
-
-
-def server_sizes(placement, provider, sizes):
+def server_sizes(allocations, sizes):
     """``sizes`` ({server uuid: packing.Size}, the flavors' as the model
-    knows them), each replaced by what the server holds on ``provider``
-    (the failed host's resource provider) in Placement."""
-    found = _read(placement, '/resource_providers/%s/allocations'
-                  % provider, 'what the servers of provider %s hold'
-                  % provider)
-    if found is None:
+    knows them), each replaced by what the server holds in
+    ``allocations``: Placement's answer to ``GET /resource_providers/
+    {failed host's provider}/allocations``, None where it gave none."""
+    if allocations is None:
         return dict(sizes)
-    held = found.get('allocations') or {}
+    held = allocations.get('allocations') or {}
     return {uuid: _size(held[uuid].get('resources') or {})
             if uuid in held else size
             for uuid, size in sizes.items()}
 
 
-def _size(resources):
+def _size(amounts):
     # A class the allocation does not hold is none of it (a server
     # booted from a volume without ephemeral disk holds no DISK_GB).
     return packing.Size(**{
-        resource: resources.get(cls, 0)
-        for cls, resource in elements.RESOURCE_CLASSES.items()})
+        resource: amounts.get(cls, 0)
+        for cls, resource in resources.RESOURCE_CLASSES.items()})
 
 
-def free_room(placement, providers, room):
-    """``room`` ({host: {resource: free amount}}, as the model knew it),
-    each host whose resource provider ``providers`` names ({host:
-    uuid}) read again from Placement's inventory and usages."""
-    fresh = {}
-    for host, free in room.items():
-        provider = providers.get(host)
-        if provider is None:
-            fresh[host] = dict(free)
-            continue
-        path = '/resource_providers/%s/' % provider
-        what = 'the room on %s (provider %s)' % (host, provider)
-        inventory = _read(placement, path + 'inventories', what)
-        usages = inventory and _read(placement, path + 'usages', what)
-        if not usages:
-            fresh[host] = dict(free)
-            continue
-        fresh[host] = _free(inventory.get('inventories') or {},
-                            usages.get('usages') or {})
-    return fresh
-
-
-def _free(inventories, usages):
+def free_room(inventories, usages):
+    """{resource: free amount} of a provider, from Placement's answers to
+    ``GET .../inventories`` and ``GET .../usages``."""
+    inventories = inventories.get('inventories') or {}
+    usages = usages.get('usages') or {}
     free = {}
-    for cls, resource in elements.RESOURCE_CLASSES.items():
+    for cls, resource in resources.RESOURCE_CLASSES.items():
         item = inventories.get(cls)
         if item is None:
             # Placement has none of it on the provider: no room.

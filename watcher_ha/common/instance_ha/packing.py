@@ -11,7 +11,9 @@ for what it asked before.
 
 import dataclasses
 
-RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+from watcher_ha.common import resources
+
+RESOURCES = resources.RESOURCES
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,11 +29,14 @@ def run_migrations_online():
     if connection is not None:
         _run(connection)
         return
-    from watcher_ha.service import service
+    # Run by the plain alembic command: only [database] is needed.
+    import watcher_ha.conf  # noqa: F401  (registers our options)
     config_file = os.environ.get('WATCHER_HA_CONFIG_FILE')
-    service.prepare_service(
-        ['--config-file', config_file] if config_file else [],
-        program='alembic', conf=cfg.CONF)
+    cfg.CONF(['--config-file', config_file] if config_file else [],
+             project='watcher-ha', prog='alembic')
+    # The embedded SQLite database lives there.
+    os.makedirs(cfg.CONF.state_path, exist_ok=True)
+    engine.configure(cfg.CONF)
     with engine.get_engine().connect() as connection:
         _run(connection)
 

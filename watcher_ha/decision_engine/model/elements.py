@@ -20,11 +20,6 @@ def utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-# Placement's resource classes, and the names a node's amounts of each
-# have here.
-RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
-                    'DISK_GB': 'disk_gb'}
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ComputeNode:

@@ -42,8 +42,8 @@ import dataclasses
 from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 
-from watcher_ha.applier.actions import ironic_node
 from watcher_ha.cloud import clients
+from watcher_ha.cloud import ironic
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import watched_hosts
 from watcher_ha.decision_engine.strategy import base
@@ -245,11 +245,11 @@ def read_nodes(conf=CONF):
     if reason:
         raise base.StrategyError('saving_energy reads the compute hosts\' '
                                  'power from Ironic: %s' % reason)
-    ironic = clients.ironic(conf)
+    ironic_api = clients.ironic(conf)
     params = {'fields': ','.join(NODE_FIELDS), 'limit': PAGE}
     found = []
     while True:
-        body = _get(ironic, '/v1/nodes', 'list the bare metal nodes',
+        body = _get(ironic_api, '/v1/nodes', 'list the bare metal nodes',
                     'Ironic', params=params)
         page = body.get('nodes') or []
         found.extend(_node(item) for item in page)
@@ -297,5 +297,5 @@ def _get(adapter, path, doing, service, **kwargs):
     response = _request(adapter, path, doing, service, **kwargs)
     if response.status_code != 200:
         raise base.StrategyError('saving_energy could not %s: %s'
-                                 % (doing, ironic_node.said(response)))
+                                 % (doing, ironic.said(response)))
     return response.json()

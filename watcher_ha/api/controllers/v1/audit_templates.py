@@ -9,10 +9,10 @@ from watcher_ha.api import validation
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.controllers.v1 import references
 from watcher_ha.api.schemas import audit_templates as schema
+from watcher_ha.common import audit_scope
 from watcher_ha.common import exception
 from watcher_ha.common import parameters
 from watcher_ha.db import audit_templates as db
-from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.policies import audit_template as template_policy
 from watcher_ha.policies import policy
 

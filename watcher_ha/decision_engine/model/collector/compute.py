@@ -20,6 +20,7 @@ from novaclient.v2 import hypervisors as hypervisors_mod
 from oslo_config import cfg
 from oslo_log import log
 
+from watcher_ha.common import resources
 from watcher_ha.cloud import clients
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import nova_events
@@ -191,7 +192,7 @@ class ComputeCollector(base.Collector):
         zone, aggregates = zones.get(host, (None, frozenset()))
         held = {}
         if counted is not None:
-            for resource_class, resource in elements.RESOURCE_CLASSES.items():
+            for resource_class, resource in resources.RESOURCE_CLASSES.items():
                 held[resource + '_held'] = max(
                     0, usages.get(resource_class, 0)
                     - counted(host, resource))
