@@ -29,7 +29,7 @@ from watcher_ha.common import context as watcher_context
 from watcher_ha.db import engine
 from watcher_ha.db import failover_segments
 from watcher_ha.db import models
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.db import reserved_hosts
 
 NOTIFICATION = '5b1f3c55-0000-4000-8000-00000000c1a1'
@@ -271,6 +271,6 @@ def test_a_host_given_back_leaves_what_it_joined_and_only_that(zoned,
     assert service.status == 'disabled'
     assert passed
     hosts = {h['name']: h for h in failover_segments.list_hosts(
-        context, segment, pages.Paging(), {})}
+        context, segment, query.Paging(), {})}
     assert (hosts['reserved-1']['reserved'],
             hosts['reserved-1']['claimed_by']) == (True, None)

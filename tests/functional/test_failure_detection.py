@@ -14,7 +14,7 @@ from watcher_ha.common import context
 from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.instance_ha import recoveries
@@ -60,7 +60,7 @@ def test_a_host_silent_in_nova_is_reported(tmp_path, db, nova_conf):  # noqa: F8
             detector.look()
     finally:
         CONF.clear_override('nova_detection_delay', group='instance_ha')
-    [row] = host_notifications.list_notifications(ctx, pages.Paging(), {})
+    [row] = host_notifications.list_notifications(ctx, query.Paging(), {})
     assert row['payload']['host_status'] == 'UNKNOWN'
     assert kicked == [row['uuid']]
     recoveries.Recoveries('engine-1', threading.Event(), None).take(

@@ -14,7 +14,7 @@ from watcher_ha.applier.actions import restart_server
 from watcher_ha.applier.actions import set_host_maintenance
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import failover_segments
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.simulator import scenario
 
 ACTIVE, STOPPED, PAUSED, PLAIN = 'ha-active', 'ha-stopped', 'ha-paused', \
@@ -130,7 +130,7 @@ def test_the_host_goes_on_maintenance_in_its_segment(db):
          'source_node': 'compute-1'}, context=context,
         fence=lambda: passed.append(1)).execute()
     hosts = failover_segments.list_hosts(context, segment['uuid'],
-                                         pages.Paging(), {})
+                                         query.Paging(), {})
     assert {h['name']: h['on_maintenance'] for h in hosts} == {
         'compute-1': True, 'compute-2': False}
     assert passed == [1]

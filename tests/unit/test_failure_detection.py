@@ -13,7 +13,7 @@ from watcher_ha.common import exception as common_exception
 from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.instance_ha import recoveries
@@ -99,12 +99,12 @@ def segment(*hosts, name='rack-1', enabled=True):
 
 def reports(host=None):
     rows = host_notifications.list_notifications(
-        context.admin_context(), pages.Paging(), {})
+        context.admin_context(), query.Paging(), {})
     hosts = {h['uuid']: h['name']
              for s in failover_segments.list_segments(
-                 context.admin_context(), pages.Paging(), {})
+                 context.admin_context(), query.Paging(), {})
              for h in failover_segments.list_hosts(
-                 context.admin_context(), s['uuid'], pages.Paging(), {})}
+                 context.admin_context(), s['uuid'], query.Paging(), {})}
     return [dict(row, host=hosts.get(row['source_host_uuid']))
             for row in rows
             if host is None or hosts.get(row['source_host_uuid']) == host]
@@ -179,7 +179,7 @@ def test_hosts_nobody_would_recover_are_not_reported(db, options, why):
     model = compute_model('c1', 'nowhere', up=['c2', 'c3'])
     if why == 'maintenance':
         [host] = [h for h in failover_segments.list_hosts(
-            context.admin_context(), made['uuid'], pages.Paging(), {})
+            context.admin_context(), made['uuid'], query.Paging(), {})
             if h['name'] == 'c1']
         failover_segments.update_host(context.admin_context(),
                                       made['uuid'], host['uuid'],

@@ -127,6 +127,10 @@ class Paging:
     sort_key: str
     sort_dir: str
 
+    @property
+    def sort(self):
+        return ((self.sort_key, self.sort_dir),)
+
     def next_args(self):
         return {'sort_key': self.sort_key, 'sort_dir': self.sort_dir}
 

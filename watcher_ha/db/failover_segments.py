@@ -17,12 +17,29 @@ from watcher_ha.common.instance_ha import exception
 from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import engine
 from watcher_ha.db import models
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.db import transitions
 
 Segment = models.FailoverSegment
 Host = models.SegmentHost
 Notification = models.HostNotification
+
+
+SEGMENT_VIEW = query.View(
+    model=Segment, not_found=exception.SegmentNotFound,
+    not_found_arg='segment', internal=query.INSTANCE_HA_INTERNAL,
+    filters=query.equality_filters(
+        Segment, ('recovery_method', 'service_type', 'enabled')),
+    marker_lookup=('id',), marker_not_found=exception.MarkerNotFound,
+    invalid_sort_key=exception.InvalidSortKey)
+HOST_VIEW = query.View(
+    model=Host, not_found=exception.HostNotFound, not_found_arg='host',
+    internal=query.INSTANCE_HA_INTERNAL,
+    filters=query.equality_filters(
+        Host, ('failover_segment_id', 'type', 'control_attributes', 'name',
+               'reserved', 'on_maintenance')),
+    marker_lookup=('id',), marker_not_found=exception.MarkerNotFound,
+    invalid_sort_key=exception.InvalidSortKey)
 
 
 def _host_view(host, segment):
@@ -35,11 +52,7 @@ def _host_view(host, segment):
 
 def list_segments(context, paging, filters):
     """``filters``: column name -> value, each compared for equality."""
-    with engine.reader.using(context) as session:
-        rows = pages.page(session, Segment, paging, *[
-            pages.column(Segment, name) == value
-            for name, value in filters.items()])
-        return [models.as_dict(row) for row in rows]
+    return query.list_rows(context, SEGMENT_VIEW, paging, filters)
 
 
 def _segment(session, uuid, lock=False):
@@ -133,13 +146,10 @@ def _segment_of_host(session, segment_uuid, host_uuid, lock=False):
 
 
 def list_hosts(context, segment_uuid, paging, filters):
-    with engine.reader.using(context) as session:
-        segment = _segment(session, segment_uuid)
-        rows = pages.page(session, Host, paging,
-                          Host.failover_segment_id == segment.id, *[
-                              pages.column(Host, name) == value
-                              for name, value in filters.items()])
-        return [_host_view(row, segment) for row in rows]
+    segment = get_segment(context, segment_uuid)
+    rows = query.list_rows(context, HOST_VIEW, paging, dict(
+        filters, failover_segment_id=segment['id']))
+    return [dict(row, failover_segment=segment) for row in rows]
 
 
 def get_host(context, segment_uuid, host_uuid):

@@ -17,7 +17,7 @@ from watcher_ha.common.instance_ha import exception
 from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import engine
 from watcher_ha.db import models
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.db import transitions
 
 Segment = models.FailoverSegment
@@ -30,15 +30,27 @@ ON_MAINTENANCE = ('The host is on maintenance: the notification is '
                   'once the host is repaired.')
 
 
+NOTIFICATION_VIEW = query.View(
+    model=Notification, not_found=exception.NotificationNotFound,
+    not_found_arg='notification', internal=query.INSTANCE_HA_INTERNAL,
+    filters=dict(
+        query.equality_filters(
+            Notification, ('status', 'source_host_uuid', 'type')),
+        generated_since=lambda value: Notification.generated_time >= value),
+    marker_lookup=('id',), marker_not_found=exception.MarkerNotFound,
+    invalid_sort_key=exception.InvalidSortKey, attribute_keys=True)
+VMOVE_VIEW = query.View(
+    model=VMove, not_found=exception.VMoveNotFound, not_found_arg='vmove',
+    internal=query.INSTANCE_HA_INTERNAL,
+    filters=query.equality_filters(
+        VMove, ('notification_uuid', 'status', 'type')),
+    marker_lookup=('id',), marker_not_found=exception.MarkerNotFound,
+    invalid_sort_key=exception.InvalidSortKey)
+
+
 def list_notifications(context, paging, filters, generated_since=None):
-    where = [pages.column(Notification, name) == value
-             for name, value in filters.items()]
-    if generated_since is not None:
-        where.append(Notification.generated_time >= generated_since)
-    with engine.reader.using(context) as session:
-        return [models.as_dict(row)
-                for row in pages.page(session, Notification, paging,
-                                      *where)]
+    return query.list_rows(context, NOTIFICATION_VIEW, paging, dict(
+        filters, generated_since=generated_since))
 
 
 def _notification(session, uuid):
@@ -138,11 +150,8 @@ def _moves_of(session, notification_uuid):
 def list_vmoves(context, notification_uuid, paging, filters):
     with engine.reader.using(context) as session:
         _moves_of(session, notification_uuid)
-        rows = pages.page(session, VMove, paging,
-                          VMove.notification_uuid == notification_uuid, *[
-                              pages.column(VMove, name) == value
-                              for name, value in filters.items()])
-        return [models.as_dict(row) for row in rows]
+    return query.list_rows(context, VMOVE_VIEW, paging, dict(
+        filters, notification_uuid=notification_uuid))
 
 
 def get_vmove(context, notification_uuid, vmove_uuid):

@@ -1,4 +1,7 @@
-"""Reading resources: one ``View`` per API resource, one way to page.
+"""Reading resources: one ``View`` per API resource, one way to page,
+for the Watcher API (a sort key, a UUID marker) and the instance-ha API
+(Masakari's several sort keys, each with its direction, and the integer
+``id`` of the last row seen as marker) alike.
 
 A view is what the API shows of a table: its columns plus the UUIDs and
 names of the rows it refers to, fetched in one statement so that a page of
@@ -24,6 +27,11 @@ from watcher_ha.db import engine
 # planned_by are not in the API at all).
 INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by',
                       'webhook_triggered_at', 'request_id'))
+# Those of instance HA's tables: which daemon owns a row, a recovery's
+# audit and attempts, a reserved host's holder.
+INSTANCE_HA_INTERNAL = frozenset((
+    'version', 'claimed_by', 'claimed_at', 'hostname', 'recovery_audit_uuid',
+    'attempts'))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +42,17 @@ class Reference:
     # {label in the result: column of the referenced table}
     columns: dict
     optional: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Paging:
+    """What page of a list to read: ``sort``, (column, 'asc' or 'desc')
+    pairs, the first deciding; at most ``limit`` rows (None: all); after
+    the row ``marker`` names. The API's own paging objects offer the same
+    three attributes."""
+    sort: tuple = (('created_at', 'desc'),)
+    limit: int | None = None
+    marker: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -49,6 +68,28 @@ class View:
     # Query filter name -> function(bound parameter) returning a WHERE
     # clause on the viewed table's own columns.
     filters: dict = dataclasses.field(default_factory=dict)
+    # Columns the API does not show, and may not sort by.
+    internal: frozenset = INTERNAL
+    # How a marker names its row ('uuid', 'name', 'id'; None: as a path
+    # identifier), and the error of one that names none (None: the
+    # view's 404).
+    marker_lookup: tuple | None = None
+    marker_not_found: type | None = None
+    # The error of a sort key the view does not offer (None: the caller
+    # checked the keys).
+    invalid_sort_key: type | None = None
+    # Rows keyed by the model's attribute names, where a column's name
+    # differs (Masakari's column names kept under the names every row
+    # with a life cycle has here); otherwise by column names.
+    attribute_keys: bool = False
+
+    def result(self, row):
+        """``row`` (a result row) as the dict the view returns."""
+        found = dict(row._mapping)
+        if not self.attribute_keys:
+            return found
+        return {_attribute_names(self.model).get(key, key): value
+                for key, value in found.items()}
 
     def rows(self, archived_too=False):
         """SELECT of the table's own rows, archived ones left out."""
@@ -73,19 +114,44 @@ class View:
         """Columns a list may be sorted by: scalar ones the API shows."""
         return frozenset(
             c.name for c in self.model.__table__.columns
-            if not isinstance(c.type, sa.JSON) and c.name not in INTERNAL)
+            if not isinstance(c.type, sa.JSON)
+            and c.name not in self.internal)
 
-    def ident_kind(self, ident):
+    def ident_kind(self, ident, lookup=None):
         """How ``ident`` names a row: 'uuid', 'id', 'name' or None."""
-        if 'uuid' in self.lookup and uuidutils.is_uuid_like(ident):
+        lookup = lookup or self.lookup
+        if 'uuid' in lookup and uuidutils.is_uuid_like(ident):
             return 'uuid'
         # ASCII digits only: str.isdigit() accepts '¹', which int() refuses.
-        if ('id' in self.lookup and ident.isascii() and ident.isdigit()
+        if ('id' in lookup and ident.isascii() and ident.isdigit()
                 and len(ident) < 19):
             return 'id'
-        if 'name' in self.lookup:
+        if 'name' in lookup:
             return 'name'
         return None
+
+
+_ATTRIBUTES = {}
+
+
+def _attribute_names(model):
+    names = _ATTRIBUTES.get(model)
+    if names is None:
+        names = _ATTRIBUTES[model] = {
+            attr.columns[0].name: attr.key
+            for attr in sa.inspect(model).column_attrs}
+    return names
+
+
+def equal_to(column):
+    """Filter: the column equals the value given."""
+    return lambda value: column == value
+
+
+def equality_filters(model, names):
+    """{name: filter} comparing each column ``names`` lists for
+    equality."""
+    return {name: equal_to(model.__table__.c[name]) for name in names}
 
 
 def refers_to(foreign_key, model):
@@ -134,7 +200,7 @@ def get_row(context, view, ident, archived_too=False):
         row = conn.execute(stmt, {'ident': _ident_value(kind, ident)}).first()
     if row is None:
         raise view.not_found(**{view.not_found_arg: ident})
-    return dict(row._mapping)
+    return view.result(row)
 
 
 def _marker_shape(sort_keys, marker):
@@ -167,18 +233,19 @@ def _same(column, is_null, value):
     return column.is_(None) if is_null else column == value
 
 
-def _after_marker(columns, descending, shape):
-    """Keyset condition: after the marker in (k1, k2, ...) order."""
+def _after_marker(columns, directions, shape):
+    """Keyset condition: after the marker in (k1, k2, ...) order, each
+    key in its own direction (True: descending)."""
     values = [sa.bindparam('marker_%d' % i) for i in range(len(columns))]
     alternatives = []
     for i, column in enumerate(columns):
         ties = [_same(columns[j], shape[j], values[j]) for j in range(i)]
         alternatives.append(sa.and_(
-            *ties, _after(column, descending, shape[i], values[i])))
+            *ties, _after(column, directions[i], shape[i], values[i])))
     return sa.or_(*alternatives)
 
 
-def _list_statement(view, filter_names, sort_keys, descending, limit,
+def _list_statement(view, filter_names, sort_keys, directions, limit,
                     shape):
     def build():
         stmt = view.rows()
@@ -187,37 +254,54 @@ def _list_statement(view, filter_names, sort_keys, descending, limit,
                 sa.bindparam('filter_' + name)))
         columns = [view.model.__table__.c[key] for key in sort_keys]
         if shape is not None:
-            stmt = stmt.where(_after_marker(columns, descending, shape))
-        for column in columns:
+            stmt = stmt.where(_after_marker(columns, directions, shape))
+        for column, descending in zip(columns, directions, strict=True):
             stmt = stmt.order_by(*_ordering(column, descending))
         page = stmt.limit(limit).subquery('page')
         return view.shown(page).order_by(*[
-            term for key in sort_keys
+            term for key, descending in zip(sort_keys, directions, strict=True)
             for term in _ordering(page.c[key], descending)])
 
-    return _cached(('list', view, filter_names, sort_keys, descending,
+    return _cached(('list', view, filter_names, sort_keys, directions,
                     limit, shape), build)
 
 
 def _marker_row(conn, view, ident):
-    kind = view.ident_kind(ident)
+    kind = view.ident_kind(ident, view.marker_lookup)
     row = None
     if kind is not None:
         stmt = _cached(('marker', view, kind), lambda: view.rows().where(
             getattr(view.model, kind) == sa.bindparam('ident')))
         row = conn.execute(stmt, {'ident': _ident_value(kind, ident)}).first()
     if row is None:
+        if view.marker_not_found is not None:
+            raise view.marker_not_found(marker=ident)
         raise view.not_found(**{view.not_found_arg: ident})
     return row._mapping
 
 
+def _sort(view, paging):
+    """(sort keys, directions) of ``paging``, with ``id`` last so that
+    rows that tie on the others keep one order from page to page."""
+    sort = tuple(paging.sort)
+    if view.invalid_sort_key is not None:
+        allowed = view.sort_keys()
+        for key, _ in sort:
+            if key not in allowed:
+                raise view.invalid_sort_key(key=key)
+    if 'id' not in (key for key, _ in sort):
+        sort += (('id', sort[-1][1] if sort else 'desc'),)
+    return (tuple(key for key, _ in sort),
+            tuple(direction == 'desc' for _, direction in sort))
+
+
 def list_rows(context, view, paging, filters=None):
-    """A page of visible rows, as dicts, after ``paging.marker``."""
+    """A page of visible rows, as dicts, after ``paging.marker``;
+    ``filters``: {name of one of the view's filters: value} (None
+    values are no filter)."""
     active = {name: value for name, value in (filters or {}).items()
               if value is not None}
-    sort_keys = (paging.sort_key,)
-    if paging.sort_key != 'id':
-        sort_keys += ('id',)
+    sort_keys, directions = _sort(view, paging)
     params = {'filter_' + name: value for name, value in active.items()}
     # Reads use a plain connection: an ORM session's bookkeeping costs
     # more than the query itself on a page of 50 rows.
@@ -228,6 +312,6 @@ def list_rows(context, view, paging, filters=None):
             params.update(('marker_%d' % i, marker[key])
                           for i, key in enumerate(sort_keys))
         stmt = _list_statement(view, tuple(sorted(active)), sort_keys,
-                               paging.sort_dir == 'desc', paging.limit,
+                               directions, paging.limit,
                                _marker_shape(sort_keys, marker))
-        return [dict(row._mapping) for row in conn.execute(stmt, params)]
+        return [view.result(row) for row in conn.execute(stmt, params)]

@@ -10,7 +10,7 @@ from watcher_ha.common import context
 from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
@@ -69,7 +69,7 @@ def test_engines_racing_report_a_failure_once(migrated_engine):
             outcomes = race(lambda: next(looks)[0].look(), racers)
             assert outcomes == [None] * racers, outcomes
             rows = [row for row in host_notifications.list_notifications(
-                ctx, pages.Paging(), {}) if row['state'] == 'new']
+                ctx, query.Paging(), {}) if row['state'] == 'new']
             assert len(rows) == 1, (round_, rows)
             assert [uuid for _detector, kicked in engines
                     for uuid in kicked] == [rows[0]['uuid']]

@@ -11,7 +11,7 @@ from watcher_ha.common import context
 from watcher_ha.common.instance_ha import exception
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.db import reserved_hosts
 
 GENERATED = datetime.datetime(2026, 11, 24, 10, 0, 0)
@@ -132,12 +132,12 @@ def test_unused_claims_go_back_to_the_pool(migrated_engine):
     assert reserved_hosts.claim(ctx, segment['uuid'], 'recovery',
                                 lambda held, free: free) == ['r1', 'r2']
     hosts = {h['name']: h for h in failover_segments.list_hosts(
-        ctx, segment['uuid'], pages.Paging(), {})}
+        ctx, segment['uuid'], query.Paging(), {})}
     assert not hosts['r1']['reserved'] and not hosts['r2']['reserved']
     assert reserved_hosts.release(ctx, 'recovery', ['r2']) == 1
     assert reserved_hosts.settle(ctx, 'recovery') == 1
     hosts = {h['name']: h for h in failover_segments.list_hosts(
-        ctx, segment['uuid'], pages.Paging(), {})}
+        ctx, segment['uuid'], query.Paging(), {})}
     assert (hosts['r1']['reserved'], hosts['r1']['claimed_by']) == (
         False, None)
     assert (hosts['r2']['reserved'], hosts['r2']['claimed_by']) == (
@@ -153,7 +153,7 @@ def test_an_operator_returns_a_host_a_failed_recovery_kept(migrated_engine):
     assert reserved_hosts.claim(ctx, segment['uuid'], 'failed-recovery',
                                 _first_free) == ['r1']
     [host] = [h for h in failover_segments.list_hosts(
-        ctx, segment['uuid'], pages.Paging(), {}) if h['name'] == 'r1']
+        ctx, segment['uuid'], query.Paging(), {}) if h['name'] == 'r1']
     failover_segments.update_host(ctx, segment['uuid'], host['uuid'],
                                   {'reserved': True})
     assert reserved_hosts.claim(ctx, segment['uuid'], 'next',

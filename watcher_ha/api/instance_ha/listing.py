@@ -7,7 +7,7 @@ from oslo_utils import timeutils
 
 from watcher_ha.common import exception
 from watcher_ha.common.instance_ha import exception as ha_exception
-from watcher_ha.db import pages
+from watcher_ha.db import query
 
 CONF = cfg.CONF
 
@@ -28,7 +28,7 @@ def paging(params):
     sort_dirs = sort_dirs[:len(sort_keys)]
     sort_dirs += (sort_dirs[-1:] or ('desc',)) * (len(sort_keys)
                                                   - len(sort_dirs))
-    return pages.Paging(sort_keys=sort_keys, sort_dirs=sort_dirs,
+    return query.Paging(sort=tuple(zip(sort_keys, sort_dirs, strict=True)),
                         limit=_limit(params.get('limit')),
                         marker=params.get('marker'))
 

@@ -40,6 +40,11 @@ class InvalidListInput(exception.Invalid):
     msg_fmt = 'Invalid input received: %(reason)s'
 
 
+class InvalidSortKey(InvalidListInput):
+    # Masakari's message is the repr of oslo.db's InvalidSortKey.
+    msg_fmt = "InvalidSortKey('Sort key supplied is invalid: %(key)s')"
+
+
 class UnknownHostName(exception.Invalid):
     """A notification names a host that no segment has."""
     error_code = 'unknown_segment_host_name'

@@ -28,7 +28,7 @@ from watcher_ha.common.instance_ha import failures
 from watcher_ha.common.instance_ha import packing
 from watcher_ha.db import failover_segments
 from watcher_ha.db import models
-from watcher_ha.db import pages
+from watcher_ha.db import query
 from watcher_ha.db import vmoves
 from watcher_ha.decision_engine.strategy import base
 
@@ -187,7 +187,7 @@ class HostRecovery(base.Strategy):
         earlier attempt of this recovery claimed) can hold now, as the
         model knows it: its capacity less what it hosts."""
         hosts = failover_segments.list_hosts(
-            watcher_context.admin_context(), segment_uuid, pages.Paging(),
+            watcher_context.admin_context(), segment_uuid, query.Paging(),
             {})
         capacity = {}
         for host in hosts:
