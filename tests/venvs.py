@@ -58,3 +58,19 @@ def _made(venv, packages, module):
         return None, '%s does not import in %s (log: %s)' % (
             module, venv, log_path)
     return python, None
+
+
+def required(made, what):
+    """The python of ``made`` (what python() returned) for a test that
+    needs ``what``: the test fails without it under CI=true, and is
+    skipped otherwise."""
+    import pytest
+
+    from tests import servers
+    python, why = made
+    if python is None:
+        message = 'no %s virtualenv: %s' % (what, why)
+        if servers.in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return python

@@ -10,6 +10,7 @@ import os
 import sqlalchemy as sa
 
 from watcher_ha.common import exception
+from watcher_ha.db import engine
 
 
 class CannotImport(exception.WatcherHAError):
@@ -31,6 +32,26 @@ class DryRun(Exception):
     def __init__(self, tallies):
         super().__init__()
         self.tallies = tallies
+
+
+def write(context, tables, copy, dry_run):
+    """Run ``copy(session, tallies)`` in one transaction of ours and
+    return the tallies, {table: Tally} for ``tables``; with ``dry_run``,
+    roll it back and return what it would have written."""
+    try:
+        return _write(context, tables, copy, dry_run)
+    except DryRun as rolled_back:
+        return rolled_back.tallies
+
+
+@engine.retry_on_deadlock
+def _write(context, tables, copy, dry_run):
+    tallies = {table: Tally() for table in tables}
+    with engine.writer.using(context) as session:
+        copy(session, tallies)
+        if dry_run:
+            raise DryRun(tallies)
+    return tallies
 
 
 class Source:

@@ -33,7 +33,6 @@ from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import catalog
 from watcher_ha.db import claims
-from watcher_ha.db import engine
 from watcher_ha.db import foreign_db
 from watcher_ha.db import models
 from watcher_ha.db import watcher17
@@ -84,20 +83,10 @@ def run(context, url, force=False, dry_run=False):
         source.close()
     # A freshly migrated database has no catalog until a daemon starts.
     catalog.sync(context)
-    try:
-        return _copy(context, rows, dry_run)
-    except foreign_db.DryRun as rolled_back:
-        return rolled_back.tallies
-
-
-@engine.retry_on_deadlock
-def _copy(context, rows, dry_run):
-    tallies = {table: foreign_db.Tally() for table in TABLES}
-    with engine.writer.using(context) as session:
-        _Copy(session, rows, tallies).all()
-        if dry_run:
-            raise foreign_db.DryRun(tallies)
-    return tallies
+    return foreign_db.write(
+        context, TABLES,
+        lambda session, tallies: _Copy(session, rows, tallies).all(),
+        dry_run)
 
 
 def _deleted(row):
