@@ -17,8 +17,11 @@ import requests
 import sqlalchemy as sa
 
 from tests import servers
+from tests import venvs
 from tests.benchmarks import watcher17
+from tests.functional import db_imports
 from tests.functional import fixtures
+from tests.functional.db_imports import Ours
 
 FILL = pathlib.Path(__file__).with_name('watcher17_fill.py')
 TABLES = ('audit_templates', 'audits', 'action_plans', 'actions',
@@ -40,12 +43,7 @@ def _watcher_python():
                                'PyMySQL'], capture_output=True, text=True)
         if done.returncode:
             python, why = None, 'pip install PyMySQL: %s' % done.stderr
-    if python is None:
-        message = 'no python-watcher 17.0.0 virtualenv: %s' % why
-        if servers.in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return python
+    return venvs.required((python, why), 'python-watcher 17.0.0')
 
 
 @pytest.fixture(scope='module')
@@ -112,50 +110,8 @@ def _watcher_rows(url):
     return found
 
 
-def _summary(output):
-    """{table: (copied, present, skipped)} from the command's table."""
-    counts = {}
-    for line in output.splitlines():
-        words = line.split()
-        if words and words[0] in TABLES:
-            counts[words[0]] = tuple(int(w) for w in words[1:4])
-    return counts
-
-
-def _import(config, url, *extra, check=True):
-    done = fixtures.run(fixtures.BIN + '/watcher-ha-db-manage',
-                        '--config-file', str(config), 'import-watcher',
-                        '--from', url, *extra, check=False)
-    if check and done.returncode:
-        pytest.fail('import-watcher exited %d:\n%s' % (
-            done.returncode, done.stderr[-3000:]), pytrace=False)
-    return done
-
-
-class Ours:
-    """A freshly migrated database of ours (no catalog yet) and the
-    configuration of our daemons on it."""
-
-    def __init__(self, tmp, kind):
-        if kind == 'sqlite':
-            self.url = 'sqlite:///%s/watcher_ha.sqlite' % tmp
-            self.drop = lambda: None
-        else:
-            self.url, self.drop = servers.create_database(kind)
-        self.port = fixtures.free_port()
-        self.config = fixtures.write_config(
-            tmp / 'watcher-ha.conf',
-            fixtures.base_config(tmp, self.url, self.port))
-        fixtures.db_manage(self.config, 'upgrade')
-
-    def count(self, table):
-        engine = sa.create_engine(self.url)
-        try:
-            with engine.connect() as conn:
-                return conn.execute(sa.text(
-                    'SELECT COUNT(*) FROM %s' % table)).scalar()
-        finally:
-            engine.dispose()
+def _summary_of(output):
+    return db_imports.summary(output, TABLES)
 
 
 def _list(api, collection):
@@ -293,10 +249,10 @@ def _check_archived(url, watcher):
 def test_import_brings_everything_over_once(watcher_db, tmp_path, kind):
     watcher = _watcher_rows(watcher_db)
     skipped = _skipped(watcher)
-    ours = Ours(tmp_path, kind)
+    ours = Ours(tmp_path, kind, 'import-watcher')
     try:
-        first = _import(ours.config, watcher_db).stdout
-        counts = _summary(first)
+        first = ours.import_(watcher_db).stdout
+        counts = _summary_of(first)
         for table in TABLES:
             left_out = len(skipped[table])
             assert counts[table] == (len(watcher[table]) - left_out, 0,
@@ -305,7 +261,7 @@ def test_import_brings_everything_over_once(watcher_db, tmp_path, kind):
         assert 'held by another started action plan here' in first
         assert 'deleted in Watcher' in first
 
-        again = _summary(_import(ours.config, watcher_db).stdout)
+        again = _summary_of(ours.import_(watcher_db).stdout)
         for table in TABLES:
             assert again[table] == (0, counts[table][0], counts[table][2]), (
                 table, again)
@@ -320,14 +276,9 @@ def test_import_brings_everything_over_once(watcher_db, tmp_path, kind):
 def test_not_a_watcher_database_writes_nothing(tmp_path):
     """Our own database given as the source: refused, with why, and the
     target is left as it was (not even the catalog synced)."""
-    ours = Ours(tmp_path, 'sqlite')
-    refused = _import(ours.config, ours.url, check=False)
-    assert refused.returncode != 0
-    assert 'not a Watcher 17 database' in refused.stderr, refused.stderr
-    missing = _import(ours.config, 'sqlite:///%s/none.sqlite' % tmp_path,
-                      check=False)
-    assert 'no such file' in missing.stderr
-    assert not (tmp_path / 'none.sqlite').exists()
+    ours = Ours(tmp_path, 'sqlite', 'import-watcher')
+    db_imports.check_refuses_other_databases(ours, tmp_path,
+                                             'not a Watcher 17 database')
     for table in ('goals',) + TABLES:
         assert ours.count(table) == 0
 
@@ -336,23 +287,23 @@ def test_refused_while_watcher_daemons_run(watcher_db, tmp_path):
     """A decision engine that beat a moment ago would go on with the
     audits the import hands to ours: refused unless --force; --dry-run
     tells what would be copied and writes nothing."""
-    ours = Ours(tmp_path, 'sqlite')
+    ours = Ours(tmp_path, 'sqlite', 'import-watcher')
     watcher = sa.create_engine(watcher_db)
     with watcher.begin() as conn:
         conn.execute(sa.text(
             "UPDATE services SET last_seen_up = UTC_TIMESTAMP() "
             "WHERE name = 'watcher-decision-engine'"))
     try:
-        refused = _import(ours.config, watcher_db, check=False)
+        refused = ours.import_(watcher_db, check=False)
         assert refused.returncode != 0
         assert ('watcher-decision-engine on controller-1'
                 in refused.stderr), refused.stderr
-        dry = _import(ours.config, watcher_db, '--dry-run').stdout
+        dry = ours.import_(watcher_db, '--dry-run').stdout
         assert 'Dry run: nothing was written.' in dry
-        would = _summary(dry)['audits'][0]
+        would = _summary_of(dry)['audits'][0]
         assert would > 0
         assert ours.count('audits') == 0
-        forced = _summary(_import(ours.config, watcher_db, '--force').stdout)
+        forced = _summary_of(ours.import_(watcher_db, '--force').stdout)
         assert forced['audits'][0] == would == ours.count('audits')
     finally:
         with watcher.begin() as conn:
@@ -366,14 +317,14 @@ def test_a_failure_midway_copies_nothing(watcher_db, tmp_path):
     """The last table's insert fails (the database refuses it): the
     templates, audits, plans and actions written before it are rolled
     back with it."""
-    ours = Ours(tmp_path, 'sqlite')
+    ours = Ours(tmp_path, 'sqlite', 'import-watcher')
     engine = sa.create_engine(ours.url)
     with engine.begin() as conn:
         conn.execute(sa.text(
             'CREATE TRIGGER refuse BEFORE INSERT ON efficacy_indicators '
             "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"))
     engine.dispose()
-    failed = _import(ours.config, watcher_db, check=False)
+    failed = ours.import_(watcher_db, check=False)
     assert failed.returncode != 0
     assert 'The import failed, and copied nothing' in failed.stderr
     assert 'refused by the test' in failed.stderr

@@ -22,6 +22,7 @@ import requests
 from keystoneauth1 import loading as ks_loading
 
 from tests import servers
+from tests import venvs
 from tests.benchmarks import watcher17
 from tests.functional import cloud
 from tests.functional import fixtures
@@ -49,13 +50,7 @@ DEPRECATED_NAME = re.compile(r'^# Deprecated group/name - \[([^\]]+)\]/(\S+)$')
 
 
 def _watcher_python():
-    python, why = watcher17.python()
-    if python is None:
-        message = 'no python-watcher 17.0.0 virtualenv: %s' % why
-        if servers.in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return python
+    return venvs.required(watcher17.python(), 'python-watcher 17.0.0')
 
 
 def _generate(generator, namespaces, path):

@@ -1,5 +1,5 @@
 """watcher-ha-db-manage: upgrade, downgrade, version, purge, sync,
-import-watcher."""
+import-watcher, import-masakari."""
 
 import sys
 
@@ -8,9 +8,10 @@ from oslo_config import cfg
 from watcher_ha.common import context
 from watcher_ha.db import catalog
 from watcher_ha.db import engine as db_engine
+from watcher_ha.db import foreign_db
+from watcher_ha.db import masakari_import
 from watcher_ha.db import migration
 from watcher_ha.db import purge as db_purge
-from watcher_ha.db import watcher17
 from watcher_ha.db import watcher_import
 from watcher_ha.service import service
 
@@ -61,17 +62,42 @@ def do_sync():
 def do_import_watcher():
     command = CONF.command
     service.check_schema()
+    tallies = _import(lambda: watcher_import.run(
+        context.admin_context(), command.from_url, force=command.force,
+        dry_run=command.dry_run))
+    _print_tallies(tallies, command.dry_run)
+
+
+def do_import_masakari():
+    command = CONF.command
+    service.check_schema()
+    tallies = _import(lambda: masakari_import.run(
+        context.admin_context(), command.from_url, dry_run=command.dry_run))
+    _print_tallies(tallies, command.dry_run)
+    left = [uuid for uuid, why in tallies['notifications'].skipped
+            if why.startswith('still ')]
+    if left:
+        print('%d notification(s) Masakari had not finished with were left '
+              'there (listed above): let its engine finish them and run the '
+              'import again to copy them as history; if it cannot, report '
+              'each failure that still stands to watcher-ha (openstack '
+              'notification create).' % len(left))
+
+
+def _import(run):
+    """The tallies of ``run()``, or exit saying why nothing was copied."""
     try:
-        tallies = watcher_import.run(
-            context.admin_context(), command.from_url, force=command.force,
-            dry_run=command.dry_run)
-    except (watcher17.NotWatcher17,
-            watcher_import.WatcherStillRunning) as err:
+        return run()
+    except (foreign_db.CannotImport, watcher_import.WatcherStillRunning,
+            masakari_import.Conflicts) as err:
         sys.exit(str(err))
     except db_engine.DB_ERRORS as err:
         # One transaction: whatever it wrote is rolled back.
         sys.exit('The import failed, and copied nothing: %s' % err)
-    print('%-20s %10s %8s %8s' % ('', 'would copy' if command.dry_run
+
+
+def _print_tallies(tallies, dry_run):
+    print('%-20s %10s %8s %8s' % ('', 'would copy' if dry_run
                                    else 'copied', 'present', 'skipped'))
     for table, tally in tallies.items():
         print('%-20s %10d %8d %8d' % (table, tally.copied, tally.present,
@@ -79,7 +105,7 @@ def do_import_watcher():
     for table, tally in tallies.items():
         for uuid, why in tally.skipped:
             print('skipped %s %s: %s' % (table[:-1], uuid, why))
-    if command.dry_run:
+    if dry_run:
         print('Dry run: nothing was written.')
 
 
@@ -124,16 +150,31 @@ def add_command_parsers(subparsers):
              'actions and efficacy indicators) from an OpenStack Watcher '
              '17 database; rows already here (same UUID) are left alone. '
              'See doc/source/migrating_from_watcher.rst.')
-    parser.add_argument('--from', dest='from_url', required=True,
-                        metavar='URL',
-                        help="The Watcher database's SQLAlchemy URL (its "
-                             "[database] connection); only read.")
+    _import_arguments(parser, 'Watcher')
     parser.add_argument('--force', action='store_true',
                         help="Import even though Watcher's services table "
                              "shows a decision engine or applier up.")
+    parser.set_defaults(func=do_import_watcher)
+
+    parser = subparsers.add_parser(
+        'import-masakari',
+        help='Copy failover segments and hosts (with their UUIDs), and the '
+             'notifications Masakari finished with (with their server '
+             'moves), from an OpenStack Masakari 22 database; refused, '
+             'copying nothing, if a segment or host is here with the same '
+             'UUID or name but other content. See '
+             'doc/source/migrating_from_masakari.rst.')
+    _import_arguments(parser, 'Masakari')
+    parser.set_defaults(func=do_import_masakari)
+
+
+def _import_arguments(parser, service):
+    parser.add_argument('--from', dest='from_url', required=True,
+                        metavar='URL',
+                        help="The %s database's SQLAlchemy URL (its "
+                             "[database] connection); only read." % service)
     parser.add_argument('--dry-run', action='store_true',
                         help='Report what would be copied, write nothing.')
-    parser.set_defaults(func=do_import_watcher)
 
 
 def _revision_arguments(parser):

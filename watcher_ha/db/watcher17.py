@@ -6,12 +6,10 @@ decision engines and appliers still run. Nothing here writes to it.
 """
 
 import dataclasses
-import json
-import os
 
 import sqlalchemy as sa
 
-from watcher_ha.common import exception
+from watcher_ha.db import foreign_db
 
 # The last migration of python-watcher 17.0.0 (its efficacy indicators'
 # ``data`` column and its audit templates' ``default_parameters`` came
@@ -40,8 +38,8 @@ DAEMONS = ('watcher-decision-engine', 'watcher-applier')
 SERVICE_DOWN_SECONDS = 90
 
 
-class NotWatcher17(exception.WatcherHAError):
-    msg_fmt = 'Cannot import from %(url)s: %(reason)s'
+class NotWatcher17(foreign_db.CannotImport):
+    pass
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,45 +49,16 @@ class Daemon:
     seen_seconds_ago: int
 
 
-class Source:
+class Source(foreign_db.Source):
     """A Watcher 17 database, opened read-only by convention."""
 
-    def __init__(self, url):
-        try:
-            parsed = sa.engine.make_url(url)
-        except sa.exc.ArgumentError as err:
-            raise NotWatcher17(url=url, reason='not a database URL (%s)'
-                               % err)
-        self.label = parsed.render_as_string(hide_password=True)
-        if (parsed.get_backend_name() == 'sqlite'
-                and parsed.database not in (None, '', ':memory:')
-                and not os.path.exists(parsed.database)):
-            # SQLite would create an empty file there.
-            raise NotWatcher17(url=self.label, reason='no such file')
-        try:
-            self.engine = sa.create_engine(parsed)
-        except (sa.exc.ArgumentError, ImportError) as err:
-            raise NotWatcher17(url=self.label, reason=err)
-        self._metadata = sa.MetaData()
-
-    def close(self):
-        self.engine.dispose()
+    Refused = NotWatcher17
+    JSON_COLUMNS = JSON_COLUMNS
 
     def check(self):
         """Raise NotWatcher17 unless the database is at Watcher 17's
         schema."""
-        try:
-            with self.engine.connect() as conn:
-                tables = sa.inspect(conn).get_table_names()
-                if 'alembic_version' not in tables or 'audits' not in tables:
-                    raise NotWatcher17(
-                        url=self.label, reason='it has no Watcher tables '
-                        '(alembic_version, audits): not a Watcher database')
-                revision = conn.execute(sa.text(
-                    'SELECT version_num FROM alembic_version')).scalar()
-        except sa.exc.DBAPIError as err:
-            raise NotWatcher17(url=self.label, reason='cannot read it: %s'
-                               % err.orig)
+        revision = self.revision('alembic_version', 'audits', 'Watcher')
         if revision == HEAD:
             return
         if revision in EARLIER:
@@ -102,28 +71,10 @@ class Source:
                       % (revision, HEAD))
         raise NotWatcher17(url=self.label, reason=reason)
 
-    def _table(self, name):
-        if name not in self._metadata.tables:
-            sa.Table(name, self._metadata, autoload_with=self.engine)
-        return self._metadata.tables[name]
-
-    def rows(self, name):
-        """Every row of table ``name``, oldest first, as dicts with the
-        JSON columns decoded (None where Watcher stored NULL)."""
-        table = self._table(name)
-        with self.engine.connect() as conn:
-            found = [dict(row._mapping) for row in conn.execute(
-                sa.select(table).order_by(table.c.id))]
-        for row in found:
-            for column in JSON_COLUMNS.get(name, ()):
-                if row[column] is not None:
-                    row[column] = json.loads(row[column])
-        return found
-
     def live_daemons(self, now):
         """The decision engines and appliers Watcher's services table
         shows up at ``now`` (naive UTC)."""
-        services = self._table('services')
+        services = self.table('services')
         with self.engine.connect() as conn:
             found = conn.execute(sa.select(services).where(
                 services.c.name.in_(DAEMONS), services.c.deleted == 0))

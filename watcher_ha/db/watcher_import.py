@@ -21,7 +21,6 @@ brought over is told in doc/source/migrating_from_watcher.rst; in short:
   the plan to check in the cloud.
 """
 
-import dataclasses
 import uuid as uuid_lib
 
 import sqlalchemy as sa
@@ -34,7 +33,7 @@ from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import catalog
 from watcher_ha.db import claims
-from watcher_ha.db import engine
+from watcher_ha.db import foreign_db
 from watcher_ha.db import models
 from watcher_ha.db import watcher17
 
@@ -65,22 +64,6 @@ class WatcherStillRunning(exception.WatcherHAError):
                'are stopped and the services table is stale).')
 
 
-@dataclasses.dataclass
-class Tally:
-    copied: int = 0
-    present: int = 0
-    # (Watcher UUID, why it was not copied)
-    skipped: list = dataclasses.field(default_factory=list)
-
-
-class _DryRun(Exception):
-    """Rolls a dry run's writes back, carrying what they were."""
-
-    def __init__(self, tallies):
-        super().__init__()
-        self.tallies = tallies
-
-
 def run(context, url, force=False, dry_run=False):
     """Copy what Watcher at ``url`` has and we do not. Returns {table:
     Tally}; with ``dry_run``, what would be copied, nothing written.
@@ -100,20 +83,10 @@ def run(context, url, force=False, dry_run=False):
         source.close()
     # A freshly migrated database has no catalog until a daemon starts.
     catalog.sync(context)
-    try:
-        return _copy(context, rows, dry_run)
-    except _DryRun as rolled_back:
-        return rolled_back.tallies
-
-
-@engine.retry_on_deadlock
-def _copy(context, rows, dry_run):
-    tallies = {table: Tally() for table in TABLES}
-    with engine.writer.using(context) as session:
-        _Copy(session, rows, tallies).all()
-        if dry_run:
-            raise _DryRun(tallies)
-    return tallies
+    return foreign_db.write(
+        context, TABLES,
+        lambda session, tallies: _Copy(session, rows, tallies).all(),
+        dry_run)
 
 
 def _deleted(row):
