@@ -22,11 +22,11 @@ operators in doc/source/migrating_from_masakari.rst:
 import sqlalchemy as sa
 
 from watcher_ha.common import exception
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.db import foreign_db
 from watcher_ha.db import masakari22
 from watcher_ha.db import models
 from watcher_ha.db import vmoves as vmove_rows
-from watcher_ha.instance_ha import statuses
 
 # What is copied, in the order it is copied (parents first), as the
 # summary names it.
