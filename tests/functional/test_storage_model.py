@@ -23,8 +23,8 @@ from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener_process
+from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model import storage_state
-from watcher_ha.decision_engine.model import views
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.service import rpc
@@ -167,7 +167,7 @@ def test_full_sync_reads_backends_pools_types_and_every_volume(
         some = next(iter(snapshot.volumes.values()))
         assert some.volume_type_id == snapshot.volume_types[
             some.volume_type_id].id
-        entries = views.listing(snapshot)
+        entries = listing.entries(snapshot)
         assert sum(1 for e in entries if 'volume_uuid' in e) == 2300
 
 

@@ -68,11 +68,11 @@ def test_plan_stored_with_indicators_only_by_the_owner(api, db):
 
 def test_continuous_audit_past_its_end_time_succeeds(api, db):
     from watcher_ha.decision_engine import auditor
-    from watcher_ha.decision_engine import catalog
+    from watcher_ha.decision_engine import loaded_plugins
     audit = factories.audit(
         db, state='ONGOING', hostname='engine-1', audit_type='CONTINUOUS',
         interval='60', end_time=T0 - datetime.timedelta(days=365 * 10))
-    runner = auditor.Auditor('engine-1', catalog.Catalog(),
+    runner = auditor.Auditor('engine-1', loaded_plugins.LoadedPlugins(),
                              loader.Planners(
                                  {'weight': weight.WeightPlanner({'nop': 1},
                                                                  {})}))
@@ -135,8 +135,8 @@ def test_an_audit_logs_which_model_it_plans_on(caplog):
 
 def _runner(host='engine-1'):
     from watcher_ha.decision_engine import auditor
-    from watcher_ha.decision_engine import catalog
-    return auditor.Auditor(host, catalog.Catalog(),
+    from watcher_ha.decision_engine import loaded_plugins
+    return auditor.Auditor(host, loaded_plugins.LoadedPlugins(),
                            loader.Planners({'weight': weight.WeightPlanner(
                                {'nop': 1, 'sleep': 1}, {})}))
 

@@ -2,7 +2,7 @@
 that gathers them from its actions.
 
 While a plan is started no other plan may start that acts on one of its
-resources (db/claims.py keeps the holds). Each action plugin declares
+resources (db/plan_holds.py keeps the holds). Each action plugin declares
 what it acts on (``Action.resources`` of applier/actions/base.py); the
 database asks the installed plugins through this rule, so that it never
 imports the applier.

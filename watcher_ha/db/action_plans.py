@@ -10,10 +10,10 @@ from watcher_ha.common import plugins
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
-from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import goals
 from watcher_ha.db import models
+from watcher_ha.db import plan_holds
 from watcher_ha.db import query
 from watcher_ha.db import transitions
 
@@ -183,7 +183,7 @@ def transition(context, row, target, actor=state_machines.USER):
     holds what; ending it releases them. Returns the actions that
     followed the plan, as (uuid, state before)."""
     wanted = set()
-    return claims.claiming(
+    return plan_holds.claiming(
         context, row['id'], row['uuid'], wanted,
         lambda: _transition(context, row, target, actor, wanted))
 
@@ -208,9 +208,9 @@ def _transition(context, row, target, actor, wanted):
         if target == ActionPlanState.PENDING:
             wanted.clear()
             wanted.update(_resources(session, row['id']))
-            claims.insert(session, row['id'], wanted)
+            plan_holds.insert(session, row['id'], wanted)
         elif target in ENDED:
-            claims.release(session, [row['id']])
+            plan_holds.release(session, [row['id']])
     return moved
 
 

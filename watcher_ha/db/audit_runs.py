@@ -22,9 +22,9 @@ from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import audits
-from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import models
+from watcher_ha.db import plan_holds
 from watcher_ha.db import query
 from watcher_ha.db import transitions
 
@@ -245,7 +245,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
         {'action_type': a.action_type,
          'input_parameters': a.input_parameters} for a in planned)
     try:
-        return claims.claiming(context, -1, plan_uuid, wanted,
+        return plan_holds.claiming(context, -1, plan_uuid, wanted,
                                lambda: stored(wanted))
     except LostOwnership:
         raise
@@ -310,6 +310,6 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
                 for indicator in indicators])
         if wanted is not None:
             # A claim held elsewhere rolls the whole transaction back.
-            claims.insert(session, plan_id, wanted)
+            plan_holds.insert(session, plan_id, wanted)
     return Stored(plan_uuid, stale_uuids, started=wanted is not None,
                   start_refused=refused)

@@ -15,9 +15,9 @@ import sqlalchemy as sa
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans
-from watcher_ha.db import claims
 from watcher_ha.db import engine
 from watcher_ha.db import models
+from watcher_ha.db import plan_holds
 from watcher_ha.db import query
 from watcher_ha.db import transitions
 
@@ -198,7 +198,7 @@ def finish(context, plan, host, target, status_message=None,
                 sa.select(Action.uuid, Action.state).where(*where))]
             transitions.write(session, Action, where,
                               target=ActionState.CANCELLED)
-        claims.release(session, [plan['id']])
+        plan_holds.release(session, [plan['id']])
     return Ended(before, target, status_message, cancelled)
 
 

@@ -32,9 +32,9 @@ from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import catalog
-from watcher_ha.db import claims
 from watcher_ha.db import foreign_db
 from watcher_ha.db import models
+from watcher_ha.db import plan_holds
 from watcher_ha.db import watcher17
 
 # What is copied, in the order it is copied (parents first).
@@ -272,7 +272,7 @@ class _Copy:
                 continue
             values = _plan_values(row)
             wanted = set()
-            if values['state'] in claims.HOLDING:
+            if values['state'] in plan_holds.HOLDING:
                 wanted, why = _resources(actions_of.get(row['id'], []))
                 if why is None and wanted & held:
                     why = ('started in Watcher, but %s is held by another '
@@ -291,7 +291,7 @@ class _Copy:
         for watcher_id, wanted in wanted_of.items():
             # A started plan holds what its actions touch, as when it is
             # started here.
-            claims.insert(self.session, self.ours[table][watcher_id],
+            plan_holds.insert(self.session, self.ours[table][watcher_id],
                           wanted)
 
     def _actions(self):

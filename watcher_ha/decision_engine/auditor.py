@@ -25,7 +25,7 @@ from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
 from watcher_ha.db import models
 from watcher_ha.db import reserved_hosts
-from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
 from watcher_ha.decision_engine.datasources import metrics as audit_metrics
@@ -50,7 +50,7 @@ class Auditor:
         # The configured datasources, in order; each audit reads them
         # through its own AuditMetrics (its own cache).
         self.datasources = list(datasources)
-        self.catalog = plugins
+        self.loaded = plugins
         # planner.loader.Planners: each strategy's planner.
         self.planners = planners
         # name -> ClusterModel; raises NotFound for a model not kept here.
@@ -144,12 +144,12 @@ class Auditor:
         if row['strategy_name']:
             name = row['strategy_name']
         else:
-            candidates = self.catalog.strategies_for(row['goal_name'])
+            candidates = self.loaded.strategies_for(row['goal_name'])
             if not candidates:
                 raise AuditFailed('goal %s has no strategy installed'
                                   % row['goal_name'])
             name = candidates[0]
-        return self.catalog.strategy(name)
+        return self.loaded.strategy(name)
 
     def _execute(self, row, finish, next_run_time=None):
         uuid = row['uuid']
@@ -180,10 +180,10 @@ class Auditor:
             planned = self.planners.for_strategy(strategy).schedule(
                 solution)
             for action in planned:
-                self.catalog.action(action.action_type).validate(
+                self.loaded.action(action.action_type).validate(
                     action.input_parameters)
         except (AuditFailed, strategy_base.StrategyError, ValueError,
-                exception.Invalid, catalog.NotInstalled,
+                exception.Invalid, loaded_plugins.NotInstalled,
                 audit_metrics.MetricUnavailable,
                 planner_base.UnplannableAction) as err:
             self._failed(row, stage, err, finish, next_run_time)

@@ -13,11 +13,11 @@ from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
-from watcher_ha.db import catalog as catalog_db
+from watcher_ha.db import catalog
 from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
-from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
@@ -29,7 +29,7 @@ from watcher_ha.decision_engine.feed import pools
 from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.instance_ha import recoveries
 from watcher_ha.decision_engine.model import garbage_collection
-from watcher_ha.decision_engine.model import views as model_views
+from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.decision_engine.planner import loader as planner_loader
@@ -73,13 +73,13 @@ class Endpoints:
         elif audit_uuid and data_model_type == 'storage':
             snapshot = storage_scope.apply(snapshot,
                                            _scope_of(context, audit_uuid))
-        return {'context': model_views.listing(snapshot, excluded),
+        return {'context': listing.entries(snapshot, excluded),
                 'model': dict(model.info(), host=self._manager.host,
                               enabled=True)}
 
     def get_strategy_info(self, context, strategy_name):
         """What the strategy needs (datasources, metrics, data models)."""
-        strategy = self._manager.catalog.strategies.get(strategy_name)
+        strategy = self._manager.loaded.strategies.get(strategy_name)
         return list(getattr(strategy, 'requirements', ()))
 
 
@@ -153,7 +153,7 @@ class DecisionEngineManager:
         simulated cloud's; see feed.listener.NovaListener)."""
         self.host = host or CONF.host
         self._transports = transports
-        self.catalog = None
+        self.loaded = None
         self.audits = Audits(self.host)
         self.owner = ownership.Owner(
             self.audits, self.host,
@@ -186,11 +186,11 @@ class DecisionEngineManager:
         """``group``: this engine's membership of the engines' group
         (None: a lone engine that owns everything)."""
         context = watcher_context.admin_context()
-        catalog_db.sync(context)
-        self.catalog = catalog.Catalog()
+        catalog.sync(context)
+        self.loaded = loaded_plugins.LoadedPlugins()
         self.audits.auditor = auditor.Auditor(
-            self.host, self.catalog,
-            planner_loader.load(CONF, self.catalog.strategies), self.model,
+            self.host, self.loaded,
+            planner_loader.load(CONF, self.loaded.strategies), self.model,
             refresh_servers=lambda name, host: self.collectors
             .refresh_servers(name, host),
             datasources=datasource_loader.load(CONF))

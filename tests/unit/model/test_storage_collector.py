@@ -19,8 +19,8 @@ from watcher_ha.decision_engine.feed import cinder_events
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import elements
+from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model import metrics
-from watcher_ha.decision_engine.model import views
 from watcher_ha.decision_engine.model.collector import manager
 from watcher_ha.decision_engine.model.collector import storage
 from watcher_ha.simulator import block_storage_notifications as notes
@@ -163,7 +163,7 @@ def test_a_full_read_is_the_cloud(cloud):
     assert snapshot.allocated(thin.name) == thin.allocated_capacity_gb
     assert len(snapshot.volume_types) == 3
     # The listing, one entry per volume, each with its pool and node.
-    entries = views.listing(snapshot)
+    entries = listing.entries(snapshot)
     assert {e['volume_uuid'] for e in entries} == set(snapshot.volumes)
     entry = next(e for e in entries if e['pool_name'] == thin.name)
     assert entry['node_host'] == 'stor1@lvm-fast'

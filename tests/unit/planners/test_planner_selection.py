@@ -8,7 +8,7 @@ from tests import factories
 from watcher_ha.common import plugins
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import auditor
-from watcher_ha.decision_engine import catalog
+from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine.planner import loader
 from watcher_ha.decision_engine.planner import weight
 from watcher_ha.decision_engine.strategy import base as strategy_base
@@ -88,7 +88,7 @@ def test_the_auditor_plans_with_the_strategys_planner(api, db, monkeypatch):
     class Dummy(dummy.DummyStrategy):
         planner = 'recording'
 
-    plugins_ = catalog.Catalog()
+    plugins_ = loaded_plugins.LoadedPlugins()
     monkeypatch.setitem(plugins_.strategies, 'dummy', Dummy)
     recording, default = Recording(), Recording()
     engine = auditor.Auditor('engine-1', plugins_, loader.Planners(

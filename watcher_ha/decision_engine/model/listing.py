@@ -42,11 +42,11 @@ def _server_fields(instance, excluded):
     }
 
 
-def listing(state, excluded=frozenset()):
+def entries(state, excluded=frozenset()):
     """The entries of ``state``; the servers ``excluded`` (uuids) marked
     as an audit's scope leaves them out."""
     if isinstance(state, storage_state.StorageState):
-        return storage_listing(state)
+        return _storage_entries(state)
     entries = []
     for hostname in sorted(state.nodes):
         node_fields = _node_fields(state.nodes[hostname])
@@ -102,7 +102,7 @@ def _volume_fields(volume):
     }
 
 
-def storage_listing(state):
+def _storage_entries(state):
     """The entries of a StorageState."""
     entries = []
     pooled = set()

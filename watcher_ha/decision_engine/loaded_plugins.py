@@ -1,4 +1,5 @@
-"""The plugins a decision engine runs, with their catalog rows' ids."""
+"""The plugins a decision engine runs, with the ids of their rows in the
+catalog of goals, strategies and scoring engines (db/catalog.py)."""
 
 import threading
 
