@@ -32,25 +32,29 @@ def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
 
 
 def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
-                actions=2, indicators=(), kinds=None):
+                actions=2, indicators=(), kinds=None, hostname=None,
+                action_states=None):
     """A plan with ``actions`` chained nop actions, or the actions
-    ``kinds`` lists as (action_type, input_parameters); returns (plan,
-    actions)."""
+    ``kinds`` lists as (action_type, input_parameters), in
+    ``action_states`` (PENDING by default), run by ``hostname``; returns
+    (plan, actions)."""
     kinds = kinds or [('nop', {'message': 'step %d' % index})
                       for index in range(actions)]
+    action_states = action_states or [ActionState.PENDING] * len(kinds)
     with engine.begin() as conn:
         uuid = uuidutils.generate_uuid()
         plan = dict(uuid=uuid, audit_id=audit_row['id'],
                     strategy_id=audit_row['strategy_id'], state=state,
-                    global_efficacy=[], created_at=models.utcnow())
+                    hostname=hostname, global_efficacy=[],
+                    created_at=models.utcnow())
         plan['id'] = conn.execute(sa.insert(models.ActionPlan).values(
             **plan)).inserted_primary_key[0]
         created, parent = [], None
-        for action_type, parameters in kinds:
+        for (action_type, parameters), action_state in zip(kinds,
+                                                           action_states):
             action = dict(uuid=uuidutils.generate_uuid(),
                           action_plan_id=plan['id'], action_type=action_type,
-                          input_parameters=parameters,
-                          state=ActionState.PENDING,
+                          input_parameters=parameters, state=action_state,
                           parents=[parent] if parent else [],
                           created_at=models.utcnow())
             action['id'] = conn.execute(sa.insert(models.Action).values(
