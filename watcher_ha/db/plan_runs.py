@@ -297,8 +297,12 @@ def _hand_back(context, host, uuids, state):
 def interrupted(context, plan):
     """The plan's actions left ONGOING by an applier that stopped or died
     while running them."""
-    return [a for a in actions_of(context, plan)
-            if a['state'] == ActionState.ONGOING]
+    return interrupted_among(actions_of(context, plan))
+
+
+def interrupted_among(actions):
+    """Those of a plan's ``actions`` (actions_of) left ONGOING."""
+    return [a for a in actions if a['state'] == ActionState.ONGOING]
 
 
 def unclaimed(context, grace_seconds, limit=50):
