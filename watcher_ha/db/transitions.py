@@ -128,9 +128,9 @@ def lock(session, model, where, *, states=None, owner=ANY_OWNER):
     ``owner``) for the caller's transaction; how many.
 
     An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
-    locks the rows on MariaDB and PostgreSQL alike, and on SQLite it takes
-    the write lock at once (waiting for it) instead of upgrading a read
-    snapshot later, which fails at once when another writer came between.
+    locks the rows on MariaDB and PostgreSQL alike (SQLite has no row
+    locks: a write transaction there holds the database's write lock from
+    its start, see engine._begin_writers_immediately).
     """
     unchanged = {'updated_at': model.updated_at}
     if hasattr(model, 'version'):
