@@ -7,6 +7,8 @@ from oslo_utils import uuidutils
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
+from watcher_ha.db import failover_segments
+from watcher_ha.db import host_notifications
 from watcher_ha.db import models
 
 
@@ -78,3 +80,17 @@ def service(engine, name='watcher-ha-decision-engine', host='controller-1',
         row['id'] = conn.execute(sa.insert(models.Service).values(
             **row)).inserted_primary_key[0]
         return row
+
+
+def host_notification(context, hostname='failed'):
+    """A monitor's report that compute host ``hostname`` (of a segment of
+    its own) stopped, as recorded: the notification's row, new."""
+    segment = failover_segments.create_segment(context, {
+        'name': 'rack-of-%s' % hostname, 'service_type': 'COMPUTE',
+        'recovery_method': 'auto'})
+    failover_segments.create_host(context, segment['uuid'], {
+        'name': hostname, 'type': 'COMPUTE', 'control_attributes': ''})
+    return host_notifications.create_notification(context, {
+        'type': 'COMPUTE_HOST', 'hostname': hostname,
+        'generated_time': models.utcnow(),
+        'payload': {'event': 'STOPPED'}}, 0)

@@ -13,8 +13,8 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from tests import factories
 from watcher_ha.db import engine
-from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import models
 from watcher_ha.db import recoveries
@@ -43,15 +43,7 @@ def _write_lock_held(db):
 def _notification(context, state):
     """A COMPUTE_HOST notification in ``state``: new (to take), or in
     error after its first attempt (to resume)."""
-    segment = failover_segments.create_segment(context, {
-        'name': 'rack', 'service_type': 'COMPUTE',
-        'recovery_method': 'auto'})
-    failover_segments.create_host(context, segment['uuid'], {
-        'name': 'failed', 'type': 'COMPUTE', 'control_attributes': ''})
-    row = host_notifications.create_notification(context, {
-        'type': 'COMPUTE_HOST', 'hostname': 'failed',
-        'generated_time': models.utcnow(),
-        'payload': {'event': 'STOPPED'}}, 0)
+    row = factories.host_notification(context)
     if state == statuses.ERROR:
         with engine.get_engine().begin() as conn:
             conn.execute(sa.update(models.HostNotification).where(
