@@ -7,6 +7,8 @@ from oslo_utils import uuidutils
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
+from watcher_ha.db import failover_segments
+from watcher_ha.db import host_notifications
 from watcher_ha.db import models
 
 
@@ -32,25 +34,29 @@ def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
 
 
 def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
-                actions=2, indicators=(), kinds=None):
+                actions=2, indicators=(), kinds=None, hostname=None,
+                action_states=None):
     """A plan with ``actions`` chained nop actions, or the actions
-    ``kinds`` lists as (action_type, input_parameters); returns (plan,
-    actions)."""
+    ``kinds`` lists as (action_type, input_parameters), in
+    ``action_states`` (PENDING by default), run by ``hostname``; returns
+    (plan, actions)."""
     kinds = kinds or [('nop', {'message': 'step %d' % index})
                       for index in range(actions)]
+    action_states = action_states or [ActionState.PENDING] * len(kinds)
     with engine.begin() as conn:
         uuid = uuidutils.generate_uuid()
         plan = dict(uuid=uuid, audit_id=audit_row['id'],
                     strategy_id=audit_row['strategy_id'], state=state,
-                    global_efficacy=[], created_at=models.utcnow())
+                    hostname=hostname, global_efficacy=[],
+                    created_at=models.utcnow())
         plan['id'] = conn.execute(sa.insert(models.ActionPlan).values(
             **plan)).inserted_primary_key[0]
         created, parent = [], None
-        for action_type, parameters in kinds:
+        for (action_type, parameters), action_state in zip(kinds,
+                                                           action_states):
             action = dict(uuid=uuidutils.generate_uuid(),
                           action_plan_id=plan['id'], action_type=action_type,
-                          input_parameters=parameters,
-                          state=ActionState.PENDING,
+                          input_parameters=parameters, state=action_state,
                           parents=[parent] if parent else [],
                           created_at=models.utcnow())
             action['id'] = conn.execute(sa.insert(models.Action).values(
@@ -74,3 +80,17 @@ def service(engine, name='watcher-ha-decision-engine', host='controller-1',
         row['id'] = conn.execute(sa.insert(models.Service).values(
             **row)).inserted_primary_key[0]
         return row
+
+
+def host_notification(context, hostname='failed'):
+    """A monitor's report that compute host ``hostname`` (of a segment of
+    its own) stopped, as recorded: the notification's row, new."""
+    segment = failover_segments.create_segment(context, {
+        'name': 'rack-of-%s' % hostname, 'service_type': 'COMPUTE',
+        'recovery_method': 'auto'})
+    failover_segments.create_host(context, segment['uuid'], {
+        'name': hostname, 'type': 'COMPUTE', 'control_attributes': ''})
+    return host_notifications.create_notification(context, {
+        'type': 'COMPUTE_HOST', 'hostname': hostname,
+        'generated_time': models.utcnow(),
+        'payload': {'event': 'STOPPED'}}, 0)

@@ -5,6 +5,8 @@ connection at the chosen statement, either before the server runs it or
 once the server committed it (the writer cannot tell which). Within 30 s
 every row reaches its final state: nothing waits for its owner to
 restart, whose self-check looks at what it holds and no job works on.
+The same at each commit of the take-over of a plan whose applier was
+killed: it ends as ``[watcher_applier] recovery`` chose.
 """
 
 import time
@@ -38,6 +40,22 @@ WRITES = [
 # once the server committed its transaction (it happened; the writer got
 # an error instead of the answer).
 CUTS = [('statement', 'before'), ('commit', 'after')]
+
+# The commits of an adopter's take-over of a plan whose applier was
+# killed in the middle of an action, with recovery = cancel (the
+# default), in the order it sends them: (what is written, the statement
+# that writes it).
+TAKE_OVER_WRITES = [
+    ('plan adopted', r"^UPDATE action_plans SET hostname='applier-"),
+    ('interrupted action cancelled',
+     r"^UPDATE actions SET state='CANCELLED'"),
+    ('plan cancelled', r"^UPDATE action_plans SET state='CANCELLED'"),
+]
+# The commit not sent (the transaction rolls back), or sent and committed.
+COMMIT_CUTS = [('commit', 'before'), ('commit', 'after')]
+# [coordination] member_timeout: a killed applier is presumed gone this
+# long after its last heartbeat, and its plan adopted.
+MEMBER_TIMEOUT = 3
 
 
 @pytest.fixture
@@ -103,3 +121,64 @@ def test_a_connection_lost_at_any_write_leaves_nothing_stuck(
                         'SUCCEEDED', {'SUCCEEDED'}, 0), SETTLED_WITHIN,
                         case)
                 assert time.monotonic() - cut < SETTLED_WITHIN, case
+
+
+def _running_action(engine, plan):
+    """(its applier, the plan's first action is running), or None."""
+    with engine.connect() as conn:
+        return conn.execute(sa.select(models.ActionPlan.hostname).where(
+            models.ActionPlan.id == plan['id'],
+            models.ActionPlan.state == 'ONGOING',
+            sa.exists().where(
+                models.Action.action_plan_id == plan['id'],
+                models.Action.state == 'ONGOING'))).scalar()
+
+
+def test_a_plan_taken_over_with_a_commit_lost_ends_cancelled(
+        tmp_path, database, rabbit):
+    """Issue 32, item 3: an applier killed in the middle of a plan's
+    sleep; its plan is adopted with recovery = cancel, and the adopter's
+    connection is cut at one commit of the take-over. The plan ends
+    CANCELLED with every action it had not run CANCELLED: none runs after
+    the take-over. The self-check used to resume a plan whose cancelling
+    commit was lost and run the rest of it to SUCCEEDED."""
+    url, engine = database
+    with sql_proxy.SqlProxy(url) as proxy, daemons.cluster(
+            tmp_path, proxy.url, rabbit, coordination={
+                'backend_url': servers.redis_coordination_url(),
+                'member_timeout': MEMBER_TIMEOUT}) as cluster:
+        appliers = ['applier-a', 'applier-b']
+        cluster.start_daemons(engines=['engine-a'], appliers=appliers)
+        cuts = 0
+        ended = {}
+        for what, statement in TAKE_OVER_WRITES:
+            for at, when in COMMIT_CUTS:
+                case = '%s, cut %s the %s' % (what, when, at)
+                plan, _ = factories.action_plan(
+                    engine, factories.audit(engine),
+                    kinds=[('sleep', {'duration': 60}),
+                           ('nop', {'message': 'after the sleep'})])
+                resp = requests.post('%s/v1/action_plans/%s/start' % (
+                    cluster.url, plan['uuid']), timeout=10)
+                assert resp.status_code == 200, resp.text
+                runner = wait_for(lambda: _running_action(engine, plan),
+                                  20, 'the sleep running (%s)' % case)
+                proxy.arm(statement, at=at, when=when)
+                cluster.kill(runner)
+                cuts += 1
+                proxy.wait_fired(cuts, timeout=6 * MEMBER_TIMEOUT)
+                ended[case] = wait_for(
+                    lambda: _ended(_plan_state(engine, plan)),
+                    SETTLED_WITHIN, 'the plan ended (%s)' % case)
+                # Its next victim: the other one runs the next plan, or
+                # this one again.
+                cluster.start_applier(runner)
+        assert ended == {case: ('CANCELLED', {'CANCELLED'}, 0)
+                         for case in ended}
+
+
+def _ended(state):
+    """``state`` (_plan_state) once the plan ended and let its claims
+    go."""
+    return state if state[0] in ('SUCCEEDED', 'FAILED', 'CANCELLED') \
+        and state[2] == 0 else None

@@ -8,12 +8,14 @@ import time
 
 import pytest
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
 from tests import factories
 from watcher_ha.applier import fencing
 from watcher_ha.applier import manager
 from watcher_ha.applier import takeover
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.common import context as watcher_context
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
 from watcher_ha.service import ownership
@@ -286,3 +288,140 @@ def test_a_check_cut_short_leaves_the_action_to_the_next_runner(
     assert isinstance(outcome[0], fencing.Fenced)
     assert _states(db, plan) == (
         'ONGOING', 'applier-1', ['SUCCEEDED', 'ONGOING', 'PENDING'])
+
+
+# A take-over whose database connection is lost at one of its commits
+# (issue 32, item 3): the self-check that looks at the plan again must
+# carry out what the take-over chose, never resume a plan it was
+# cancelling.
+
+class _Moved(action_base.Action):
+    """Moves a server, its ``resource_id`` (it touches the cloud);
+    interrupted, recover() answers the verdict its parameters name; run,
+    it notes its server in ``ran``."""
+    name = 'moved'
+    ran = []
+
+    def execute(self):
+        _Moved.ran.append(self.input_parameters['resource_id'])
+
+    def recover(self, started_at):
+        return self.input_parameters['verdict']
+
+
+class _Lost:
+    """Loses the connection of one call of plan_runs.``name`` (its
+    ``nth``): ``before`` the call runs (nothing is written) or ``after``
+    it committed (the caller cannot tell)."""
+
+    def __init__(self, monkeypatch, name, when, nth=1):
+        self.real = getattr(plan_runs, name)
+        self.when = when
+        self.calls = 0
+        self.nth = nth
+        self.fired = False
+        monkeypatch.setattr(plan_runs, name, self)
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls != self.nth:
+            return self.real(*args, **kwargs)
+        self.fired = True
+        if self.when == 'after':
+            self.real(*args, **kwargs)
+        raise db_exc.DBConnectionError('connection lost (%s)' % self.when)
+
+
+def _adopted_plan(db, interrupted_verdict):
+    """A plan applier-1 ran when it died: its first action done, its
+    second interrupted (recover() answers ``interrupted_verdict``; None:
+    it was between actions, the second not begun), its third to do."""
+    plan = _plan(db, 'ONGOING', action_states=(
+        'SUCCEEDED', 'PENDING' if interrupted_verdict is None else 'ONGOING',
+        'PENDING'))
+    with db.begin() as conn:
+        for index, action in enumerate(plan_runs.actions_of(
+                watcher_context.admin_context(), plan)):
+            conn.execute(sa.update(models.Action).where(
+                models.Action.id == action['id']).values(
+                    action_type='moved', input_parameters={
+                        'resource_id': 'vm-%d' % index,
+                        'verdict': interrupted_verdict or 'not done'}))
+    return plan
+
+
+def _take_over(plans, uuid, gone, rounds=4):
+    """What the ownership engine does to a plan of a gone applier: adopt
+    it (its next look tries again if the adoption failed) and settle it;
+    then, while the plan is held here and nothing works on it, the
+    self-check looks at it again. Errors end the job, as in the engine."""
+    context = watcher_context.admin_context()
+    for _ in range(rounds):
+        plan = plan_runs.get(context, uuid)
+        if plan['state'] not in plan_runs.RUNNING:
+            return
+        try:
+            if plan['hostname'] == gone:
+                if plans.adopt(context, ownership.Held(uuid, gone), gone):
+                    plans.resume(uuid, ownership.ADOPTED, gone)
+            else:
+                plans.resume(uuid, ownership.STRANDED, plans.host)
+        except db_exc.DBError:
+            pass
+
+
+# (the call whose connection is lost, when, what recover() answers for
+# the interrupted action: None when no action was running)
+TAKE_OVER_CUTS = [
+    (name, when, verdict)
+    for name in ('adopt', 'move_action', 'finish')
+    for when in ('before', 'after')
+    for verdict in (action_base.NOT_DONE, action_base.DONE)
+] + [('adopt', when, None) for when in ('before', 'after')] + [
+    ('finish', when, None) for when in ('before', 'after')]
+
+
+@pytest.mark.parametrize('name,when,verdict', TAKE_OVER_CUTS)
+def test_a_cancelling_take_over_cut_at_any_commit_still_cancels(
+        db, cancel_mode, monkeypatch, name, when, verdict):
+    """recovery = cancel. The plan ends CANCELLED and nothing more runs,
+    whichever commit of its take-over was lost: the self-check used to
+    take a plan whose end's commit was lost, with no interrupted action
+    left, for a run stopped short here, and resumed it to SUCCEEDED."""
+    plan = _adopted_plan(db, verdict)
+    lost = _Lost(monkeypatch, name, when)
+    _Moved.ran = []
+    plans = manager.ApplierManager('applier-2').plans
+    plans.actions = {'moved': _Moved}
+    _take_over(plans, plan['uuid'], 'applier-1')
+    assert lost.fired
+    assert _Moved.ran == []
+    interrupted = ('SUCCEEDED' if verdict == action_base.DONE
+                   else 'CANCELLED')
+    assert _states(db, plan) == (
+        'CANCELLED', 'applier-2', ['SUCCEEDED', interrupted, 'CANCELLED'])
+
+
+def test_a_plan_handed_back_after_a_lost_cancel_is_not_resumed(
+        db, cancel_mode, monkeypatch):
+    """The applier whose settling cancelled the interrupted action (the
+    plan's end lost) stops before its self-check: the plan goes back
+    PENDING with that CANCELLED action, and the applier that takes it
+    must not run the rest (a handed-back plan otherwise runs on)."""
+    plan = _adopted_plan(db, action_base.NOT_DONE)
+    _Lost(monkeypatch, 'finish', 'before')
+    _Moved.ran = []
+    settling = manager.ApplierManager('applier-2').plans
+    settling.actions = {'moved': _Moved}
+    context = watcher_context.admin_context()
+    assert settling.adopt(context, ownership.Held(plan['uuid'], 'applier-1'),
+                          'applier-1')
+    with pytest.raises(db_exc.DBConnectionError):
+        settling.resume(plan['uuid'], ownership.ADOPTED, 'applier-1')
+    settling.release(context)
+    taker = manager.ApplierManager('applier-3').plans
+    taker.actions = {'moved': _Moved}
+    taker.take(plan['uuid'])
+    assert _Moved.ran == []
+    assert _states(db, plan) == (
+        'CANCELLED', 'applier-3', ['SUCCEEDED', 'CANCELLED', 'CANCELLED'])

@@ -11,8 +11,6 @@ from watcher_ha.common import context as watcher_context
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.db import action_plans
-from watcher_ha.db import failover_segments
-from watcher_ha.db import host_notifications
 from watcher_ha.db import models
 from watcher_ha.decision_engine import preemption
 
@@ -69,15 +67,7 @@ def test_the_holder_goes_and_the_recovery_starts(db, holder_state):
 def test_another_recoverys_plan_is_not_cancelled(db):
     audit, holder = plan(db, [evacuation()], P.PENDING)
     context = watcher_context.admin_context()
-    segment = failover_segments.create_segment(context, {
-        'name': 'rack', 'service_type': 'COMPUTE',
-        'recovery_method': 'auto'})
-    failover_segments.create_host(context, segment['uuid'], {
-        'name': 'failed', 'type': 'COMPUTE', 'control_attributes': ''})
-    row = host_notifications.create_notification(context, {
-        'type': 'COMPUTE_HOST', 'hostname': 'failed',
-        'generated_time': models.utcnow(),
-        'payload': {'event': 'STOPPED'}}, 0)
+    row = factories.host_notification(context)
     with db.begin() as conn:
         conn.execute(sa.update(models.HostNotification)
                      .where(models.HostNotification.uuid == row['uuid'])

@@ -42,3 +42,11 @@ def test_sources_of_is_what_a_conditional_update_checks():
 def test_unknown_state_in_a_machine_is_refused():
     with pytest.raises(AssertionError):
         sm.StateMachine('broken', frozenset({'A'}), {'A': {'B': sm.BOTH}})
+
+
+@pytest.mark.parametrize('machine', sm.MACHINES.values(),
+                         ids=lambda m: m.name)
+def test_every_guard_names_a_machine_and_its_states(machine):
+    for target, guard in machine.guards.items():
+        assert target in machine.states
+        assert guard.refused <= sm.MACHINES[guard.children].states

@@ -51,8 +51,15 @@ class ActionPlans:
         # {plan uuid: its PlanRun, or its Recovery, while it runs here}
         self._runs = {}
         # {plan uuid: the actions of it this process started}, until the
-        # plan's end is recorded here (see takeover.Recovery).
+        # plan's end is recorded here (see takeover.Takeover).
         self._started_here = {}
+        # {plan uuid: (why, previous): what this process took it for},
+        # from the taking until the plan's settling is done. A settling,
+        # or the taking's own commit, cut short by a database error
+        # leaves the plan held here with nothing working on it: the
+        # self-check's look settles it again for what it was taken for,
+        # not as a run of this process stopped short (which runs on).
+        self._taken_as = {}
         self._lock = threading.Lock()
 
     def unclaimed(self, context):
@@ -64,7 +71,11 @@ class ActionPlans:
                 for uuid, owner in plan_runs.running(context)]
 
     def adopt(self, context, held, gone):
-        return plan_runs.adopt(context, held.uuid, gone, self.host)
+        self._taking(held.uuid, ownership.ADOPTED, gone)
+        won = plan_runs.adopt(context, held.uuid, gone, self.host)
+        if not won:
+            self._forget(held.uuid)
+        return won
 
     def hand_over(self, context, held, to):
         # A plan stays with its applier while that one lives.
@@ -75,8 +86,10 @@ class ActionPlans:
 
     def take(self, uuid):
         context = watcher_context.admin_context()
+        self._taking(uuid, takeover.HANDED_BACK, self.host)
         plan = plan_runs.claim(context, uuid, self.host)
         if plan is None:
+            self._forget(uuid)
             return
         LOG.info('Action plan %s taken by %s', uuid, self.host)
         notifier.action_plan('update', uuid,
@@ -92,11 +105,26 @@ class ActionPlans:
         plan = plan_runs.get(context, uuid)
         if (plan['hostname'] != self.host
                 or plan['state'] not in plan_runs.RUNNING):
+            self._forget(uuid)
             return
         self._settle_and_run(context, plan, why, previous)
 
+    def _taking(self, uuid, why, previous):
+        """This process takes the plan ``uuid`` (see _taken_as)."""
+        self._forget(uuid)
+        self._taken_as[uuid] = (why, previous)
+
+    def _forget(self, uuid):
+        """The plan is not this process's to settle or run any more."""
+        self._started_here.pop(uuid, None)
+        self._taken_as.pop(uuid, None)
+
     def _settle_and_run(self, context, plan, why, previous):
         uuid = plan['uuid']
+        if why == ownership.STRANDED and uuid in self._taken_as:
+            why, previous = self._taken_as[uuid]
+        else:
+            self._taken_as[uuid] = (why, previous)
         settling = takeover.Takeover(
             context, plan, self.host, self.actions, why, previous,
             self._stopping, frozenset(self._started_here.get(uuid, ())))
@@ -106,12 +134,14 @@ class ActionPlans:
         except (plan_runs.LostPlan, fencing.Fenced) as err:
             LOG.info('Action plan %s is not settled on %s: %s', uuid,
                      self.host, err)
+            self._forget(uuid)
             return
         if runs_on:
+            self._taken_as.pop(uuid, None)
             LOG.info('Action plan %s goes on, on %s', uuid, self.host)
             self._carry_out(context, plan_runs.get(context, uuid))
         else:
-            self._started_here.pop(uuid, None)
+            self._forget(uuid)
 
     @contextlib.contextmanager
     def _running(self, uuid, work):
@@ -138,7 +168,7 @@ class ActionPlans:
             LOG.info('Action plan %s stops on %s: %s', uuid, self.host, err)
             return
         self._record_end(context, plan, state, message)
-        self._started_here.pop(uuid, None)
+        self._forget(uuid)
 
     def _record_end(self, context, plan, state, message):
         """End the plan in ``state``, with its actions that did not start

@@ -10,11 +10,18 @@ their effect may or may not be in the cloud.
 ``[watcher_applier] recovery`` says what happens to the plan of an
 applier that died: ``cancel`` ends it CANCELLED, ``resume`` lets it run
 on. A plan handed back by an applier that stopped runs on: nobody died.
-A stranded plan runs on if every interrupted action was started by this
+A plan whose taking or settling a database error cut short is settled
+again for what it was taken for (applier/manager.py remembers it until
+its settling is done): a plan adopted from a dead applier is still
+resolved as one, even once nothing of it is left interrupted. Any other
+stranded plan runs on if every interrupted action was started by this
 process (its run stopped on a database error); otherwise it is resolved
-as the plan of a dead applier, whatever brought it here (an adoption whose
-commit was not acknowledged, a retry of a settling that failed). A plan
-being cancelled ends CANCELLED in every case.
+as the plan of a dead applier. A plan being cancelled ends CANCELLED in
+every case, and so does a plan with a CANCELLED action, whoever looks at
+it and why: only a settling that chose to cancel it leaves one in a
+running plan. Whatever is chosen, a plan with a CANCELLED or FAILED
+action never ends SUCCEEDED: the action plan machine guards that move
+(common/state_machines.py, db/plan_runs.finish).
 
 Either way, each interrupted action that touches the cloud is first asked
 (``recover()``, through its fence) what became of it: DONE counts as
@@ -109,10 +116,17 @@ class Takeover:
         self.halt = fencing.Halt(host, stopping)
         self._started_here = started_here
 
-    def _mode(self, foreign):
-        """``foreign``: some interrupted action was started elsewhere."""
+    def _mode(self, foreign, actions):
+        """``foreign``: some interrupted action was started elsewhere;
+        ``actions``: all of the plan's."""
         if self.plan['state'] == ActionPlanState.CANCELLING:
             # Its operator asked for the cancel: finish it.
+            return CANCEL
+        if any(a['state'] == ActionState.CANCELLED for a in actions):
+            # An earlier settling chose to cancel it, cancelled an action
+            # and lost the commit of the plan's end: what it chose
+            # stands, whoever looks now and why (nothing of a running
+            # plan is CANCELLED otherwise).
             return CANCEL
         if self.why == HANDED_BACK:
             # Handed back by an applier that stopped: nobody died.
@@ -126,10 +140,11 @@ class Takeover:
     def settle(self):
         """Settle the interrupted actions, and end the plan if it does not
         run on; True if it should run on."""
-        interrupted = plan_runs.interrupted(self.context, self.plan)
+        actions = plan_runs.actions_of(self.context, self.plan)
+        interrupted = plan_runs.interrupted_among(actions)
         foreign = [a for a in interrupted
                    if a['uuid'] not in self._started_here]
-        self.mode = self._mode(foreign)
+        self.mode = self._mode(foreign, actions)
         if foreign and not fencing.wait_for_calls_in_flight(
                 self.context, self.plan, self.stopping):
             return False

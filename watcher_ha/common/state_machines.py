@@ -22,19 +22,36 @@ ONLY_SERVICE = frozenset((SERVICE,))
 
 
 @dataclasses.dataclass(frozen=True)
+class Guard:
+    """A move allowed only while none of the row's children (the rows of
+    the machine named ``children`` that belong to it) is in a state of
+    ``refused``."""
+    children: str
+    refused: frozenset
+
+
+@dataclasses.dataclass(frozen=True)
 class StateMachine:
     name: str
     states: frozenset
     # {source: {target: actors allowed to make the move}}
     transitions: dict
+    # {target: the Guard of every move to it}
+    guards: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         for source, targets in self.transitions.items():
             unknown = ({source} | set(targets)) - self.states
             assert not unknown, '%s: unknown states %s' % (self.name, unknown)
+        unknown = set(self.guards) - self.states
+        assert not unknown, '%s: unknown states %s' % (self.name, unknown)
 
     def is_allowed(self, source, target, actor):
         return actor in self.transitions.get(source, {}).get(target, ())
+
+    def guard_of(self, target):
+        """The Guard of the moves to ``target``, or None."""
+        return self.guards.get(target)
 
     def sources_of(self, target, actor):
         """The states from which ``actor`` may move to ``target``."""
@@ -101,7 +118,13 @@ ACTION_PLAN = StateMachine(
         P.FAILED: {P.DELETED: ONLY_USER},
         P.CANCELLED: {P.DELETED: BOTH},
         P.SUPERSEDED: {P.DELETED: BOTH},
-    })
+    },
+    # An action cancelled (never run) or failed: the plan did not do what
+    # it planned, whatever made it try to end so (a settling that chose
+    # to cancel it and lost its end's commit, then a look that resumed
+    # it). It ends CANCELLED or FAILED instead (db/plan_runs.finish).
+    guards={P.SUCCEEDED: Guard('action', frozenset((A.CANCELLED,
+                                                     A.FAILED)))})
 
 ACTION = StateMachine(
     name='action',

@@ -1,5 +1,7 @@
 """The one enginefacade transaction context every SQL function runs in."""
 
+import contextlib
+
 import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
@@ -9,8 +11,31 @@ from watcher_ha.db import statement_metrics
 
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
-writer = context_manager.writer
 
+# The execution option that marks the connection of a write transaction
+# (see _begin_writers_immediately).
+WRITES = 'watcher_ha_writes'
+
+
+class _Writer:
+    """enginefacade's writer (only ``using``), whose transactions' own
+    connections are marked with WRITES before they begin."""
+
+    def __init__(self, facade_writer):
+        self._writer = facade_writer
+
+    @contextlib.contextmanager
+    def using(self, context):
+        with self._writer.using(context) as session:
+            # The outermost block takes the session's connection now,
+            # marked; a nested one joins its transaction.
+            if not session.info.get(WRITES):
+                session.info[WRITES] = True
+                session.connection(execution_options={WRITES: True})
+            yield session
+
+
+writer = _Writer(context_manager.writer)
 
 
 # What a failed statement raises: oslo.db's exceptions, or SQLAlchemy's
@@ -65,6 +90,36 @@ def _tune_sqlite(engine):
 
 
 context_manager.append_on_engine_create(_tune_sqlite)
+
+
+def _begin_writers_immediately(engine):
+    """On SQLite, a write transaction begins as a writer (BEGIN
+    IMMEDIATE), a read transaction as a reader (oslo.db's BEGIN).
+
+    Begun as a reader, a transaction that reads and then writes must
+    take the write lock at its first write, and SQLite will not let a
+    reader wait for it (two such waiters would deadlock): if another
+    connection holds it, the write fails at once with "database is
+    locked", whatever the busy timeout. Begun IMMEDIATE, the transaction
+    waits for the write lock, up to the busy timeout, before it reads.
+    """
+    if engine.dialect.name != 'sqlite':
+        return
+
+    # After oslo.db's own listener (registered as the engine was made),
+    # which begins every transaction with a plain BEGIN.
+    @sa.event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        if not conn.get_execution_options().get(WRITES):
+            return
+        if conn.connection.dbapi_connection.in_transaction:
+            # Begun as a reader, nothing read yet, no lock held: ended,
+            # to begin again as a writer.
+            conn.exec_driver_sql('COMMIT')
+        conn.exec_driver_sql('BEGIN IMMEDIATE')
+
+
+context_manager.append_on_engine_create(_begin_writers_immediately)
 
 # How long a statement waits for a row another connection holds locked.
 # Every transaction here lasts milliseconds, so a longer wait means the

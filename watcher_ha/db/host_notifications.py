@@ -109,10 +109,10 @@ def create_notification(context, values, duplicate_window):
 def _create(context, values, window, segment_id):
     with engine.writer.using(context) as session:
         # The segment's lock is the transaction's first statement: on
-        # SQLite it takes the write lock at once, and on MariaDB the
-        # transaction's snapshot is only taken after the wait for it, so
-        # that the duplicate check below sees every report committed
-        # before.
+        # MariaDB the transaction's snapshot is only taken after the wait
+        # for it, so that the duplicate check below sees every report
+        # committed before (SQLite's write transactions hold the write
+        # lock from their start).
         transitions.lock(session, Segment, [Segment.id == segment_id])
         host = session.execute(sa.select(Host).where(
             Host.name == values['hostname'])).scalar_one_or_none()

@@ -171,13 +171,36 @@ CANCELLED_AT_THE_END = ('cancelled as its last actions were finishing; '
                         'every action had ended already')
 
 
+def _unsuccessful(session, plan):
+    """How a plan asked to end SUCCEEDED ends if an action of it keeps it
+    from succeeding (state_machines.ACTION_PLAN's guard): (state,
+    message), or None if none does. A CANCELLED action was cancelled by
+    a settling that chose to cancel the plan and lost its end's commit:
+    it ends CANCELLED, as that chose; a FAILED one makes it FAILED."""
+    refusing = transitions.refusing(session, ActionPlan, plan['id'],
+                                    ActionPlanState.SUCCEEDED)
+    cancelled = [a for a in refusing if a['state'] == ActionState.CANCELLED]
+    if cancelled:
+        return ActionPlanState.CANCELLED, (
+            'action %s was cancelled: the plan cannot succeed'
+            % cancelled[0]['uuid'])
+    if refusing:
+        action = refusing[0]
+        return ActionPlanState.FAILED, 'action %s (%s) failed: %s' % (
+            action['uuid'], action['action_type'],
+            action['status_message'] or 'it failed')
+    return None
+
+
 @engine.retry_on_deadlock
 def finish(context, plan, host, target, status_message=None,
            unfinished=(ActionState.PENDING,)):
     """Move the plan from ONGOING or CANCELLING to ``target``; its actions
     in ``unfinished`` states are cancelled with it (unless it succeeded).
     A plan asked to end SUCCEEDED while a cancel was coming in ends
-    CANCELLED. Returns Ended, or None if ``host`` no longer ran it."""
+    CANCELLED; one with a CANCELLED or FAILED action ends so too (see
+    _unsuccessful). Returns Ended, or None if ``host`` no longer ran
+    it."""
     with engine.writer.using(context) as session:
         if not _lock_owned(session, plan, host):
             return None
@@ -187,6 +210,9 @@ def finish(context, plan, host, target, status_message=None,
                 and before == ActionPlanState.CANCELLING):
             target = ActionPlanState.CANCELLED
             status_message = status_message or CANCELLED_AT_THE_END
+        if target == ActionPlanState.SUCCEEDED:
+            target, status_message = _unsuccessful(session, plan) or (
+                target, status_message)
         transitions.write(session, ActionPlan, [ActionPlan.id == plan['id']],
                           target=target, states=(before,), owner=host,
                           values={'status_message': status_message})
@@ -271,8 +297,12 @@ def _hand_back(context, host, uuids, state):
 def interrupted(context, plan):
     """The plan's actions left ONGOING by an applier that stopped or died
     while running them."""
-    return [a for a in actions_of(context, plan)
-            if a['state'] == ActionState.ONGOING]
+    return interrupted_among(actions_of(context, plan))
+
+
+def interrupted_among(actions):
+    """Those of a plan's ``actions`` (actions_of) left ONGOING."""
+    return [a for a in actions if a['state'] == ActionState.ONGOING]
 
 
 def unclaimed(context, grace_seconds, limit=50):

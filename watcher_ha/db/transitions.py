@@ -29,6 +29,14 @@ MACHINE_OF = {
     models.HostNotification: state_machines.NOTIFICATION,
 }
 
+# Where a machine's guard (state_machines.Guard) finds the children of a
+# row: {(the row's model, the children's machine): the children's column
+# naming their parent}.
+CHILDREN = {
+    (models.ActionPlan, state_machines.ACTION.name):
+        models.Action.action_plan_id,
+}
+
 # ``owner``: the row may have any owner.
 ANY_OWNER = object()
 
@@ -53,6 +61,8 @@ def write(session, model, where, *, target=None, actor=state_machines.SERVICE,
     ``bump``: move the version on (False only for a stamp nobody compares,
     such as the fence's); ``stamp``: set updated_at to now (False where it
     must keep telling when the row last changed state).
+    A move the machine guards changes only rows that no child keeps from
+    it (``refusing`` tells which).
     """
     values = dict(values or {})
     assert not _BOOKKEEPING & set(values), 'set by write() itself'
@@ -68,6 +78,8 @@ def write(session, model, where, *, target=None, actor=state_machines.SERVICE,
         if target == 'DELETED':
             values.setdefault('deleted_at', models.utcnow())
     conditions = _matching(model, where, states, owner)
+    if target is not None:
+        conditions.extend(_guarded(model, target))
     if version is not None:
         conditions.append(model.version == version)
     if bump:
@@ -79,14 +91,46 @@ def write(session, model, where, *, target=None, actor=state_machines.SERVICE,
         sa.update(model).where(*conditions).values(**values)).rowcount
 
 
+def _children_refusing(model, target):
+    """(the children's column naming their parent, the condition on the
+    children that keeps a row from ``target``), or None if unguarded."""
+    guard = MACHINE_OF[model].guard_of(target)
+    if guard is None:
+        return None
+    parent = CHILDREN[model, guard.children]
+    return parent, parent.class_.state.in_(sorted(guard.refused))
+
+
+def _guarded(model, target):
+    refusing = _children_refusing(model, target)
+    if refusing is None:
+        return []
+    parent, refused = refusing
+    return [~sa.exists().where(parent == model.id, refused)]
+
+
+def refusing(session, model, row_id, target):
+    """The children of the row ``row_id`` of ``model`` that keep it from
+    moving to ``target`` (the machine's guard), as row mappings in the
+    order they were made; [] if none does."""
+    found = _children_refusing(model, target)
+    if found is None:
+        return []
+    parent, refused = found
+    child = parent.class_
+    return [row._mapping for row in session.execute(
+        sa.select(child.__table__).where(parent == row_id, refused)
+        .order_by(child.id))]
+
+
 def lock(session, model, where, *, states=None, owner=ANY_OWNER):
     """Lock the rows matching ``where`` (in ``states``, held by
     ``owner``) for the caller's transaction; how many.
 
     An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
-    locks the rows on MariaDB and PostgreSQL alike, and on SQLite it takes
-    the write lock at once (waiting for it) instead of upgrading a read
-    snapshot later, which fails at once when another writer came between.
+    locks the rows on MariaDB and PostgreSQL alike (SQLite has no row
+    locks: a write transaction there holds the database's write lock from
+    its start, see engine._begin_writers_immediately).
     """
     unchanged = {'updated_at': model.updated_at}
     if hasattr(model, 'version'):
