@@ -104,7 +104,7 @@ def test_importing_the_model_loads_no_feed():
         [sys.executable, '-c',
          'import sys; '
          'from watcher_ha.decision_engine.model import cluster, metrics, '
-         'views, garbage_collection; '
+         'listing, garbage_collection; '
          'print(" ".join(m for m in sys.modules if m.startswith('
          '"watcher_ha.decision_engine.feed") or m.startswith('
          '"watcher_ha.decision_engine.model.collector")))'],

@@ -208,6 +208,9 @@ def _stranded(db, admin_context, started_here):
     through its fence a moment ago; settled as stranded (as when its
     adoption's commit was not acknowledged)."""
     plan = _plan(db, 'ONGOING')
+    # Timed from the fence's stamp: the wait ends takeover_grace after
+    # it, however long the steps between take on a loaded machine.
+    started = time.monotonic()
     with db.begin() as conn:
         conn.execute(sa.update(models.Action).where(
             models.Action.action_plan_id == plan['id']).values(
@@ -216,7 +219,6 @@ def _stranded(db, admin_context, started_here):
     ongoing = [a for a in plan_runs.actions_of(admin_context, plan)
                if a['state'] == 'ONGOING']
     _Timed.asked = []
-    started = time.monotonic()
     runs_on = takeover.Takeover(
         admin_context, plan_runs.get(admin_context, plan['uuid']),
         'applier-1', {'timed': _Timed}, ownership.STRANDED, 'applier-1',

@@ -15,7 +15,7 @@ class NotInstalled(LookupError):
     """A plugin the audit needs is not installed on this engine."""
 
 
-class Catalog:
+class LoadedPlugins:
 
     def __init__(self):
         self.goals = plugins.load_classes(plugins.GOALS)
