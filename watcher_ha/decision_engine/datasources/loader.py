@@ -25,7 +25,7 @@ class UnknownDatasource(plugins.PluginLoadError):
 def load(conf):
     """The configured datasources, in order, each built with ``conf``."""
     names = list(conf.watcher_datasources.datasources)
-    installed = plugins.load_classes(plugins.DATASOURCES)
+    installed = plugins.installed_names(plugins.DATASOURCES)
     skipped = [name for name in names
                if name in WATCHER_ONLY and name not in installed]
     if skipped:
@@ -38,4 +38,5 @@ def load(conf):
         raise UnknownDatasource(names=', '.join(unknown),
                                 installed=', '.join(sorted(installed))
                                 or 'none')
-    return [installed[name](conf) for name in names]
+    loaded = plugins.load_named(plugins.DATASOURCES, names)
+    return [loaded[name](conf) for name in names]

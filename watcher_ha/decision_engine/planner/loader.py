@@ -1,9 +1,11 @@
-"""Every installed planner, built once when a decision engine starts.
+"""The planners the strategies use, built once when a decision engine
+starts.
 
 Each strategy names the planner of its solutions (Strategy.planner, or
-[watcher_decision_engine] planner if it names none), as in Watcher. A
-planner named that no installed plugin provides stops the start, rather
-than failing every audit of that strategy later.
+[watcher_decision_engine] planner if it names none), as in Watcher: those
+are loaded, and no other. A planner named that no installed plugin
+provides stops the start, rather than failing every audit of that
+strategy later.
 """
 
 from watcher_ha.common import plugins
@@ -29,16 +31,19 @@ class Planners:
 def load(conf, strategies):
     """Planners built from ``conf``; ``strategies``: the installed
     strategy classes ({name: class}), whose planners must be installed."""
-    installed = plugins.load_classes(plugins.PLANNERS)
+    installed = plugins.installed_names(plugins.PLANNERS)
     default = conf.watcher_decision_engine.planner
     _check(default, installed, '[watcher_decision_engine] planner',
            'change the option')
+    used = [default]
     for name, strategy in sorted(strategies.items()):
         if strategy.planner:
             _check(strategy.planner, installed, 'Strategy %s' % name,
                    'uninstall the strategy')
-    return Planners({name: cls.from_conf(conf)
-                     for name, cls in installed.items()}, default)
+            used.append(strategy.planner)
+    return Planners({name: cls.from_conf(conf) for name, cls in
+                     plugins.load_named(plugins.PLANNERS, used).items()},
+                    default)
 
 
 def _check(name, installed, who, fix):
