@@ -1,4 +1,11 @@
-"""Configuration: every option group registers itself here, once."""
+"""Configuration: every option group registers itself here, once.
+
+A module of our own options declares ``OPTS`` and its ``GROUP`` (none:
+[DEFAULT]); it is registered, and listed for oslo-config-generator
+(conf/opts.py), from OWN_GROUPS, in the order the sample file shows them.
+The modules that register more than a list of their own (keystoneauth's
+options, a library's, one group per plugin) each have ``register_opts``.
+"""
 
 from oslo_config import cfg
 
@@ -27,30 +34,25 @@ from watcher_ha.conf import watcher_clients_auth
 
 CONF = cfg.CONF
 
+OWN_GROUPS = (default, api, decision_engine, datasources, prometheus_client,
+              aetos_client, gnocchi_client, applier, coordination,
+              instance_ha, ironic, simulator, metrics)
+REGISTERING = (clients, collectors, planner, strategies, database,
+               messaging, healthcheck, middleware, watcher_clients_auth)
+
+
+def group_of(module):
+    """The option group of a module of OWN_GROUPS (None: [DEFAULT])."""
+    return getattr(module, 'GROUP', None)
+
 
 def register_opts(conf):
-    default.register_opts(conf)
-    api.register_opts(conf)
-    applier.register_opts(conf)
-    clients.register_opts(conf)
-    collectors.register_opts(conf)
-    coordination.register_opts(conf)
-    decision_engine.register_opts(conf)
-    instance_ha.register_opts(conf)
-    ironic.register_opts(conf)
-    planner.register_opts(conf)
-    strategies.register_opts(conf)
-    database.register_opts(conf)
-    datasources.register_opts(conf)
-    prometheus_client.register_opts(conf)
-    aetos_client.register_opts(conf)
-    gnocchi_client.register_opts(conf)
-    messaging.register_opts(conf)
-    metrics.register_opts(conf)
-    healthcheck.register_opts(conf)
-    middleware.register_opts(conf)
-    simulator.register_opts(conf)
-    watcher_clients_auth.register_opts(conf)
+    for module in OWN_GROUPS:
+        if group_of(module) is not None:
+            conf.register_group(group_of(module))
+        conf.register_opts(module.OPTS, group=group_of(module))
+    for module in REGISTERING:
+        module.register_opts(conf)
 
 
 register_opts(CONF)

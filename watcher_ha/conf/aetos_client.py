@@ -31,12 +31,3 @@ OPTS = [
              'without one, such as [nova] auth_type = none). Not in '
              'Watcher.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

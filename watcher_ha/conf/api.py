@@ -42,12 +42,3 @@ OPTS = [
              'when the API runs behind a proxy. By default the request '
              'host URL is used.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

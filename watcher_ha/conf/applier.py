@@ -88,12 +88,3 @@ OPTS = [
              'recorded in the actions\' and the plan\'s status messages. '
              'Deprecated in Watcher.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

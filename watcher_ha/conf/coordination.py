@@ -29,12 +29,3 @@ OPTS = [
         help='Seconds between two reads of the live members, and so '
              'between two looks for work to take over or hand over.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

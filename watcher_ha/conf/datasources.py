@@ -23,12 +23,3 @@ OPTS = [
         deprecated_name='query_timeout',
         help='Seconds between two tries of one query.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -126,12 +126,3 @@ OPTS = [
              'nothing, a malformed one stops the start. Watcher\'s '
              'option (whose default is /etc/watcher/metric_map.yaml).'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -41,11 +41,3 @@ OPTS = [
         help='Seconds without a heartbeat after which GET /v1/services '
              'shows a service as FAILED.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_opts(OPTS)
-
-
-def list_opts():
-    return OPTS

@@ -24,12 +24,3 @@ OPTS = [
         'endpoint_override',
         help='URL of Gnocchi, instead of the catalog\'s. Not in Watcher.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -133,12 +133,3 @@ OPTS = [
              'message bus fails, and evacuating them all would be far '
              'worse than waiting. 1 reports whatever the count.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -23,12 +23,3 @@ OPTS = [
              'The node is read every [watcher_applier] poll_interval '
              'seconds.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -39,12 +39,3 @@ OPTS = [
         'applier_port', default=9325,
         help='Port of the metrics endpoint of watcher-ha-applier.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

@@ -48,12 +48,3 @@ OPTS = [
         'keyfile',
         help='Key of the client certificate (certfile).'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS

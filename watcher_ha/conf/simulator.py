@@ -23,12 +23,3 @@ OPTS = [
         'port', default=8778,
         help='Port the embedded simulated cloud listens on.'),
 ]
-
-
-def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(OPTS, group=GROUP)
-
-
-def list_opts():
-    return OPTS
