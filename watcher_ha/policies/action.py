@@ -2,24 +2,10 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/actions'
+RULES = base.Resource('action', '/v1/actions', 'action_uuid', 'actions',
+                      'an action')
+GET_ALL, DETAIL, GET = RULES.reads()
+UPDATE = RULES.operation('update', base.ADMIN, 'PATCH', '/{ident}',
+                         'Skip an action or change its status message.')
 
-GET_ALL = 'action:get_all'
-DETAIL = 'action:detail'
-GET = 'action:get'
-UPDATE = 'action:update'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'List actions.'),
-    'detail': (base.READER, 'GET', '/detail',
-                'List actions with detail.'),
-    'get': (base.READER, 'GET', '/{action_uuid}',
-                'Show an action.'),
-    'update': (base.ADMIN, 'PATCH', '/{action_uuid}',
-                'Skip an action or change its status message.'),
-}
-
-
-def list_rules():
-    return base.rules_for('action', PATH, OPERATIONS)
+list_rules = RULES.list_rules

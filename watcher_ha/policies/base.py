@@ -26,17 +26,53 @@ def list_rules():
     return RULES
 
 
-def rules_for(resource, path, operations):
-    """DocumentedRuleDefaults for ``resource``.
+class Resource:
+    """The rules of one resource of the Watcher API, declared once: its
+    name (the rules' prefix), its path, what names one of it in a path,
+    and how the descriptions call it.
 
-    ``operations`` maps an operation name to (check string, method, path
-    below ``path``, description).
-    """
-    return [
-        policy.DocumentedRuleDefault(
-            name='%s:%s' % (resource, name),
-            check_str=check,
-            description=description,
-            operations=[{'path': path + sub, 'method': method}])
-        for name, (check, method, sub, description) in operations.items()
-    ]
+    Each operation's rule name is ``<resource>:<operation>``; the
+    operations are added in the order the policy file shows them."""
+
+    def __init__(self, resource, path, ident=None, plural=None, one=None):
+        self.resource = resource
+        self.path = path
+        self.ident = ident
+        self.plural = plural
+        self.one = one
+        self._rules = []
+
+    def operation(self, name, check, method, sub, description):
+        """Declare an operation; its rule name."""
+        rule = '%s:%s' % (self.resource, name)
+        self._rules.append(policy.DocumentedRuleDefault(
+            name=rule, check_str=check, description=description,
+            operations=[{'path': self.path + sub.format(ident='{%s}'
+                                                        % self.ident),
+                         'method': method}]))
+        return rule
+
+    def reads(self):
+        """The rule names of listing (with and without detail) and
+        showing one, for readers."""
+        return (
+            self.operation('get_all', READER, 'GET', '',
+                           'List %s.' % self.plural),
+            self.operation('detail', READER, 'GET', '/detail',
+                           'List %s with detail.' % self.plural),
+            self.operation('get', READER, 'GET', '/{ident}',
+                           'Show %s.' % self.one))
+
+    def writes(self, *names):
+        """Rule names of the administrators' ``names`` among create,
+        update and delete, in that order."""
+        shapes = {'create': ('POST', '', 'Create %s.'),
+                  'update': ('PATCH', '/{ident}', 'Update %s.'),
+                  'delete': ('DELETE', '/{ident}', 'Delete %s.')}
+        return tuple(
+            self.operation(name, ADMIN, shapes[name][0], shapes[name][1],
+                           shapes[name][2] % self.one)
+            for name in names)
+
+    def list_rules(self):
+        return list(self._rules)

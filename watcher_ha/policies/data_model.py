@@ -2,15 +2,9 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/data_model'
+RULES = base.Resource('data_model', '/v1/data_model')
+GET_ALL = RULES.operation(
+    'get_all', base.READER, 'GET', '',
+    'Show the cluster data model of a decision engine.')
 
-GET_ALL = 'data_model:get_all'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'Show the cluster data model of a decision engine.'),
-}
-
-
-def list_rules():
-    return base.rules_for('data_model', PATH, OPERATIONS)
+list_rules = RULES.list_rules

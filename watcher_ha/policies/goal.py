@@ -2,21 +2,7 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/goals'
+RULES = base.Resource('goal', '/v1/goals', 'goal_uuid', 'goals', 'a goal')
+GET_ALL, DETAIL, GET = RULES.reads()
 
-GET_ALL = 'goal:get_all'
-DETAIL = 'goal:detail'
-GET = 'goal:get'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'List goals.'),
-    'detail': (base.READER, 'GET', '/detail',
-                'List goals with detail.'),
-    'get': (base.READER, 'GET', '/{goal_uuid}',
-                'Show a goal.'),
-}
-
-
-def list_rules():
-    return base.rules_for('goal', PATH, OPERATIONS)
+list_rules = RULES.list_rules

@@ -2,21 +2,9 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/scoring_engines'
+RULES = base.Resource('scoring_engine', '/v1/scoring_engines',
+                      'scoring_engine_id', 'scoring engines',
+                      'a scoring engine')
+GET_ALL, DETAIL, GET = RULES.reads()
 
-GET_ALL = 'scoring_engine:get_all'
-DETAIL = 'scoring_engine:detail'
-GET = 'scoring_engine:get'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'List scoring engines.'),
-    'detail': (base.READER, 'GET', '/detail',
-                'List scoring engines with detail.'),
-    'get': (base.READER, 'GET', '/{scoring_engine_id}',
-                'Show a scoring engine.'),
-}
-
-
-def list_rules():
-    return base.rules_for('scoring_engine', PATH, OPERATIONS)
+list_rules = RULES.list_rules

@@ -2,21 +2,8 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/services'
+RULES = base.Resource('service', '/v1/services', 'service_id', 'services',
+                      'a service')
+GET_ALL, DETAIL, GET = RULES.reads()
 
-GET_ALL = 'service:get_all'
-DETAIL = 'service:detail'
-GET = 'service:get'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'List services.'),
-    'detail': (base.READER, 'GET', '/detail',
-                'List services with detail.'),
-    'get': (base.READER, 'GET', '/{service_id}',
-                'Show a service.'),
-}
-
-
-def list_rules():
-    return base.rules_for('service', PATH, OPERATIONS)
+list_rules = RULES.list_rules

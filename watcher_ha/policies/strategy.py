@@ -2,24 +2,10 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/strategies'
+RULES = base.Resource('strategy', '/v1/strategies', 'strategy_uuid',
+                      'strategies', 'a strategy')
+GET_ALL, DETAIL, GET = RULES.reads()
+STATE = RULES.operation('state', base.READER, 'GET', '/{ident}/state',
+                        'Show the state of a strategy\'s requirements.')
 
-GET_ALL = 'strategy:get_all'
-DETAIL = 'strategy:detail'
-GET = 'strategy:get'
-STATE = 'strategy:state'
-
-OPERATIONS = {
-    'get_all': (base.READER, 'GET', '',
-                'List strategies.'),
-    'detail': (base.READER, 'GET', '/detail',
-                'List strategies with detail.'),
-    'get': (base.READER, 'GET', '/{strategy_uuid}',
-                'Show a strategy.'),
-    'state': (base.READER, 'GET', '/{strategy_uuid}/state',
-                'Show the state of a strategy\'s requirements.'),
-}
-
-
-def list_rules():
-    return base.rules_for('strategy', PATH, OPERATIONS)
+list_rules = RULES.list_rules

@@ -2,15 +2,8 @@
 
 from watcher_ha.policies import base
 
-PATH = '/v1/webhooks'
+RULES = base.Resource('webhook', '/v1/webhooks', 'audit_ident')
+TRIGGER = RULES.operation('trigger', base.ADMIN_OR_SERVICE, 'POST',
+                          '/{ident}', 'Trigger an EVENT audit.')
 
-TRIGGER = 'webhook:trigger'
-
-OPERATIONS = {
-    'trigger': (base.ADMIN_OR_SERVICE, 'POST', '/{audit_ident}',
-                'Trigger an EVENT audit.'),
-}
-
-
-def list_rules():
-    return base.rules_for('webhook', PATH, OPERATIONS)
+list_rules = RULES.list_rules
