@@ -21,12 +21,12 @@ from tooz import coordination as tooz_coordination
 
 from watcher_ha.common import clients
 from watcher_ha.common import coordination
+from watcher_ha.common import service
 from watcher_ha.conf import unused
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 
 CONF = cfg.CONF
-PROJECT = 'watcher-ha'
 
 Code = upgradecheck.Code
 Result = upgradecheck.Result
@@ -177,9 +177,14 @@ class Checks(upgradecheck.UpgradeCommands):
 
 
 def main(argv=None):
-    return upgradecheck.main(
-        CONF, project=PROJECT, upgrade_command=Checks(),
-        argv=sys.argv[1:] if argv is None else argv)
+    """oslo.upgradecheck's main(), with --version (its main() parses the
+    command line without one)."""
+    upgradecheck.register_cli_options(CONF, Checks())
+    CONF(sys.argv[1:] if argv is None else argv, project=service.PROJECT,
+         version=service.version())
+    # Where its check() reads --json from, as its main() sets it.
+    upgradecheck.CONF = CONF
+    return upgradecheck.run(CONF)
 
 
 if __name__ == '__main__':

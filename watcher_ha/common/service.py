@@ -10,6 +10,7 @@ from oslo_log import log
 from oslo_service import backend
 from oslo_service import service
 from oslo_service import systemd
+from pbr import version as pbr_version
 
 import watcher_ha.conf  # noqa: F401  (registers our options)
 from watcher_ha.common import metrics_server
@@ -21,8 +22,16 @@ LOG = log.getLogger(__name__)
 PROJECT = 'watcher-ha'
 
 
+def version():
+    """The installed release of watcher-ha, as its wheel names it: a
+    tagged release, or ``<next release>.devN`` between two (setup.cfg
+    says how), read from the installed metadata, else from git."""
+    return pbr_version.VersionInfo(PROJECT).release_string()
+
+
 def prepare_service(argv=None, program=None, conf=None):
-    """Parse configuration, set up logging and the database facade."""
+    """Parse configuration (``--version`` included), set up logging and
+    the database facade."""
     if backend.get_backend_type() != backend.BackendType.THREADING:
         sys.exit('oslo.service runs on the %s backend; watcher_ha needs the '
                  'threading backend. Import watcher_ha before any library '
@@ -33,7 +42,7 @@ def prepare_service(argv=None, program=None, conf=None):
         'stevedore=INFO', 'alembic=WARNING', 'cheroot=WARNING',
         'apscheduler=WARNING', 'taskflow=WARNING'])
     conf(sys.argv[1:] if argv is None else argv, project=PROJECT,
-         prog=program)
+         prog=program, version=version())
     log.setup(conf, PROJECT)
     metrics_server.check_multiprocess_dir()
     # The embedded SQLite database and file locks live here.

@@ -1,0 +1,60 @@
+"""What an operator reads of a release before running it: every command
+says its version, the licence is Apache 2.0 (as OpenStack's), and the
+version source is setup.cfg's pre-version with git tags
+(tests/functional/test_packaging.py builds the wheel and checks both)."""
+
+import configparser
+import importlib.metadata
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+SCRIPTS = sorted(
+    entry_point.name for entry_point in importlib.metadata.entry_points(
+        group='console_scripts')
+    if entry_point.value.startswith('watcher_ha.'))
+
+
+def setup_cfg():
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / 'setup.cfg')
+    return parser
+
+
+def test_every_command_is_listed():
+    assert SCRIPTS == [
+        'watcher-ha-all-in-one', 'watcher-ha-api', 'watcher-ha-applier',
+        'watcher-ha-db-manage', 'watcher-ha-decision-engine',
+        'watcher-ha-simulator', 'watcher-ha-status']
+
+
+@pytest.mark.parametrize('script', SCRIPTS)
+def test_every_command_prints_the_installed_version(script):
+    done = subprocess.run([BIN / script, '--version'], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == importlib.metadata.version('watcher-ha') + '\n'
+
+
+def test_setup_cfg_names_the_release_being_prepared():
+    metadata = setup_cfg()['metadata']
+    major, minor, patch = metadata['version'].split('.')
+    assert (int(major), int(minor), int(patch)) >= (1, 0, 0)
+
+
+def test_the_licence_is_apache_2_and_the_metadata_says_so():
+    text = (ROOT / 'LICENSE').read_text()
+    assert text.split()[:5] == ['Apache', 'License', 'Version', '2.0,',
+                                'January']
+    assert 'TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION' \
+        in text
+    metadata = setup_cfg()['metadata']
+    # An SPDX expression (PEP 639), the licence file shipped with it.
+    assert metadata['license_expression'] == 'Apache-2.0'
+    assert metadata['license_files'].split() == ['LICENSE']
+    # Superseded by the expression: setuptools refuses both.
+    assert 'License ::' not in metadata['classifier']
