@@ -58,3 +58,42 @@ def test_the_licence_is_apache_2_and_the_metadata_says_so():
     assert metadata['license_files'].split() == ['LICENSE']
     # Superseded by the expression: setuptools refuses both.
     assert 'License ::' not in metadata['classifier']
+
+
+# Release notes.
+
+RENO = BIN / 'reno'
+NOTES = ROOT / 'releasenotes' / 'notes'
+# What `reno new` writes into a note for its author to replace.
+TEMPLATE_TEXT = ('Replace this text', 'or remove this section')
+
+
+def tracked_notes():
+    listed = subprocess.run(
+        ['git', '-C', str(ROOT), 'ls-files', 'releasenotes/notes'],
+        capture_output=True, text=True, check=True).stdout.split()
+    return [ROOT / name for name in listed if name.endswith('.yaml')]
+
+
+def test_the_release_notes_pass_reno_lint():
+    done = subprocess.run([RENO, 'lint', str(ROOT)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_committed_note_is_in_the_report():
+    notes = tracked_notes()
+    assert notes
+    done = subprocess.run([RENO, 'report', str(ROOT)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # reno shows each note's source above its items.
+    assert [note.name for note in notes
+            if '.. releasenotes/notes/%s @' % note.name
+            not in done.stdout] == []
+
+
+def test_no_note_keeps_the_template_text():
+    for note in NOTES.glob('*.yaml'):
+        text = note.read_text()
+        assert not any(words in text for words in TEMPLATE_TEXT), note.name
