@@ -2,6 +2,7 @@
 
 import sys
 
+from watcher_ha.api import healthcheck
 from watcher_ha.common import daemon
 from watcher_ha.common import metrics_server
 from watcher_ha.common import service as watcher_service
@@ -23,5 +24,6 @@ def main(argv=None):
     engine = build(conf)
     if conf.metrics.enabled:
         metrics_server.serve(conf, conf.metrics.decision_engine_port,
-                             [model_metrics.ModelCollector(engine.manager)])
+                             [model_metrics.ModelCollector(engine.manager)],
+                             health=healthcheck.application(conf))
     watcher_service.run(conf, engine)

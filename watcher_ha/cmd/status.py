@@ -9,7 +9,6 @@ failure.
 
 import os
 import sys
-import threading
 import urllib.parse
 
 import sqlalchemy as sa
@@ -17,8 +16,8 @@ from keystoneauth1 import discover
 from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
-from tooz import coordination as tooz_coordination
 
+from watcher_ha.api import healthcheck
 from watcher_ha.common import clients
 from watcher_ha.common import coordination
 from watcher_ha.common import service
@@ -103,38 +102,18 @@ def check_api(conf, group, service, needed, release=None):
 COORDINATION_TIMEOUT = 10
 
 
-def _start_and_stop(url, member):
-    coordinator = tooz_coordination.get_coordinator(url, member)
-    coordinator.start()
-    try:
-        coordinator.get_groups().get()
-    finally:
-        coordinator.stop()
-
-
 def check_coordination(conf, timeout=COORDINATION_TIMEOUT):
     """The tooz backend the daemons join answers."""
-    url = coordination.backend_url(conf)
-    where = _without_password(url)
-    member = ('upgrade-check-%s-%d' % (conf.host, os.getpid())).encode()
-    errors = []
-
-    def attempt():
-        try:
-            _start_and_stop(url, member)
-        except tooz_coordination.ToozError as err:
-            errors.append(err)
-    # A daemon thread: one still waiting on the backend does not hold
-    # the command's exit.
-    thread = threading.Thread(target=attempt, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
+    where = _without_password(coordination.backend_url(conf))
+    error = healthcheck.Probe(
+        lambda: healthcheck.check_coordination(conf),
+        'coordination')(timeout)
+    if isinstance(error, TimeoutError):
         return Result(Code.FAILURE, 'the coordination backend %s did not '
                       'answer within %s s' % (where, timeout))
-    if errors:
+    if error is not None:
         return Result(Code.FAILURE, 'cannot reach the coordination backend '
-                      '%s: %s' % (where, errors[0]))
+                      '%s: %s' % (where, error))
     return Result(Code.SUCCESS, 'the coordination backend %s answers'
                   % where)
 
