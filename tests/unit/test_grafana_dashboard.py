@@ -16,6 +16,7 @@ from watcher_ha.common import rpc_metrics  # noqa: F401
 from watcher_ha.db import state_metrics
 from watcher_ha.db import statement_metrics  # noqa: F401
 from watcher_ha.decision_engine.model import metrics as model_metrics
+from watcher_ha.decision_engine import strategy_metrics  # noqa: F401
 
 DASHBOARD = (pathlib.Path(__file__).parents[2] / 'etc' / 'grafana'
              / 'watcher-ha.json')

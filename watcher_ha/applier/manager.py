@@ -7,6 +7,7 @@ says how to take, run, resume and hand back one plan.
 
 import contextlib
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log
@@ -97,6 +98,7 @@ class ActionPlans:
 
     def _settle_and_run(self, context, plan, why, previous):
         uuid = plan['uuid']
+        taken = time.monotonic()
         settling = recovery.Recovery(
             context, plan, self.host, self.actions, why, previous,
             self._stopping, frozenset(self._started_here.get(uuid, ())))
@@ -109,7 +111,7 @@ class ActionPlans:
             return
         if runs_on:
             LOG.info('Action plan %s goes on, on %s', uuid, self.host)
-            self._carry_out(context, plan_runs.get(context, uuid))
+            self._carry_out(context, plan_runs.get(context, uuid), taken)
         else:
             self._started_here.pop(uuid, None)
 
@@ -125,8 +127,9 @@ class ActionPlans:
             with self._lock:
                 self._runs.pop(uuid, None)
 
-    def _carry_out(self, context, plan):
-        """Run the plan's remaining actions and record how it ended."""
+    def _carry_out(self, context, plan, taken):
+        """Run the plan's remaining actions and record how it ended
+        (``taken``: the monotonic time this applier took it)."""
         uuid = plan['uuid']
         run = workflow.PlanRun(plan, self.host, self.actions,
                                self._stopping,
@@ -137,10 +140,10 @@ class ActionPlans:
         except workflow.Interrupted as err:
             LOG.info('Action plan %s stops on %s: %s', uuid, self.host, err)
             return
-        self._record_end(context, plan, state, message)
+        self._record_end(context, plan, state, message, taken)
         self._started_here.pop(uuid, None)
 
-    def _record_end(self, context, plan, state, message):
+    def _record_end(self, context, plan, state, message, taken=None):
         """End the plan in ``state``, with its actions that did not start
         cancelled unless it succeeded, and say so once it is recorded."""
         uuid = plan['uuid']
@@ -148,6 +151,8 @@ class ActionPlans:
         if ended is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
+        if taken is not None:
+            metrics.plan_ended(ended.state, time.monotonic() - taken)
         LOG.info('Action plan %s %s%s', uuid, ended.state,
                  ': %s' % ended.message if ended.message else '')
         notifier.plan_ended(uuid, ended)

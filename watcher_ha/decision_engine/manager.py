@@ -25,6 +25,7 @@ from watcher_ha.decision_engine import recoveries
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as audit_scope
 from watcher_ha.decision_engine import storage_scope
+from watcher_ha.decision_engine import strategy_metrics
 from watcher_ha.decision_engine.datasources import loader as \
     datasource_loader
 from watcher_ha.decision_engine.feed import dispatch
@@ -187,6 +188,7 @@ class DecisionEngineManager:
         context = watcher_context.admin_context()
         catalog_db.sync(context)
         self.catalog = catalog.Catalog()
+        strategy_metrics.known(self.catalog.strategies)
         self.audits.auditor = auditor.Auditor(
             self.host, self.catalog,
             planner_loader.load(CONF, self.catalog.strategies), self.model,
