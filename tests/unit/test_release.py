@@ -97,3 +97,12 @@ def test_no_note_keeps_the_template_text():
     for note in NOTES.glob('*.yaml'):
         text = note.read_text()
         assert not any(words in text for words in TEMPLATE_TEXT), note.name
+
+
+def test_the_deployment_guide_names_every_command_and_what_watches_them():
+    guide = (ROOT / 'doc/source/deployment.rst').read_text()
+    assert [script for script in SCRIPTS
+            if '``%s``' % script not in guide] == []
+    for subject in ('upgrade check', 'WatchdogSec=', '``WATCHDOG=1``',
+                    'GET /healthcheck', 'systemd-analyze security'):
+        assert subject in guide, subject
