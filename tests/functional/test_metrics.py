@@ -125,6 +125,15 @@ def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
                   state='SUCCEEDED') == 1
     assert total(applier,
                  'watcher_ha_db_statement_duration_seconds_count') > 0
+    # The dummy's plan: 2 nop and a sleep of 1 s, run in one go here.
+    assert sample(applier, 'watcher_ha_action_duration_seconds_count',
+                  action_type='nop') == 2
+    assert sample(applier, 'watcher_ha_action_duration_seconds_sum',
+                  action_type='sleep') >= 1
+    assert sample(applier, 'watcher_ha_action_plan_duration_seconds_count',
+                  state='SUCCEEDED') == 1
+    assert sample(applier, 'watcher_ha_action_plan_duration_seconds_sum',
+                  state='SUCCEEDED') >= 1
 
     engine = scrape(engine_url)
     assert sample(engine, 'watcher_ha_model_nodes', model='compute') == 3
@@ -138,6 +147,11 @@ def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
                   model='compute') > 0
     assert total(engine, 'watcher_ha_rpc_handling_duration_seconds_count',
                  method='trigger_audit') >= 1
+    assert sample(engine, 'watcher_ha_strategy_duration_seconds_count',
+                  strategy='dummy') == 1
+    # Every installed strategy, before its first run.
+    assert sample(engine, 'watcher_ha_strategy_duration_seconds_count',
+                  strategy='basic') == 0
     assert total(engine,
                  'watcher_ha_db_statement_duration_seconds_count') > 0
 

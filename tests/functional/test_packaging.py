@@ -2,16 +2,19 @@
 virtualenv with its dependencies, migrates a database to the head of its
 schema and runs its commands, with nothing from the checkout.
 
-The wheel is built from a copy of the working tree (its files git tracks
-or would track: ``git ls-files --cached --others --exclude-standard``),
-made a git repository of its own, since pbr takes the version and the
-package data from git; the checkout itself gets no build artefacts. The
-dependencies come from the package index (pip's cache makes it quick), as
-for an operator: nothing of the project's venv is visible to the new one.
+The wheel is built from a clone of the checkout (its history and tags:
+pbr takes the version from setup.cfg and git, and the package data from
+git) holding the working tree as its last commit (the files git tracks
+or would track: ``git ls-files --cached --others --exclude-standard``);
+the checkout itself gets no build artefacts. The dependencies come from
+the package index (pip's cache makes it quick), as for an operator:
+nothing of the project's venv is visible to the new one.
 """
 
+import configparser
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +43,17 @@ def run(*command, cwd=None, timeout=300):
     return found.stdout
 
 
+def git(tree):
+    return ['git', '-C', str(tree), '-c', 'user.name=packaging test',
+            '-c', 'user.email=packaging@test.invalid']
+
+
 def copy_of_tree(target):
+    """A clone of the checkout whose last commit is its working tree."""
+    run('git', 'clone', '--quiet', str(REPO), str(target))
+    for name in run(*git(target), 'ls-files', '-z').split('\0'):
+        if name:
+            (target / name).unlink()
     listed = run('git', '-C', str(REPO), 'ls-files', '-z', '--cached',
                  '--others', '--exclude-standard').split('\0')
     for name in filter(None, listed):
@@ -49,23 +62,35 @@ def copy_of_tree(target):
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
-    git = ['git', '-C', str(target), '-c', 'user.name=packaging test',
-           '-c', 'user.email=packaging@test.invalid']
-    run(*git, 'init', '-q')
-    run(*git, 'add', '-A')
-    run(*git, 'commit', '-q', '-m', 'the working tree')
+    run(*git(target), 'add', '-A')
+    if run(*git(target), 'status', '--porcelain'):
+        run(*git(target), 'commit', '-q', '-m', 'the working tree')
     return target
 
 
+def release_being_prepared():
+    """setup.cfg's version: the release the checkout prepares."""
+    parser = configparser.ConfigParser()
+    parser.read(REPO / 'setup.cfg')
+    return parser['metadata']['version']
+
+
 @pytest.fixture(scope='module')
-def wheel(tmp_path_factory):
-    tree = copy_of_tree(tmp_path_factory.mktemp('tree'))
-    out = tmp_path_factory.mktemp('wheels')
+def tree(tmp_path_factory):
+    return copy_of_tree(tmp_path_factory.mktemp('tree') / 'watcher-ha')
+
+
+def build_wheel(tree, out):
     # As an operator or a distribution builds it: build isolation on.
     run(sys.executable, '-m', 'pip', 'wheel', '--quiet', '--no-deps',
         '--wheel-dir', str(out), str(tree))
     [built] = out.glob('watcher_ha-*.whl')
     return built
+
+
+@pytest.fixture(scope='module')
+def wheel(tree, tmp_path_factory):
+    return build_wheel(tree, tmp_path_factory.mktemp('wheels'))
 
 
 @pytest.fixture(scope='module')
@@ -89,6 +114,58 @@ def test_the_wheel_holds_the_migrations_and_the_operators_files(wheel):
                  'share/watcher-ha/grafana/watcher-ha.json',
                  *('share/watcher-ha/systemd/' + unit for unit in UNITS)):
         assert data + name in names, name
+
+
+def wheel_version(wheel):
+    return wheel.name.split('-')[1]
+
+
+def test_the_wheel_is_the_release_being_prepared(wheel, tree):
+    """setup.cfg's version on the commit tagged with it, else a
+    development build of it (``.devN``: N commits after the last release
+    tag), never pbr's ``0.0.1.devN`` of a project without a version."""
+    release = release_being_prepared()
+    tagged = subprocess.run(
+        ['git', '-C', str(tree), 'describe', '--exact-match'],
+        capture_output=True, text=True).stdout.strip()
+    if tagged == release:
+        assert wheel_version(wheel) == release
+    else:
+        assert re.fullmatch(re.escape(release) + r'\.dev[0-9]+',
+                            wheel_version(wheel)), wheel_version(wheel)
+
+
+def test_a_release_tag_makes_the_release(tree, tmp_path):
+    """What releasing is: an annotated tag of setup.cfg's version on the
+    commit that has it; pbr then versions that commit so."""
+    release = release_being_prepared()
+    tagged = tmp_path / 'tagged'
+    run('git', 'clone', '--quiet', str(tree), str(tagged))
+    run(*git(tagged), 'tag', '--force', '-a', release, '-m', release)
+    assert wheel_version(build_wheel(tagged, tmp_path)) == release
+
+
+def test_the_wheel_carries_the_licence(wheel):
+    version = wheel_version(wheel)
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(
+            'watcher_ha-%s.dist-info/METADATA' % version).decode()
+        licence = archive.read(
+            'watcher_ha-%s.dist-info/licenses/LICENSE' % version)
+    assert 'License-Expression: Apache-2.0' in metadata.splitlines()
+    assert 'License-File: LICENSE' in metadata.splitlines()
+    assert licence == (REPO / 'LICENSE').read_bytes()
+
+
+def test_every_installed_command_prints_the_wheels_version(venv, wheel,
+                                                           tmp_path):
+    commands = sorted(name for name in os.listdir(venv / 'bin')
+                      if name.startswith('watcher-ha-')
+                      and not name.endswith('-wsgi'))
+    assert len(commands) == 7, commands
+    for command in commands:
+        out = run(str(venv / 'bin' / command), '--version', cwd=tmp_path)
+        assert out == wheel_version(wheel) + '\n', command
 
 
 def test_the_installed_wheel_migrates_a_database_to_head(venv, tmp_path):

@@ -1,8 +1,10 @@
-"""The systemd units of etc/systemd: systemd-analyze verifies them, and
-each daemon, started with its unit's ExecStart and Environment, tells
-systemd it is ready (READY=1 on NOTIFY_SOCKET, as Type=notify expects)
-once it has started, from its main process, and never when it cannot
-start.
+"""The systemd units of etc/systemd: systemd-analyze verifies them and
+rates them OK for security, and each daemon, started with its unit's
+ExecStart and Environment, tells systemd it is ready (READY=1 on
+NOTIFY_SOCKET, as Type=notify expects) once it has started, from its main
+process, and never when it cannot start; then feeds the watchdog
+(WATCHDOG=1) while it works, and not while it does not (the API's workers
+stopped).
 
 No systemd instance runs the tests (containers have none): the test plays
 its part, listening on the datagram socket systemd would hand the unit.
@@ -26,6 +28,7 @@ from oslo_service import opts
 
 from tests import servers
 from tests.functional import fixtures
+from watcher_ha.cmd import gunicorn_hooks
 
 pytestmark = pytest.mark.functional
 
@@ -90,6 +93,34 @@ def test_units_are_what_operators_expect():
         assert CONFIG_FILE in ' '.join(
             found[('Service', 'ExecStart')]
             + found.get(('Service', 'Environment'), [])), unit.name
+
+
+def test_each_unit_has_a_watchdog_fed_well_within_it():
+    """The daemons feed it every half of WatchdogSec; the API's master
+    gives a worker ANSWER_TIMEOUT to answer before it does."""
+    for unit in UNITS:
+        [watchdog] = settings(unit)[('Service', 'WatchdogSec')]
+        assert seconds(watchdog) / 2 > gunicorn_hooks.ANSWER_TIMEOUT, (
+            unit.name)
+
+
+# systemd-analyze security's levels, best first.
+LEVELS = ['PERFECT', 'SAFE', 'OK', 'MEDIUM', 'EXPOSED', 'UNSAFE',
+          'DANGEROUS']
+
+
+def test_systemd_analyze_security_rates_each_unit_ok():
+    analyze = systemd_tool('systemd-analyze')
+    for unit in UNITS:
+        found = subprocess.run(
+            [analyze, 'security', '--offline=true', '--no-pager',
+             str(unit)], capture_output=True, text=True, timeout=60)
+        assert found.returncode == 0, found.stderr
+        [overall] = [line for line in found.stdout.splitlines()
+                     if 'Overall exposure level' in line]
+        exposure, level = overall.split(':')[1].split()[:2]
+        assert LEVELS.index(level) <= LEVELS.index('OK'), overall
+        assert float(exposure) < 2.0, overall
 
 
 def test_stop_timeouts_exceed_the_drain_they_wait_for():
@@ -176,7 +207,7 @@ class Unit:
     ExecStart and Environment, pointed at the test's config file and
     programs, NOTIFY_SOCKET set."""
 
-    def __init__(self, unit, tmp_path, config):
+    def __init__(self, unit, tmp_path, config, watchdog=None):
         self.unit = unit
         self.found = settings(unit)
         self.tmp_path = tmp_path
@@ -188,6 +219,12 @@ class Unit:
                 for arg in shlex.split(exec_start)]
         self.command = [here(args[0])] + args[1:]
         self.env = dict(os.environ, NOTIFY_SOCKET=self.notify.path)
+        self.env.pop('WATCHDOG_USEC', None)
+        self.env.pop('WATCHDOG_PID', None)
+        if watchdog is not None:
+            # What systemd sets for WatchdogSec=<watchdog>; the pid it
+            # would name is the main process's, which this one will be.
+            self.env['WATCHDOG_USEC'] = str(int(watchdog * 1e6))
         # systemd creates /run/<RuntimeDirectory> for the service, empty:
         # here a fresh directory in its place.
         runtime = {}
@@ -232,6 +269,22 @@ class Unit:
         raise AssertionError('no READY=1 from %s within %s s:\n%s' % (
             self.unit.name, timeout, self.output))
 
+    def pings(self, seconds):
+        """The senders of the WATCHDOG=1 received within ``seconds``."""
+        senders = []
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            received = self.notify.receive()
+            if received is not None and 'WATCHDOG=1' in received[0]:
+                senders.append(received[1])
+        return senders
+
+    def children(self):
+        """The main process's children (gunicorn's workers)."""
+        path = '/proc/%d/task/%d/children' % (self.proc.pid, self.proc.pid)
+        with open(path) as listed:
+            return [int(pid) for pid in listed.read().split()]
+
     def stop(self):
         """SIGTERM as systemd sends it (KillMode); returns the seconds
         until the main process exited."""
@@ -257,9 +310,10 @@ class Unit:
         self.notify.close()
 
 
-def _units(tmp_path, prepared):
+def _units(tmp_path, prepared, watchdog=None):
     """A Unit per unit file, each in its own directory with its own log,
-    all on one database (migrated if ``prepared``)."""
+    all on one database (migrated if ``prepared``), with systemd's
+    watchdog at ``watchdog`` seconds if given."""
     config = fixtures.base_config(tmp_path)
     if prepared:
         fixtures.prepare_database(fixtures.write_config(
@@ -270,7 +324,7 @@ def _units(tmp_path, prepared):
         directory.mkdir()
         config['DEFAULT']['log_file'] = str(directory / 'watcher-ha.log')
         units.append(Unit(unit, directory, fixtures.write_config(
-            directory / 'watcher-ha.conf', config)))
+            directory / 'watcher-ha.conf', config), watchdog))
     return units
 
 
@@ -295,6 +349,46 @@ def test_each_unit_reports_ready_once_started(tmp_path):
             # Within TimeoutStopSec, and cleanly.
             unit.stop()
             assert unit.proc.returncode == 0, unit.output
+    finally:
+        for unit in units:
+            unit.kill()
+
+
+# The watchdog the tests give the units: fed every second.
+WATCHDOG = 2.0
+
+
+def test_each_unit_feeds_the_watchdog_while_it_works(tmp_path):
+    units = _units(tmp_path, prepared=True, watchdog=WATCHDOG)
+    for unit in units:
+        unit.start()
+    try:
+        for unit in units:
+            unit.wait_ready()
+        for unit in units:
+            # From the main process (NotifyAccess=main), every half of
+            # the watchdog's timeout.
+            senders = unit.pings(3 * WATCHDOG)
+            assert len(senders) >= 2, (unit.unit.name, unit.output)
+            assert set(senders) == {unit.proc.pid}, unit.unit.name
+        [api] = [unit for unit in units if unit.gunicorn]
+        # Workers that answer nothing: the master stops feeding it, and
+        # systemd would restart the unit; it feeds it again once they
+        # answer.
+        workers = api.children()
+        assert workers
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            api.pings(WATCHDOG)   # one already under way
+            # The master's GET / waits ANSWER_TIMEOUT, then it says why.
+            assert api.pings(gunicorn_hooks.ANSWER_TIMEOUT
+                             + 2 * WATCHDOG) == []
+        finally:
+            for pid in workers:
+                os.kill(pid, signal.SIGCONT)
+        assert api.pings(3 * WATCHDOG), api.output
+        assert 'Stalled: the API workers' in api.output, api.output
     finally:
         for unit in units:
             unit.kill()

@@ -72,8 +72,12 @@ def test_options_of_watcher_that_mean_nothing_here_warn(tmp_path):
         'api': {'enable_ssl_api': 'false'},
         'DEFAULT': {'bindir': '/usr/local/bin'},
         'watcher_workflow_engines.taskflow': {'max_workers': '4'},
-        # Nobody's.
+        # oslo.concurrency's, read by the bus (use_queue_manager), and
+        # Watcher's name of our collectors: read, so not reported.
         'oslo_concurrency': {'lock_path': str(tmp_path)},
+        'collector': {'collector_plugins': 'compute'},
+        # Nobody's: mistyped.
+        'oslo_messaging_rabbit': {'use_queue_manger': 'true'},
     }
     with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as url:
         config = watcher_style_config(
@@ -97,12 +101,15 @@ def test_options_of_watcher_that_mean_nothing_here_warn(tmp_path):
             '[api] enable_ssl_api: the API serves plain HTTP',
             '[nova_client] api_version: watcher_ha always talks '
             'microversion 2.96',
-            '[oslo_concurrency] lock_path: not an option of watcher-ha',
+            '[oslo_messaging_rabbit] use_queue_manger: not an option of '
+            'watcher-ha',
             '[watcher_workflow_engines.taskflow] max_workers: set '
             '[watcher_applier] workers'):
         assert expected in details
     assert 'planner' not in details
     assert 'region_name' not in details
+    assert 'lock_path' not in details
+    assert 'collector_plugins' not in details
 
 
 def test_an_unmigrated_database_and_an_older_nova_fail(tmp_path):

@@ -47,3 +47,29 @@ def test_every_console_script_imports():
                                           'watcher-ha-db-manage'}
     for ep in scripts:
         assert callable(ep.load())
+
+
+def test_the_rabbit_queue_managers_lock_is_under_lock_path(conf,
+                                                            tmp_path):
+    """With ``[oslo_messaging_rabbit] use_queue_manager``, oslo.messaging
+    names its reply queues under an inter-process lock of
+    oslo.concurrency's, in ``[oslo_concurrency] lock_path``: by default
+    ``$state_path/lock``, so that the option works without it."""
+    from oslo_messaging._drivers import amqpdriver
+    from watcher_ha.conf import CONF
+    # The counter the queue manager keeps in /dev/shm: a name of its own.
+    name = 'watcher-ha-test-%d' % id(tmp_path)
+    manager = amqpdriver.QManager(name, 'lock-path')
+    try:
+        assert CONF.oslo_concurrency.lock_path == str(
+            pathlib.Path(CONF.state_path) / 'lock')
+        manager.get()
+        assert list((pathlib.Path(CONF.state_path) / 'lock').glob(
+            '*%s*' % name))
+        CONF.set_override('lock_path', str(tmp_path),
+                          group='oslo_concurrency')
+        manager.get()
+        assert list(tmp_path.glob('*%s*' % name))
+    finally:
+        CONF.clear_override('lock_path', group='oslo_concurrency')
+        pathlib.Path(manager.file_name).unlink(missing_ok=True)

@@ -13,6 +13,7 @@ from watcher_ha.api import request_metrics  # noqa: F401
 from watcher_ha.applier import metrics as applier_metrics  # noqa: F401
 from watcher_ha.db import state_metrics
 from watcher_ha.db import statement_metrics  # noqa: F401
+from watcher_ha.decision_engine import strategy_metrics  # noqa: F401
 from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.service import ownership  # noqa: F401
 from watcher_ha.service import rpc_metrics  # noqa: F401

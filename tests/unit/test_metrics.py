@@ -17,13 +17,14 @@ from prometheus_client import parser
 from tests import factories
 from tests.conftest import Client
 from watcher_ha.api import app
-from watcher_ha.api import healthcheck
 from watcher_ha.api import request_metrics
+from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import metrics as applier_metrics
 from watcher_ha.applier import workflow
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.common import context
 from watcher_ha.conf import CONF
+from watcher_ha.db import audit_runs
 from watcher_ha.db import engine
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
@@ -34,6 +35,9 @@ from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import metrics as model_metrics
+from watcher_ha.decision_engine.planner import loader
+from watcher_ha.decision_engine.planner import weight
+from watcher_ha.service import healthcheck
 from watcher_ha.service import metrics_server
 from watcher_ha.service import ownership
 from watcher_ha.service import rpc_metrics
@@ -380,18 +384,21 @@ class _Outcome(action_base.Action):
     def execute(self):
         if self.input_parameters['end'] == 'fail':
             raise action_base.ActionError('refused')
+        time.sleep(self.input_parameters.get('seconds', 0))
 
 
-def test_actions_are_counted_by_type_and_end(db):
+def test_actions_are_counted_and_timed_by_type_and_end(db):
     kind = 'metrics_test_outcome'
     applier_metrics.known([kind])
     assert prometheus_client.REGISTRY.get_sample_value(
         'watcher_ha_actions_total',
         {'action_type': kind, 'state': 'FAILED'}) == 0
+    timed = 'watcher_ha_action_duration_seconds_%s'
+    assert value(timed % 'count', action_type=kind) == 0
     plan, _ = factories.action_plan(
         db, factories.audit(db), state='ONGOING',
-        kinds=[(kind, {'end': 'succeed'}), (kind, {'end': 'skip'}),
-               (kind, {'end': 'fail'})])
+        kinds=[(kind, {'end': 'succeed', 'seconds': 0.3}),
+               (kind, {'end': 'skip'}), (kind, {'end': 'fail'})])
     with db.begin() as conn:
         conn.execute(sa.update(models.ActionPlan).where(
             models.ActionPlan.id == plan['id']).values(hostname='me'))
@@ -401,6 +408,53 @@ def test_actions_are_counted_by_type_and_end(db):
     assert run.execute()[0] == 'FAILED'
     assert [value('watcher_ha_actions_total', action_type=kind, state=state)
             for state in ('SUCCEEDED', 'SKIPPED', 'FAILED')] == [1, 1, 1]
+    # Each timed, from its start to its end, whatever the end.
+    assert value(timed % 'count', action_type=kind) == 3
+    assert 0.3 <= value(timed % 'sum', action_type=kind) < 5
+
+
+def test_a_plan_run_here_is_timed_by_how_it_ended(db):
+    kind = 'metrics_test_plan'
+    series = 'watcher_ha_action_plan_duration_seconds_%s'
+    applier_metrics.known([kind])
+    before = {state: (value(series % 'count', state=state),
+                      value(series % 'sum', state=state))
+              for state in ('SUCCEEDED', 'FAILED', 'CANCELLED')}
+    plans = applier_manager.ActionPlans('me', threading.Event())
+    plans.actions = {kind: _Outcome}
+    for end in ('succeed', 'fail'):
+        plan, _ = factories.action_plan(
+            db, factories.audit(db), state='PENDING',
+            kinds=[(kind, {'end': 'succeed', 'seconds': 0.3}),
+                   (kind, {'end': end})])
+        plans.take(plan['uuid'])
+    for state in ('SUCCEEDED', 'FAILED'):
+        count, total = (value(series % 'count', state=state),
+                        value(series % 'sum', state=state))
+        assert count == before[state][0] + 1, state
+        assert 0.3 <= total - before[state][1] < 5, state
+    assert value(series % 'count', state='CANCELLED') == (
+        before['CANCELLED'][0])
+
+
+def test_each_strategy_run_is_timed_by_strategy(db):
+    from watcher_ha.decision_engine import auditor
+    from watcher_ha.decision_engine import loaded_plugins as catalog
+    from watcher_ha.decision_engine import strategy_metrics
+    series = 'watcher_ha_strategy_duration_seconds_count'
+    strategies = catalog.Catalog()
+    strategy_metrics.known(strategies.strategies)
+    assert value(series, strategy='dummy') >= 0
+    assert prometheus_client.REGISTRY.get_sample_value(
+        series, {'strategy': 'basic'}) is not None
+    before = value(series, strategy='dummy')
+    audit = factories.audit(db, state='PENDING')
+    auditor.Auditor('engine-1', strategies, loader.Planners(
+        {'weight': weight.WeightPlanner({'nop': 1, 'sleep': 1}, {})})
+    ).run(audit['uuid'])
+    assert audit_runs.get(context.admin_context(),
+                          audit['uuid'])['state'] == 'SUCCEEDED'
+    assert value(series, strategy='dummy') == before + 1
 
 
 # API requests.

@@ -81,3 +81,18 @@ def test_the_answer_names_our_family_only_when_asked():
     assert microversion.version_header(version) == 'infra-optim 1.7'
     assert microversion.version_header(version, version.__class__(1, 1)) \
         == 'infra-optim 1.7, watcher-ha 1.1'
+
+
+def test_the_readme_gives_the_ranges_served():
+    """README.rst names the microversions the API serves: Watcher's
+    family and ours, as VERSIONS and EXTENSION_VERSIONS say."""
+    import pathlib
+    import re
+    readme = (pathlib.Path(__file__).resolve().parents[2]
+              / 'README.rst').read_text()
+    ranges = re.findall(r'``(infra-optim|watcher-ha)`` (\d+\.\d+) to '
+                        r'(\d+\.\d+)', ' '.join(readme.split()))
+    assert ranges == [
+        ('infra-optim', microversion.VERSIONS[0], microversion.VERSIONS[-1]),
+        ('watcher-ha', microversion.EXTENSION_VERSIONS[0],
+         microversion.EXTENSION_VERSIONS[-1])]

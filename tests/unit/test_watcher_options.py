@@ -96,6 +96,26 @@ def test_watchers_names_set_ours(tmp_path):
     assert unused.unused_options(conf) == []
 
 
+def test_watchers_collector_plugins_sets_our_collectors(tmp_path):
+    """Watcher's [collector] collector_plugins is our [watcher_decision_engine]
+    collectors: both name the cluster data models the engine keeps."""
+    conf = _conf(tmp_path, '[collector]\ncollector_plugins = compute, '
+                           'storage\n')
+    assert conf.watcher_decision_engine.collectors == ['compute', 'storage']
+    assert watcher_ignored.why_ignored('collector',
+                                       'collector_plugins') is None
+    assert unused.unused_options(conf) == []
+
+
+def test_oslo_concurrency_options_are_read(tmp_path):
+    """oslo.concurrency's lock_path is where oslo.messaging's RabbitMQ
+    driver keeps the lock of ``[oslo_messaging_rabbit] use_queue_manager``
+    (test_config.py shows it taken there): an option we read."""
+    conf = _conf(tmp_path, '[oslo_concurrency]\nlock_path = %s\n'
+                           'disable_process_locking = false\n' % tmp_path)
+    assert unused.unused_options(conf) == []
+
+
 @pytest.mark.parametrize('own', [False, True])
 def test_watcher_clients_auth_serves_groups_without_credentials(tmp_path,
                                                                 own):

@@ -13,11 +13,11 @@ from watcher_ha.api import access_log
 from watcher_ha.api import auth
 from watcher_ha.api import body_limit
 from watcher_ha.api import errors
-from watcher_ha.api import healthcheck
 from watcher_ha.api import hooks
 from watcher_ha.api import pecan_speedups
 from watcher_ha.api import request_metrics
 from watcher_ha.api.instance_ha import app as instance_ha_app
+from watcher_ha.service import healthcheck
 
 CONF = cfg.CONF
 

@@ -7,6 +7,7 @@ says how to take, run, resume and hand back one plan.
 
 import contextlib
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log
@@ -121,6 +122,7 @@ class ActionPlans:
 
     def _settle_and_run(self, context, plan, why, previous):
         uuid = plan['uuid']
+        taken = time.monotonic()
         if why == ownership.STRANDED and uuid in self._taken_as:
             why, previous = self._taken_as[uuid]
         else:
@@ -139,7 +141,7 @@ class ActionPlans:
         if runs_on:
             self._taken_as.pop(uuid, None)
             LOG.info('Action plan %s goes on, on %s', uuid, self.host)
-            self._carry_out(context, plan_runs.get(context, uuid))
+            self._carry_out(context, plan_runs.get(context, uuid), taken)
         else:
             self._forget(uuid)
 
@@ -155,8 +157,9 @@ class ActionPlans:
             with self._lock:
                 self._runs.pop(uuid, None)
 
-    def _carry_out(self, context, plan):
-        """Run the plan's remaining actions and record how it ended."""
+    def _carry_out(self, context, plan, taken):
+        """Run the plan's remaining actions and record how it ended
+        (``taken``: the monotonic time this applier took it)."""
         uuid = plan['uuid']
         run = workflow.PlanRun(plan, self.host, self.actions,
                                self._stopping,
@@ -167,10 +170,10 @@ class ActionPlans:
         except workflow.Interrupted as err:
             LOG.info('Action plan %s stops on %s: %s', uuid, self.host, err)
             return
-        self._record_end(context, plan, state, message)
+        self._record_end(context, plan, state, message, taken)
         self._forget(uuid)
 
-    def _record_end(self, context, plan, state, message):
+    def _record_end(self, context, plan, state, message, taken=None):
         """End the plan in ``state``, with its actions that did not start
         cancelled unless it succeeded, and say so once it is recorded."""
         uuid = plan['uuid']
@@ -178,6 +181,8 @@ class ActionPlans:
         if ended is None:
             LOG.info('Action plan %s was taken from %s', uuid, self.host)
             return
+        if taken is not None:
+            metrics.plan_ended(ended.state, time.monotonic() - taken)
         LOG.info('Action plan %s %s%s', uuid, ended.state,
                  ': %s' % ended.message if ended.message else '')
         notifier.plan_ended(uuid, ended)

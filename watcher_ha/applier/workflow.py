@@ -20,6 +20,7 @@ and whoever runs the plan next asks its ``recover()`` what became of it.
 import collections
 import contextlib
 import logging
+import time
 
 import futurist
 from oslo_config import cfg
@@ -90,6 +91,7 @@ class ActionTask(task.Task):
         if token is None:
             # Skipped by a user, or done by an earlier run of the plan.
             return
+        run.began(action)
         LOG.info('Executing action %s (%s) of plan %s on %s: %s',
                  action['uuid'], action['action_type'], run.plan['uuid'],
                  run.host, _parameters(action))
@@ -188,6 +190,8 @@ class PlanRun:
         # ActionFailed of the actions whose failure stopped nothing else
         # (Action.failure_is_contained), in the order they failed.
         self.contained = []
+        # {action uuid: monotonic time this run moved it ONGOING}
+        self._began = {}
 
     def plugin(self, action, fence):
         """The action's plugin, built from validated parameters."""
@@ -240,6 +244,9 @@ class PlanRun:
                                          action, source, target,
                                          status_message, token)
 
+    def began(self, action):
+        self._began[action['uuid']] = time.monotonic()
+
     def end(self, action, token, state, status_message=None):
         """Record how the action this run began (at version ``token``)
         ended; if it is not that run's any more (taken over, settled by
@@ -248,7 +255,9 @@ class PlanRun:
                      token) is None:
             raise Interrupted('action %s was taken from this run'
                               % action['uuid'])
-        metrics.ended(action, state)
+        began = self._began.pop(action['uuid'], None)
+        metrics.ended(action, state, None if began is None
+                      else time.monotonic() - began)
         LOG.log(logging.WARNING if state == ActionState.FAILED
                 else logging.INFO, 'Action %s (%s) of plan %s %s%s',
                 action['uuid'], action['action_type'], self.plan['uuid'],

@@ -6,6 +6,7 @@ from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.service import daemon
+from watcher_ha.service import healthcheck
 from watcher_ha.service import metrics_server
 from watcher_ha.service import service as watcher_service
 
@@ -23,5 +24,6 @@ def main(argv=None):
     engine = build(conf)
     if conf.metrics.enabled:
         metrics_server.serve(conf, conf.metrics.decision_engine_port,
-                             [model_metrics.ModelCollector(engine.manager)])
+                             [model_metrics.ModelCollector(engine.manager)],
+                             health=healthcheck.application(conf))
     watcher_service.run(conf, engine)

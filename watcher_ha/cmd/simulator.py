@@ -12,6 +12,7 @@ import sys
 
 from cheroot import wsgi
 
+from watcher_ha.service import service
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
 
@@ -85,6 +86,8 @@ def main(argv=None):
         parser.add_argument('--config-file', help='(reserved) oslo.config '
                                                   'file with [simulator]')
         parser.add_argument('--threads', type=int, default=16)
+        parser.add_argument('--version', action='version',
+                            version=service.version())
         parser.set_defaults(func=_serve)
         args = parser.parse_args(argv)
     args.func(args)

@@ -9,7 +9,6 @@ failure.
 
 import os
 import sys
-import threading
 import urllib.parse
 
 import sqlalchemy as sa
@@ -17,16 +16,16 @@ from keystoneauth1 import discover
 from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
-from tooz import coordination as tooz_coordination
 
 from watcher_ha.cloud import clients
 from watcher_ha.conf import unused
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 from watcher_ha.service import coordination
+from watcher_ha.service import healthcheck
+from watcher_ha.service import service
 
 CONF = cfg.CONF
-PROJECT = 'watcher-ha'
 
 Code = upgradecheck.Code
 Result = upgradecheck.Result
@@ -103,38 +102,18 @@ def check_api(conf, group, service, needed, release=None):
 COORDINATION_TIMEOUT = 10
 
 
-def _start_and_stop(url, member):
-    coordinator = tooz_coordination.get_coordinator(url, member)
-    coordinator.start()
-    try:
-        coordinator.get_groups().get()
-    finally:
-        coordinator.stop()
-
-
 def check_coordination(conf, timeout=COORDINATION_TIMEOUT):
     """The tooz backend the daemons join answers."""
-    url = coordination.backend_url(conf)
-    where = _without_password(url)
-    member = ('upgrade-check-%s-%d' % (conf.host, os.getpid())).encode()
-    errors = []
-
-    def attempt():
-        try:
-            _start_and_stop(url, member)
-        except tooz_coordination.ToozError as err:
-            errors.append(err)
-    # A daemon thread: one still waiting on the backend does not hold
-    # the command's exit.
-    thread = threading.Thread(target=attempt, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
+    where = _without_password(coordination.backend_url(conf))
+    error = healthcheck.Probe(
+        lambda: healthcheck.check_coordination(conf),
+        'coordination')(timeout)
+    if isinstance(error, TimeoutError):
         return Result(Code.FAILURE, 'the coordination backend %s did not '
                       'answer within %s s' % (where, timeout))
-    if errors:
+    if error is not None:
         return Result(Code.FAILURE, 'cannot reach the coordination backend '
-                      '%s: %s' % (where, errors[0]))
+                      '%s: %s' % (where, error))
     return Result(Code.SUCCESS, 'the coordination backend %s answers'
                   % where)
 
@@ -177,9 +156,14 @@ class Checks(upgradecheck.UpgradeCommands):
 
 
 def main(argv=None):
-    return upgradecheck.main(
-        CONF, project=PROJECT, upgrade_command=Checks(),
-        argv=sys.argv[1:] if argv is None else argv)
+    """oslo.upgradecheck's main(), with --version (its main() parses the
+    command line without one)."""
+    upgradecheck.register_cli_options(CONF, Checks())
+    CONF(sys.argv[1:] if argv is None else argv, project=service.PROJECT,
+         version=service.version())
+    # Where its check() reads --json from, as its main() sets it.
+    upgradecheck.CONF = CONF
+    return upgradecheck.run(CONF)
 
 
 if __name__ == '__main__':

@@ -92,8 +92,11 @@ OPTS = [
              'notifications.'),
     cfg.ListOpt(
         'collectors', default=['compute'],
+        deprecated_opts=[cfg.DeprecatedOpt('collector_plugins',
+                                           group='collector')],
         help='Cluster data model collectors (namespace '
-             'watcher_ha.collectors) each decision engine runs.'),
+             'watcher_ha.collectors) each decision engine runs: '
+             'compute (Nova), storage (Cinder).'),
     cfg.IntOpt(
         'notification_pool_expiry', default=86400, min=600, mutable=True,
         help='Seconds after which the notification queue of a decision '

@@ -18,7 +18,9 @@ OPTS = [
         'enabled', default=False,
         help='Serve Prometheus metrics over HTTP (path /metrics) from '
              'every daemon, each on its own port (api_port, '
-             'decision_engine_port, applier_port).'),
+             'decision_engine_port, applier_port); the decision engine '
+             'and the applier serve their health check there too (path '
+             '/healthcheck).'),
     cfg.HostAddressOpt(
         'host', default='127.0.0.1',
         help='Address the metrics endpoints listen on. Set it to the '

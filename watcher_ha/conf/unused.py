@@ -25,6 +25,7 @@ from watcher_ha.conf import watcher_ignored
 
 NAMESPACES = (
     'watcher_ha',
+    'oslo.concurrency',
     'oslo.db',
     'oslo.log',
     'oslo.messaging',

@@ -50,10 +50,6 @@ IGNORED = (
     Ignored('database', 'mysql_engine',
             'the migrations create InnoDB tables on MySQL/MariaDB'),
     # [collector]: how Watcher's collectors poll Nova.
-    Ignored('collector', 'collector_plugins',
-            'its default also names Watcher\'s storage model, which does '
-            'not exist here: set [watcher_decision_engine] collectors '
-            '(compute)'),
     Ignored('collector', 'api_query_interval',
             'the model resyncs through keystoneauth, whose [nova] '
             'connect_retries and status_code_retries apply'),

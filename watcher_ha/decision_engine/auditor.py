@@ -28,6 +28,7 @@ from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
+from watcher_ha.decision_engine import strategy_metrics
 from watcher_ha.decision_engine.datasources import metrics as audit_metrics
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.planner import base as planner_base
@@ -165,9 +166,10 @@ class Auditor:
             strategy.protected_hosts = reserved_hosts.kept_for_failover(
                 self._context())
             notifier.audit('strategy.start', uuid)
-            solution = strategy.execute(
-                row, checked, models=snapshots,
-                metrics=audit_metrics.AuditMetrics(self.datasources))
+            with strategy_metrics.timed(strategy.name):
+                solution = strategy.execute(
+                    row, checked, models=snapshots,
+                    metrics=audit_metrics.AuditMetrics(self.datasources))
             indicators, global_efficacy = self._efficacy(strategy, solution)
             LOG.info('Audit %s: strategy %s proposes %s; %s', uuid,
                      strategy.name, _summary(solution.actions),

@@ -21,6 +21,7 @@ from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
+from watcher_ha.decision_engine import strategy_metrics
 from watcher_ha.decision_engine.datasources import loader as \
     datasource_loader
 from watcher_ha.decision_engine.feed import dispatch
@@ -188,6 +189,7 @@ class DecisionEngineManager:
         context = watcher_context.admin_context()
         catalog.sync(context)
         self.loaded = loaded_plugins.LoadedPlugins()
+        strategy_metrics.known(self.loaded.strategies)
         self.audits.auditor = auditor.Auditor(
             self.host, self.loaded,
             planner_loader.load(CONF, self.loaded.strategies), self.model,

@@ -3,10 +3,22 @@ around a manager that does the work (composition, no deep base class).
 
 Stopping (SIGTERM) stops consuming first, then lets the manager finish or
 hand back what it holds within ``STOP_TIMEOUT`` seconds.
+
+Liveness (``stalled()``, for systemd's watchdog, service/service.py): the
+loops the daemon runs itself say when they last went round, and a loop
+silent for too long is named: the heartbeat, the scheduler of the
+periodic tasks (a tick of its own every ``TICK_SECONDS``), and each
+periodic task, which must not run for much longer than its interval.
+A slow or unreachable database, bus or coordination backend stalls none
+of them (their calls fail, or time out, and the loop goes on): that is
+the health check's business (service/healthcheck.py); a loop stuck for good
+(a lost connection nobody times out, a deadlock, a pool whose every
+thread is stuck) is what restarting the daemon cures.
 """
 
 import datetime
 import threading
+import time
 
 import oslo_messaging
 from apscheduler.schedulers import background
@@ -26,6 +38,18 @@ LOG = log.getLogger(__name__)
 # SIGTERM to exit, all included; the manager gets most of it.
 STOP_TIMEOUT = 8.0
 
+# A loop silent for longer than this (or than STALL_FACTOR times its
+# interval, if longer) is stalled. Well above what a slow database or
+# cloud makes a round last: their calls time out within a minute.
+STALL_SECONDS = 120.0
+STALL_FACTOR = 3
+# How often the scheduler's own tick runs.
+TICK_SECONDS = 10
+
+
+def stall_bound(interval):
+    return max(STALL_SECONDS, STALL_FACTOR * interval)
+
 
 class Periodic:
     """A task run every ``interval()`` seconds (re-read on SIGHUP)."""
@@ -36,13 +60,26 @@ class Periodic:
         self.interval = interval
         # Also run once right after the daemon starts.
         self.at_start = at_start
+        # Monotonic times: the start of the run in progress (None when
+        # idle), and the end of the last one (the scheduling at first).
+        self.running_since = None
+        self.last_end = time.monotonic()
 
     def __call__(self):
+        self.running_since = time.monotonic()
         try:
             self.func()
         except Exception:  # noqa: BLE001
             # One failed round must not stop the next ones.
             LOG.exception('Periodic task %s failed', self.name)
+        finally:
+            self.running_since = None
+            self.last_end = time.monotonic()
+
+    def stuck(self, now):
+        """Running for much longer than its interval."""
+        return (self.running_since is not None
+                and now - self.running_since > stall_bound(self.interval()))
 
 
 class Heartbeat:
@@ -56,6 +93,13 @@ class Heartbeat:
         self.details = details
         self._stopped = threading.Event()
         self._thread = None
+        # Monotonic time the loop last went round.
+        self.last_round = time.monotonic()
+
+    def silent(self, now):
+        """The loop has not gone round for much longer than its
+        interval."""
+        return now - self.last_round > stall_bound(CONF.heartbeat_interval)
 
     def beat(self):
         try:
@@ -67,6 +111,7 @@ class Heartbeat:
 
     def start(self):
         self.beat()
+        self.last_round = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name='heartbeat',
                                         daemon=True)
         self._thread.start()
@@ -74,6 +119,7 @@ class Heartbeat:
     def _loop(self):
         while not self._stopped.wait(CONF.heartbeat_interval):
             self.beat()
+            self.last_round = time.monotonic()
 
     def stop(self):
         self._stopped.set()
@@ -104,6 +150,10 @@ class Services(service.ServiceBase):
         for svc in self.services:
             svc.reset()
 
+    def stalled(self):
+        return [name for svc in self.services
+                for name in getattr(svc, 'stalled', list)()]
+
 
 class Daemon(service.ServiceBase):
     """Runs ``manager`` (start(), stop(timeout), endpoints(), periodic())
@@ -116,6 +166,10 @@ class Daemon(service.ServiceBase):
         self.host = host or CONF.host
         self._rpc_server = None
         self._scheduler = None
+        # The periodic tasks scheduled, the scheduler's tick among them.
+        self._tasks = []
+        self._tick = Periodic('scheduler', lambda: None,
+                              lambda: TICK_SECONDS)
         self._stopped = threading.Event()
         self._heartbeat = Heartbeat(binary, self.host,
                                     getattr(manager, 'details', None))
@@ -138,13 +192,29 @@ class Daemon(service.ServiceBase):
         LOG.info('%s started on %s', self.binary, self.host)
 
     def _schedule(self):
-        for task in self.manager.periodic():
+        self._tick.last_end = time.monotonic()
+        self._tasks = [self._tick] + list(self.manager.periodic())
+        for task in self._tasks:
             first = ({'next_run_time': datetime.datetime.now(
                 datetime.timezone.utc)} if task.at_start else {})
             self._scheduler.add_job(
                 task, 'interval', seconds=task.interval(), id=task.name,
                 name=task.name, replace_existing=True, max_instances=1,
                 coalesce=True, **first)
+
+    def stalled(self, now=None):
+        """The names of the daemon's loops that stalled (none while it
+        stops: its drain has bounds of its own), at monotonic time
+        ``now``."""
+        if self._stopped.is_set():
+            return []
+        now = time.monotonic() if now is None else now
+        found = ['heartbeat'] if self._heartbeat.silent(now) else []
+        if now - self._tick.last_end > stall_bound(TICK_SECONDS):
+            # Nothing runs the periodic tasks any more.
+            found.append(self._tick.name)
+        return found + [task.name for task in self._tasks
+                        if task.stuck(now)]
 
     def stop(self, graceful=True):
         if self._stopped.is_set():

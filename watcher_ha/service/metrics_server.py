@@ -1,5 +1,7 @@
 """The Prometheus endpoint of a daemon: ``[metrics] host`` and the port
-the daemon is given, serving ``/metrics`` from a thread of its own.
+the daemon is given, serving ``/metrics`` from a thread of its own, and,
+for the decision engine and the applier, their ``/healthcheck``
+(service/healthcheck.py, given by the command).
 
 What it serves: the metrics this process declares (module-level counters
 and histograms, prometheus_client's default registry), plus collectors
@@ -96,11 +98,24 @@ def require_multiprocess_dir(why):
             'RuntimeDirectory= and Environment=)' % (why, MULTIPROC_DIR))
 
 
-def serve(conf, port, collectors=(), shared=False):
+HEALTH_PATH = '/healthcheck'
+
+
+def with_health(metrics, health):
+    """One WSGI app: ``health`` at HEALTH_PATH, ``metrics`` elsewhere."""
+    def app(environ, start_response):
+        if environ.get('PATH_INFO') == HEALTH_PATH:
+            return health(environ, start_response)
+        return metrics(environ, start_response)
+    return app
+
+
+def serve(conf, port, collectors=(), shared=False, health=None):
     """Serve the endpoint on ``[metrics] host``:``port`` in a daemon
-    thread; returns the server (``shutdown()`` and ``server_close()``
-    stop it), or None when ``shared`` (a worker among several, in
-    multiprocess mode) and another process serves it already."""
+    thread, with the WSGI app ``health`` at HEALTH_PATH if given; returns
+    the server (``shutdown()`` and ``server_close()`` stop it), or None
+    when ``shared`` (a worker among several, in multiprocess mode) and
+    another process serves it already."""
     try:
         server, _ = prometheus_client.start_http_server(
             port, addr=conf.metrics.host, registry=registry(collectors))
@@ -113,6 +128,12 @@ def serve(conf, port, collectors=(), shared=False):
             'Cannot serve metrics on %s:%s: %s (is another process on '
             'that port? set [metrics] host and the port)'
             % (conf.metrics.host, port, err))
+    if health is not None:
+        # prometheus_client's server (a wsgiref one) with our app: the
+        # start is not over, nobody asks it anything yet.
+        server.set_app(with_health(server.get_app(), health))
+        LOG.info('Health check served on http://%s:%d%s',
+                 conf.metrics.host, server.server_port, HEALTH_PATH)
     LOG.info('Metrics served on http://%s:%d/metrics', conf.metrics.host,
              server.server_port)
     return server

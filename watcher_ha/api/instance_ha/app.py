@@ -153,7 +153,7 @@ def _masakari_healthcheck(disable_file):
     Its settings are a configuration of its own: given them as a dict,
     oslo.middleware would write them into the process's [healthcheck]
     options, which the Watcher API's /healthcheck reads
-    (watcher_ha/api/healthcheck.py).
+    (watcher_ha/service/healthcheck.py).
     """
     conf = cfg.ConfigOpts()
     conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group='healthcheck')
