@@ -439,10 +439,10 @@ def test_a_plan_run_here_is_timed_by_how_it_ended(db):
 
 def test_each_strategy_run_is_timed_by_strategy(db):
     from watcher_ha.decision_engine import auditor
-    from watcher_ha.decision_engine import loaded_plugins as catalog
+    from watcher_ha.decision_engine import loaded_plugins
     from watcher_ha.decision_engine import strategy_metrics
     series = 'watcher_ha_strategy_duration_seconds_count'
-    strategies = catalog.Catalog()
+    strategies = loaded_plugins.LoadedPlugins()
     strategy_metrics.known(strategies.strategies)
     assert value(series, strategy='dummy') >= 0
     assert prometheus_client.REGISTRY.get_sample_value(
