@@ -117,3 +117,77 @@ def test_a_path_starting_with_two_slashes_is_served(api_server):
     assert resp.status == 200, body
     assert resp.getheader('Content-Type') == 'application/json'
     assert body == requests.get(api_server + '/v1/goals').content
+
+
+# -- listen backlog -----------------------------------------------------------
+
+def listen_backlog(port):
+    """The backlog of the socket listening on ``port``, as the kernel
+    holds it: `ss` shows it as the Send-Q of a LISTEN socket."""
+    import subprocess
+    out = subprocess.run(['ss', '-ltnH', 'sport = :%d' % port],
+                         check=True, capture_output=True, text=True,
+                         timeout=10).stdout.split()
+    assert out and out[0] == 'LISTEN', out
+    return int(out[2])
+
+
+def handshakes(port, count, timeout=2.0):
+    """Open ``count`` connections at once; how many the kernel completed
+    (each waits in the accept queue, nobody accepting)."""
+    import selectors
+    import socket
+    import time
+    selector, pending, done = selectors.DefaultSelector(), [], 0
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.connect_ex(('127.0.0.1', port))
+            selector.register(sock, selectors.EVENT_WRITE)
+            pending.append(sock)
+        deadline = time.monotonic() + timeout
+        while done < count and time.monotonic() < deadline:
+            for key, _ in selector.select(deadline - time.monotonic()):
+                selector.unregister(key.fileobj)
+                error = key.fileobj.getsockopt(socket.SOL_SOCKET,
+                                               socket.SO_ERROR)
+                assert error == 0, 'connect refused: %s' % error
+                done += 1
+        return done
+    finally:
+        for sock in pending:
+            sock.close()
+        selector.close()
+
+
+def test_the_api_listens_with_the_configured_backlog(tmp_path):
+    """cheroot's prepare() listens again on the socket we bound, with its
+    own default backlog (5) unless told: a burst of connections beyond it
+    waits for SYN retries or is refused."""
+    import os
+    import signal
+
+    from tests.functional import fixtures
+    from watcher_ha.conf import api as api_opts
+    default = next(o.default for o in api_opts.OPTS if o.name == 'backlog')
+    with open('/proc/sys/net/core/somaxconn') as capped:
+        somaxconn = int(capped.read())
+    assert min(default, somaxconn) >= 128
+    for backlog, expected in ((None, min(default, somaxconn)), (64, 64)):
+        port = fixtures.free_port()
+        api = {'backlog': backlog} if backlog else {}
+        config = fixtures.write_config(
+            tmp_path / ('watcher-ha-%s.conf' % backlog),
+            fixtures.base_config(tmp_path, port=port, api=api))
+        fixtures.prepare_database(config)
+        with fixtures.api_process(config, port):
+            assert listen_backlog(port) == expected
+            # Nobody accepts while the API's processes are stopped: what
+            # connects waits in the accept queue, as in a burst.
+            launcher = fixtures.api_workers(config)[0].parent().pid
+            os.killpg(launcher, signal.SIGSTOP)
+            try:
+                assert handshakes(port, 40) == 40
+            finally:
+                os.killpg(launcher, signal.SIGCONT)

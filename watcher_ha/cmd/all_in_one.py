@@ -24,7 +24,8 @@ def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv,
         program='watcher-ha-all-in-one')
-    sock = wsgi_server.bind(conf.api.host, conf.api.port)
+    sock = wsgi_server.bind(conf.api.host, conf.api.port,
+                            backlog=conf.api.backlog)
     # The cloud first, so that the engine's first resync finds it.
     cloud = embedded.EmbeddedCloud(conf) if conf.simulator.scenario else None
     # The engine before the API: the catalog of goals and strategies it

@@ -36,7 +36,8 @@ def main(argv=None):
     conf = watcher_service.prepare_service(
         sys.argv[1:] if argv is None else argv, program='watcher-ha-api')
     watcher_service.check_schema()
-    sock = wsgi_server.bind(conf.api.host, conf.api.port)
+    sock = wsgi_server.bind(conf.api.host, conf.api.port,
+                            backlog=conf.api.backlog)
     server = wsgi_server.WSGIService(
         API_BINARY, lambda: app.setup_app(conf), sock, conf.api.threads,
         heartbeat=daemon.Heartbeat(API_BINARY))

@@ -12,6 +12,12 @@ OPTS = [
         'port', default=9322,
         help='TCP port the API listens on.'),
     cfg.IntOpt(
+        'backlog', default=4096, min=1,
+        help='Connections the kernel completes and queues for the API '
+             'before a worker accepts them (the listen backlog); more are '
+             'refused or their clients retry. The kernel caps it at '
+             'net.core.somaxconn.'),
+    cfg.IntOpt(
         'workers', default=1, min=1,
         help='Number of API worker processes.'),
     cfg.IntOpt(

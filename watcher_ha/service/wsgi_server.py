@@ -62,6 +62,12 @@ class _Connection(cheroot_server.HTTPConnection):
     RequestHandlerClass = _Request
 
 
+class _ListeningSocket(socket.socket):
+    """A listening socket that remembers its backlog."""
+
+    backlog = None
+
+
 class _InheritedSocketServer(wsgi.Server):
     """A cheroot server that accepts on a socket bound before fork."""
 
@@ -69,6 +75,9 @@ class _InheritedSocketServer(wsgi.Server):
 
     def __init__(self, sock, *args, **kwargs):
         self._inherited = sock
+        # cheroot's prepare() calls listen() again, with this backlog:
+        # its own default (5) would refuse a burst of clients.
+        kwargs['request_queue_size'] = sock.backlog
         super().__init__(sock.getsockname()[:2], *args, **kwargs)
 
     def bind(self, family, type, proto=0):
@@ -84,14 +93,15 @@ class _InheritedSocketServer(wsgi.Server):
 
 
 def bind(host, port, backlog=128, group='api'):
-    """A listening socket; ``group``: where the address is configured."""
+    """A listening socket, queueing up to ``backlog`` connections not yet
+    accepted; ``group``: where the address is configured."""
     try:
         info = socket.getaddrinfo(host, port, socket.AF_UNSPEC,
                                   socket.SOCK_STREAM)[0]
     except socket.gaierror as err:
         raise SystemExit('Cannot resolve [%s] host %s: %s'
                          % (group, host, err))
-    sock = socket.socket(info[0], socket.SOCK_STREAM)
+    sock = _ListeningSocket(info[0], socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # Accepted connections inherit it. Without it, a response written in
     # two segments (headers, then body) waits for the client's delayed ACK:
@@ -104,6 +114,7 @@ def bind(host, port, backlog=128, group='api'):
         raise SystemExit('Cannot listen on %s:%s: %s (is another process '
                          'on that port? set [%s] host and port)'
                          % (host, port, err, group))
+    sock.backlog = backlog
     sock.listen(backlog)
     return sock
 
