@@ -1,7 +1,8 @@
 """watcher-ha-simulator: a simulated OpenStack cloud (Keystone, Nova,
 Placement, metrics) on one loopback port, emitting Nova's notifications.
 
-    watcher-ha-simulator --scenario FILE [--port 8778] [--transport-url URL]
+    watcher-ha-simulator [serve] --scenario FILE [--port 8778]
+                         [--transport-url URL]
     watcher-ha-simulator generate --hosts N --servers M --seed S --output F
     watcher-ha-simulator import-cluster --cluster FILE --output F
 """
@@ -57,41 +58,56 @@ def _import(args):
     scenario.dump(scenario.from_cluster(args.cluster), args.output)
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ('generate', 'import-cluster'):
-        parser = argparse.ArgumentParser(prog='watcher-ha-simulator ' +
-                                         argv[0])
-        if argv[0] == 'generate':
-            parser.add_argument('--hosts', type=int, required=True)
-            parser.add_argument('--servers', type=int, required=True)
-            parser.add_argument('--seed', type=int, default=42)
-            parser.set_defaults(func=_generate)
-        else:
-            parser.add_argument('--cluster', required=True,
-                                help='a reference cluster JSON file')
-            parser.set_defaults(func=_import)
-        parser.add_argument('--output', required=True)
-        args = parser.parse_args(argv[1:])
-    else:
-        parser = argparse.ArgumentParser(
-            prog='watcher-ha-simulator',
-            description='A simulated OpenStack cloud for watcher_ha.')
-        parser.add_argument('--scenario', required=True)
-        parser.add_argument('--host', default='127.0.0.1')
-        parser.add_argument('--port', type=int, default=DEFAULT_PORT)
-        parser.add_argument('--transport-url',
-                            help='where to send Nova notifications, e.g. '
-                                 'rabbit://guest:guest@127.0.0.1:5672/')
-        parser.add_argument('--config-file', help='(reserved) oslo.config '
-                                                  'file with [simulator]')
-        parser.add_argument('--threads', type=int, default=16)
-        parser.add_argument('--version', action='version',
-                            version=service.version())
-        parser.set_defaults(func=_serve)
-        args = parser.parse_args(argv)
-    args.func(args)
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog='watcher-ha-simulator',
+        description='A simulated OpenStack cloud for watcher_ha. With no '
+                    'subcommand: serve.')
+    parser.add_argument('--version', action='version',
+                        version=service.version())
+    commands = parser.add_subparsers(title='subcommands', dest='command',
+                                     metavar='SUBCOMMAND')
+    serve = commands.add_parser(
+        'serve', help='serve the simulated cloud of a scenario file '
+                      '(the default)')
+    serve.add_argument('--scenario', required=True)
+    serve.add_argument('--host', default='127.0.0.1')
+    serve.add_argument('--port', type=int, default=DEFAULT_PORT)
+    serve.add_argument('--transport-url',
+                       help='where to send Nova notifications, e.g. '
+                            'rabbit://guest:guest@127.0.0.1:5672/')
+    serve.add_argument('--config-file', help='(reserved) oslo.config '
+                                             'file with [simulator]')
+    serve.add_argument('--threads', type=int, default=16)
+    serve.set_defaults(func=_serve)
+    generate = commands.add_parser(
+        'generate', help='write a random scenario of N hosts and M servers')
+    generate.add_argument('--hosts', type=int, required=True)
+    generate.add_argument('--servers', type=int, required=True)
+    generate.add_argument('--seed', type=int, default=42)
+    generate.add_argument('--output', required=True)
+    generate.set_defaults(func=_generate)
+    imported = commands.add_parser(
+        'import-cluster',
+        help='write the scenario of a reference cluster JSON file')
+    imported.add_argument('--cluster', required=True,
+                          help='a reference cluster JSON file')
+    imported.add_argument('--output', required=True)
+    imported.set_defaults(func=_import)
+    return parser, commands.choices
 
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, commands = _parser()
+    if argv and argv[0] not in commands and argv[0] not in (
+            '-h', '--help', '--version'):
+        # Serving needs no subcommand: ``--scenario FILE`` alone serves.
+        argv.insert(0, 'serve')
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.error('a subcommand or --scenario FILE is needed')
+    args.func(args)
 
 if __name__ == '__main__':
     main()
