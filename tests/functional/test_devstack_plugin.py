@@ -9,6 +9,7 @@ import getpass
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -415,3 +416,26 @@ def test_every_devstack_file_passes_shellcheck():
                           cwd=REPO, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# Hosts that name no real server (RFC 2606, RFC 6761): a placeholder.
+PLACEHOLDER_HOST = re.compile(
+    r'://([^/]*\.)?(example(\.(com|net|org))?|invalid|test|localhost)'
+    r'(:\d+)?/', re.IGNORECASE)
+
+
+def test_the_docs_enable_the_plugin_from_a_real_repository():
+    """What the operator pastes into local.conf names a repository git
+    can clone (the project records no public URL: a checkout's file://
+    URL), not a placeholder host, and the same in both documents."""
+    lines = []
+    for doc in (DEVSTACK / 'README.rst',
+                REPO / 'doc' / 'source' / 'devstack.rst'):
+        found = re.findall(r'^\s*enable_plugin (\S+) (\S+)(?: (\S+))?$',
+                           doc.read_text(), re.MULTILINE)
+        assert found, doc
+        lines += [(doc.name,) + line for line in found]
+    for name, plugin, url, _ in lines:
+        assert plugin == 'watcher-ha', (name, plugin)
+        assert not PLACEHOLDER_HOST.search(url), (name, url)
+    assert len({line[1:] for line in lines}) == 1, lines
