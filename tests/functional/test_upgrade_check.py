@@ -13,8 +13,8 @@ from tests.functional import cloud
 from tests.functional import fixtures
 
 STATUS = os.path.join(fixtures.BIN, 'watcher-ha-status')
-CHECKS = ['Database', 'Nova API', 'Placement API', 'Coordination backend',
-          'Unused options']
+CHECKS = ['Database', 'API authentication', 'Nova API', 'Placement API',
+          'Coordination backend', 'Unused options']
 
 
 def watcher_style_config(tmp_path, url, coordination_url, **extra):
@@ -132,3 +132,45 @@ def test_an_unmigrated_database_and_an_older_nova_fail(tmp_path):
         in details
     assert 'Nova 2024.1 (Caracal) and later' in details
     assert checks['Placement API'][0] == 0
+
+
+def test_keystone_auth_needs_a_usable_keystone_authtoken(tmp_path):
+    """auth_strategy = keystone (the default) with [keystone_authtoken]
+    empty, or naming a user Keystone refuses: every /v1 call would fail
+    with a 500, so the check fails and says what to set."""
+    keystone = {'DEFAULT': {'auth_strategy': 'keystone'}}
+    with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as url:
+        service_user = {
+            'auth_type': 'password', 'auth_url': url + '/identity/v3',
+            'www_authenticate_uri': url + '/identity/v3',
+            'username': 'admin', 'password': 'admin',
+            'project_name': 'admin', 'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}
+        found = {}
+        for case, section in (
+                ('empty', {}),
+                ('refused', dict(service_user, password='wrong')),
+                ('usable', service_user)):
+            config = watcher_style_config(
+                tmp_path, url, 'file://%s' % (tmp_path / 'coordination'),
+                keystone_authtoken=section, **keystone)
+            fixtures.db_manage(config, 'upgrade')
+            found[case] = results(config)
+    code, checks = found['empty']
+    assert code == 2
+    result, details = checks['API authentication']
+    assert result == 2
+    for said in ('auth_strategy = keystone', '[keystone_authtoken]',
+                 'auth_type', 'auth_url', 'username', 'password',
+                 'www_authenticate_uri', 'auth_strategy = noauth'):
+        assert said in details, details
+    code, checks = found['refused']
+    assert code == 2
+    result, details = checks['API authentication']
+    assert result == 2
+    assert 'Keystone at %s/identity/v3' % url in details, details
+    assert '401' in details or 'Unauthorized' in details, details
+    code, checks = found['usable']
+    assert checks['API authentication'] == (
+        0, 'the API validates tokens with Keystone at %s/identity/v3 as '
+           'admin' % url)

@@ -14,6 +14,10 @@ import urllib.parse
 import sqlalchemy as sa
 from keystoneauth1 import discover
 from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+from keystoneauth1 import session as ks_session
+# Registers [keystone_authtoken], as the API does.
+from keystonemiddleware import auth_token  # noqa: F401
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 
@@ -97,6 +101,50 @@ def check_api(conf, group, service, needed, release=None):
     return Result(Code.SUCCESS, served)
 
 
+AUTHTOKEN_GROUP = 'keystone_authtoken'
+# Seconds Keystone has to answer the service user's authentication.
+KEYSTONE_TIMEOUT = 10
+SERVICE_USER = ('auth_type = password, auth_url, username, password, '
+                'project_name, user_domain_name and project_domain_name '
+                '(a service user allowed to validate tokens) and '
+                'www_authenticate_uri (where clients get their tokens)')
+
+
+def check_api_auth(conf):
+    """With auth_strategy = keystone, the API can validate tokens: its
+    service user in [keystone_authtoken] authenticates to Keystone.
+    keystonemiddleware would otherwise fail every call with a 500."""
+    if conf.auth_strategy != 'keystone':
+        return Result(Code.SUCCESS, 'auth_strategy = %s: the API takes '
+                      'requests without a token' % conf.auth_strategy)
+    group = conf[AUTHTOKEN_GROUP]
+    advice = ('set in [%s] %s, or set [DEFAULT] auth_strategy = noauth for '
+              'a sandbox on loopback' % (AUTHTOKEN_GROUP, SERVICE_USER))
+    if group.auth_type is None:
+        return Result(Code.FAILURE, 'auth_strategy = keystone, but '
+                      '[%s] auth_type is not set, so the API cannot '
+                      'validate a token: %s' % (AUTHTOKEN_GROUP, advice))
+    try:
+        auth = ks_loading.load_auth_from_conf_options(conf, AUTHTOKEN_GROUP)
+    except ks_exc.ClientException as err:
+        return Result(Code.FAILURE, 'auth_strategy = keystone, but [%s] '
+                      'is incomplete (%s): %s'
+                      % (AUTHTOKEN_GROUP, err, advice))
+    where = getattr(group, 'auth_url', None)
+    who = getattr(group, 'username', None) or getattr(group, 'user_id',
+                                                      None)
+    try:
+        ks_session.Session(auth=auth,
+                           timeout=KEYSTONE_TIMEOUT).get_token()
+    except ks_exc.ClientException as err:
+        return Result(Code.FAILURE, 'the API cannot validate tokens: '
+                      'Keystone at %s refused or did not answer its '
+                      'service user %s of [%s]: %s'
+                      % (where, who, AUTHTOKEN_GROUP, err))
+    return Result(Code.SUCCESS, 'the API validates tokens with Keystone '
+                  'at %s as %s' % (where, who))
+
+
 # Seconds the coordination backend has to answer: redis-py retries a
 # refused connection for about a minute before tooz gives up.
 COORDINATION_TIMEOUT = 10
@@ -144,6 +192,7 @@ class Checks(upgradecheck.UpgradeCommands):
 
     _upgrade_checks = (
         ('Database', lambda self: check_database(CONF)),
+        ('API authentication', lambda self: check_api_auth(CONF)),
         ('Nova API', lambda self: check_api(
             CONF, clients.NOVA_GROUP, 'Nova', clients.NOVA_API_VERSION,
             clients.NOVA_RELEASE)),
