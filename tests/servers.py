@@ -15,6 +15,8 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
+from tools import children
+
 MYSQL = {'host': '127.0.0.1', 'port': 3306, 'user': 'root', 'password': ''}
 POSTGRES = {'host': '127.0.0.1', 'port': 5432, 'user': 'postgres'}
 RABBIT = ('127.0.0.1', 5672)
@@ -131,7 +133,7 @@ def create_rabbit_vhost():
     def delete():
         # In the background: each rabbitmqctl call boots an Erlang VM for
         # a second or so; the run's end waits for the deletions.
-        _deleting.append(subprocess.Popen(
+        _deleting.append(children.popen(
             [ctl, 'delete_vhost', vhost], stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL))
     return base + vhost, delete

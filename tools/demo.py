@@ -7,9 +7,16 @@ notifications) embedded, on SQLite and the in-process message bus: no server
 is needed. The real `watcher` CLI creates a host_maintenance audit, shows
 the action plan it becomes and starts it; the real `openstack` CLI shows
 the cloud before and after, through the simulated Keystone. Everything
-lives under ./demo-state, which each run starts afresh.
+lives under ./demo-state (or --state-dir), which each run starts afresh.
+
+It drives only the all-in-one it started: it waits until that process
+listens on the API's port before it calls it, so that a leftover
+all-in-one of an earlier run on the same port is never taken for it, and
+a start that fails (a port taken) stops the demo with that process's own
+output, kept in watcher-ha-all-in-one.out.
 """
 
+import argparse
 import os
 import shutil
 import signal
@@ -20,11 +27,21 @@ import sys
 import time
 import urllib.request
 
+import psutil
+
+import children
+from machine_load import slowdown
 from watcher_ha.simulator import scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 STATE = os.path.join(ROOT, 'demo-state')
+# Where the all-in-one's own output (stdout and stderr) goes: what it says
+# before its log is set up, a port it cannot bind for one.
+OUTPUT = 'watcher-ha-all-in-one.out'
+# Seconds the all-in-one has to listen and answer, on an idle machine:
+# every wait of the demo is stretched by the machine's slowdown().
+START_TIMEOUT = 60
 
 
 def free_port(preferred=9322):
@@ -59,19 +76,48 @@ def write_config(port, sim_port, cloud, credentials):
     return path
 
 
-def wait_for(url, proc, timeout=30):
+def failed(message, output):
+    """Stop the demo: ``message``, then the end of the all-in-one's own
+    output (the file ``output``), which names it."""
+    try:
+        with open(output) as said:
+            tail = said.read()[-3000:].rstrip()
+    except OSError:
+        tail = ''
+    sys.exit('%s\nwatcher-ha-all-in-one\'s output (%s):\n%s'
+             % (message, output, tail or '(nothing)'))
+
+
+def listens(pid, port):
+    """Whether the process ``pid`` listens on TCP ``port``."""
+    try:
+        sockets = psutil.Process(pid).net_connections('tcp')
+    except psutil.NoSuchProcess:
+        return False
+    return any(s.status == psutil.CONN_LISTEN and s.laddr.port == port
+               for s in sockets)
+
+
+def wait_serving(endpoint, port, proc, output, timeout=START_TIMEOUT):
+    """Until ``proc`` listens on ``port`` and ``endpoint`` answers. Only
+    then is what answers there ours: a leftover all-in-one on that port
+    answers too, while ours fails to bind it and exits."""
+    timeout *= slowdown()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit('watcher-ha-all-in-one exited; see '
-                     'demo-state/watcher-ha.log')
-        try:
-            with urllib.request.urlopen(url, timeout=1):  # noqa: S310
-                return
-        except OSError:
-            time.sleep(0.2)
-    sys.exit('watcher-ha-all-in-one did not start; see '
-             'demo-state/watcher-ha.log')
+            failed('watcher-ha-all-in-one exited with status %s before it '
+                   'served on port %d' % (proc.returncode, port), output)
+        if listens(proc.pid, port):
+            try:
+                with urllib.request.urlopen(endpoint + '/',  # noqa: S310
+                                            timeout=5):
+                    return
+            except OSError:
+                pass
+        time.sleep(0.2)
+    failed('watcher-ha-all-in-one did not serve on port %d within %.0f s'
+           % (port, timeout), output)
 
 
 def watcher(endpoint, *args, version=None, quiet=False):
@@ -81,8 +127,8 @@ def watcher(endpoint, *args, version=None, quiet=False):
         command += ['--os-infra-optim-api-version', version]
     command += list(args)
     env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
-    result = subprocess.run(command, env=env, text=True,
-                            capture_output=True, timeout=60)
+    result = children.run(command, env=env, text=True,
+                          capture_output=True, timeout=60 * slowdown())
     if not quiet:
         shown = ' '.join(['watcher'] + (['--os-infra-optim-api-version',
                                           version] if version else [])
@@ -102,6 +148,7 @@ def field(endpoint, kind, ident, name):
 def wait_for_model(endpoint, timeout=60):
     """Until the decision engine's compute model has had its first full
     sync (the audit would wait for it anyway; this shows it)."""
+    timeout *= slowdown()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         request = urllib.request.Request(  # noqa: S310 (our own http URL)
@@ -115,12 +162,13 @@ def wait_for_model(endpoint, timeout=60):
         except OSError:
             pass
         time.sleep(0.5)
-    sys.exit('The decision engine has no compute model after %s s; see '
-             'demo-state/watcher-ha.log' % timeout)
+    sys.exit('The decision engine has no compute model after %.0f s; see '
+             '%s' % (timeout, os.path.join(STATE, 'watcher-ha.log')))
 
 
 def wait_for_state(endpoint, kind, ident, states, timeout=30):
     """Poll with the CLI until the object reaches one of ``states``."""
+    timeout *= slowdown()
     deadline = time.monotonic() + timeout
     state = None
     while time.monotonic() < deadline:
@@ -129,7 +177,7 @@ def wait_for_state(endpoint, kind, ident, states, timeout=30):
             print('   ... %s %s is %s' % (kind, ident, state), flush=True)
             return state
         time.sleep(0.5)
-    sys.exit('%s %s still %s after %s s' % (kind, ident, state, timeout))
+    sys.exit('%s %s still %s after %.0f s' % (kind, ident, state, timeout))
 
 
 HOSTS, SERVERS, SEED = 6, 24, 42
@@ -157,34 +205,44 @@ def openstack(sim_port, credentials, *args):
                '--os-user-domain-name', credentials['domain'],
                '--os-project-domain-name', credentials['domain']]
     env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
-    result = subprocess.run(command + list(args), env=env, text=True,
-                            capture_output=True, timeout=60)
+    result = children.run(command + list(args), env=env, text=True,
+                          capture_output=True, timeout=60 * slowdown())
     print('\n$ openstack %s' % ' '.join(args), flush=True)
     print((result.stdout + result.stderr).rstrip(), flush=True)
 
 
 def main():
+    global STATE
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--port', type=int,
+                        help='the API\'s port (default: 9322 if free)')
+    parser.add_argument('--state-dir', default=STATE,
+                        help='where the state and logs go (emptied first)')
+    args = parser.parse_args()
+    STATE = os.path.abspath(args.state_dir)
     shutil.rmtree(STATE, ignore_errors=True)
     os.makedirs(STATE)
-    port = free_port()
+    port = args.port or free_port()
     sim_port = free_port(8778)
     cloud, credentials = write_cloud()
     config = write_config(port, sim_port, cloud, credentials)
     endpoint = 'http://127.0.0.1:%d' % port
     for step in ('upgrade', 'sync'):
-        subprocess.run([os.path.join(BIN, 'watcher-ha-db-manage'),
+        children.run([os.path.join(BIN, 'watcher-ha-db-manage'),
                         '--config-file', config, step], check=True,
                        stdout=subprocess.DEVNULL)
-    service = subprocess.Popen(
-        [os.path.join(BIN, 'watcher-ha-all-in-one'), '--config-file',
-         config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
+    output = os.path.join(STATE, OUTPUT)
+    with open(output, 'w') as out:
+        service = children.popen(
+            [os.path.join(BIN, 'watcher-ha-all-in-one'), '--config-file',
+             config], stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True)
     try:
-        wait_for(endpoint + '/', service)
+        wait_serving(endpoint, port, service, output)
         print('watcher-ha-all-in-one (API, decision engine, applier) is '
               'serving on %s,\nwith a simulated cloud of %d compute hosts '
-              'and %d servers on port %d;\nstate and log in demo-state/.'
-              % (endpoint, HOSTS, SERVERS, sim_port), flush=True)
+              'and %d servers on port %d;\nstate and log in %s.'
+              % (endpoint, HOSTS, SERVERS, sim_port, STATE), flush=True)
         openstack(sim_port, credentials, 'compute', 'service', 'list',
                   '--service', 'nova-compute', '-c', 'Host', '-c',
                   'Status', '-c', 'State')
@@ -222,8 +280,8 @@ def main():
                   '--all-projects', '--host', MAINTAINED)
         watcher(endpoint, 'service', 'list')
         if state != 'SUCCEEDED':
-            sys.exit('The action plan ended %s; see demo-state/'
-                     'watcher-ha.log' % state)
+            sys.exit('The action plan ended %s; see %s'
+                     % (state, os.path.join(STATE, 'watcher-ha.log')))
         print('\n%s is drained: its compute service is disabled and its '
               'servers run elsewhere.' % MAINTAINED)
     finally:

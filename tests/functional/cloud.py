@@ -11,6 +11,7 @@ from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
 
 from tests.functional import fixtures
+from tools import children
 from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
@@ -33,7 +34,7 @@ def simulator(tmp_path, spec, transport_url=None):
     if transport_url:
         command += ['--transport-url', transport_url]
     with open(tmp_path / 'simulator.out', 'w') as out:
-        proc = subprocess.Popen(command, stdout=out,
+        proc = children.popen(command, stdout=out,
                                 stderr=subprocess.STDOUT,
                                 start_new_session=True)
     url = 'http://127.0.0.1:%d' % port

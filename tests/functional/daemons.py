@@ -14,6 +14,7 @@ import requests
 from tests import servers
 from tests.functional import cloud
 from tests.functional import fixtures
+from tools import children
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 
@@ -62,7 +63,7 @@ class Cluster:
         self._logged_before[name] = self._starts_logged(name)
         # The child keeps its own copy of the file descriptor.
         with open(self.tmp_path / (name + '.out'), 'w') as out:
-            proc = subprocess.Popen(
+            proc = children.popen(
                 [os.path.join(fixtures.BIN, 'watcher-ha-' + command),
                  '--config-file', str(self.base),
                  '--config-file', str(self._host_config(name))],

@@ -12,6 +12,9 @@ import time
 import pytest
 import requests
 
+from tools import children
+from tools.machine_load import slowdown
+
 BIN = os.path.dirname(sys.executable)
 
 
@@ -20,17 +23,52 @@ BIN = os.path.dirname(sys.executable)
 MARIADB_ONLY = pytest.mark.parametrize('database', ['mysql'], indirect=True)
 
 
+# How much longer than its parts a wait may take: a timer fires late
+# and the check that sees its effect comes up to a polling period after
+# it, and the load average trails the load by up to a minute.
+MARGIN = 1.5
+
+
+class Bound:
+    """How long to wait for something: the ``timers`` it waits on (the
+    seconds of heartbeat, sweep, lease, poll and grace intervals of the
+    configuration the test wrote; the clock runs them whatever the load),
+    plus ``work`` seconds of computing as on an idle machine, stretched
+    by the machine's slowdown(), the sum times MARGIN.
+
+    A fixed number of seconds fits neither: too short on a loaded
+    machine, and says nothing of why it is that long."""
+
+    def __init__(self, *timers, work):
+        self.timers = timers
+        self.work = work
+
+    def seconds(self):
+        return (sum(self.timers) + self.work * slowdown()) * MARGIN
+
+    def __str__(self):
+        return '%.0f s: timers %s, %s s of work at slowdown %.1f' % (
+            self.seconds(), '+'.join('%g' % t for t in self.timers) or '0',
+            self.work, slowdown())
+
+
 def wait_for(check, timeout=20, what='condition', every=0.1):
     """Call ``check`` every ``every`` seconds until it returns something
-    true, and return that; fail after ``timeout`` seconds, naming
-    ``what`` was awaited."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    true, and return that; fail after ``timeout`` (a Bound, read again at
+    each look, so that a load rising meanwhile extends it; or seconds),
+    naming ``what`` was awaited."""
+    started = time.monotonic()
+
+    def deadline():
+        return started + (timeout.seconds() if isinstance(timeout, Bound)
+                          else timeout)
+    while time.monotonic() < deadline():
         value = check()
         if value:
             return value
         time.sleep(every)
-    raise AssertionError('%s not reached within %s s' % (what, timeout))
+    raise AssertionError('%s not reached within %s' % (
+        what, timeout if isinstance(timeout, Bound) else '%s s' % timeout))
 
 
 def free_port():
@@ -68,8 +106,8 @@ def base_config(tmp_path, database_url=None, port=None, **extra):
 
 
 def run(*command, check=True, timeout=120):
-    return subprocess.run(command, check=check, timeout=timeout,
-                          capture_output=True, text=True)
+    return children.run(command, check=check, timeout=timeout,
+                        capture_output=True, text=True)
 
 
 def db_manage(config_file, *args):
@@ -92,7 +130,7 @@ def api_process(config_file, port, timeout=30,
     API is on ``port`` too) and wait until its API answers: its URL; the
     process is stopped after. Its output goes to ``<config_file>.out``."""
     log = open(str(config_file) + '.out', 'w')
-    proc = subprocess.Popen(
+    proc = children.popen(
         [os.path.join(BIN, binary), '--config-file', str(config_file)],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = 'http://127.0.0.1:%d' % port

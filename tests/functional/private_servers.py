@@ -17,6 +17,7 @@ import time
 
 from tests import servers
 from tests.functional import fixtures
+from tools import children
 
 
 def _wait_port(port, timeout=30, what='server'):
@@ -45,7 +46,7 @@ class Redis:
         return 'redis://127.0.0.1:%d' % self.port
 
     def start(self):
-        self.proc = subprocess.Popen(
+        self.proc = children.popen(
             [self.binary, '--port', str(self.port), '--bind', '127.0.0.1',
              '--save', '', '--appendonly', 'no', '--dir',
              str(self.directory)],

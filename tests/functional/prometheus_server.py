@@ -21,6 +21,7 @@ import yaml
 from tests import servers
 from tests.functional import fixtures
 from tests.functional.cloud import simulator
+from tools import children
 from watcher_ha.simulator import scenario
 
 # Watcher's ``period`` (seconds), short so that the test is quick. The
@@ -111,7 +112,7 @@ def prometheus(tmp_path, config):
     port = fixtures.free_port()
     log = tmp_path / 'prometheus.out'
     with open(log, 'w') as out:
-        proc = subprocess.Popen(
+        proc = children.popen(
             [binary, '--config.file=%s' % config_file,
              '--storage.tsdb.path=%s' % (tmp_path / 'tsdb'),
              '--web.listen-address=127.0.0.1:%d' % port],

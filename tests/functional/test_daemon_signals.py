@@ -11,6 +11,7 @@ import requests
 
 from tests.functional import fixtures
 from tests.functional.fixtures import wait_for
+from tools import children
 
 
 def start(tmp_path, command):
@@ -18,7 +19,7 @@ def start(tmp_path, command):
                                    fixtures.base_config(tmp_path))
     fixtures.prepare_database(config)
     with open(tmp_path / 'out', 'w') as out:
-        proc = subprocess.Popen(
+        proc = children.popen(
             [os.path.join(fixtures.BIN, 'watcher-ha-' + command),
              '--config-file', str(config)], stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True)

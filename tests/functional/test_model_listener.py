@@ -18,6 +18,7 @@ import pytest
 from tests import nova_samples
 from tests import servers
 from tests.functional.fixtures import wait_for
+from tools import children
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener
@@ -333,7 +334,7 @@ def test_listener_processes_leave_with_their_engine(rabbit):
     """An engine killed with SIGKILL cannot stop its listener processes:
     they see their pipe close, and exit, closing their connections (an
     orphan would go on taking the dead engine's notifications)."""
-    with subprocess.Popen(
+    with children.popen(
             [sys.executable, '-c', ORPHANED_ENGINE, rabbit],
             stdout=subprocess.PIPE, text=True,
             cwd=pathlib.Path(__file__).resolve().parents[2]) as engine:

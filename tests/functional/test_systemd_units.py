@@ -28,6 +28,7 @@ from oslo_service import opts
 
 from tests import servers
 from tests.functional import fixtures
+from tools import children
 from watcher_ha.cmd import gunicorn_hooks
 
 pytestmark = pytest.mark.functional
@@ -251,7 +252,7 @@ class Unit:
 
     def start(self):
         with open(self.tmp_path / 'out', 'w') as out:
-            self.proc = subprocess.Popen(
+            self.proc = children.popen(
                 self.command, env=self.env, stdout=out,
                 stderr=subprocess.STDOUT, start_new_session=True)
 

@@ -28,6 +28,7 @@ from tests.functional import cloud
 from tests.functional import fixtures
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
+from tools import children
 from watcher_ha.conf import watcher_ignored
 
 # Watcher 17's etc/watcher/oslo-config-generator/watcher.conf: what its
@@ -162,7 +163,7 @@ def daemon(command, config, tmp_path):
     """``watcher-ha-<command>`` with ``config`` and no other file."""
     out = tmp_path / ('%s.out' % command)
     with open(out, 'w') as log:
-        proc = subprocess.Popen(
+        proc = children.popen(
             [os.path.join(fixtures.BIN, 'watcher-ha-' + command),
              '--config-file', str(config)], stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)
