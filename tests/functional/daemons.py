@@ -19,6 +19,19 @@ from watcher_ha.conf import CONF
 from watcher_ha.db import models
 
 
+# The intervals every cluster's configuration sets (seconds): what the
+# tests' waits are derived from (fixtures.Bound).
+HEARTBEAT_INTERVAL = 1
+SWEEP_INTERVAL = 1
+PENDING_GRACE = 2
+# [coordination]: their defaults, written out.
+MEMBER_TIMEOUT = 10
+MEMBERSHIP_REFRESH = 1.0
+# What a daemon does from its exec to its first heartbeat and its
+# catalog loaded, on an idle machine (imports, connections, plugins).
+START_WORK = 10
+
+
 class Cluster:
     """Config files and processes sharing one database and one bus."""
 
@@ -27,12 +40,15 @@ class Cluster:
         self.port = fixtures.free_port()
         sections = {
             'DEFAULT': {'transport_url': transport_url,
-                        'heartbeat_interval': 1},
+                        'heartbeat_interval': HEARTBEAT_INTERVAL},
             'oslo_messaging_notifications': {'driver': 'messagingv2',
                                              'topics': 'notifications'},
-            'watcher_decision_engine': {'sweep_interval': 1,
-                                        'pending_grace': 2},
-            'watcher_applier': {'sweep_interval': 1, 'pending_grace': 2},
+            'watcher_decision_engine': {'sweep_interval': SWEEP_INTERVAL,
+                                        'pending_grace': PENDING_GRACE},
+            'watcher_applier': {'sweep_interval': SWEEP_INTERVAL,
+                                'pending_grace': PENDING_GRACE},
+            'coordination': {'member_timeout': MEMBER_TIMEOUT,
+                             'membership_refresh': MEMBERSHIP_REFRESH},
         }
         for section, options in extra.items():
             sections.setdefault(section, {}).update(options)
@@ -72,12 +88,13 @@ class Cluster:
         self.processes[name] = proc
         return proc
 
-    def wait_registered(self, name, binary, timeout=30):
+    def wait_registered(self, name, binary):
         """Until the daemon is a service the API lists ACTIVE and it has
         started: its heartbeat registers it before it loads its plugins
         into the catalog, which the API checks new audits against."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        bound = fixtures.Bound(HEARTBEAT_INTERVAL, work=START_WORK)
+        started = time.monotonic()
+        while time.monotonic() < started + bound.seconds():
             services = requests.get(self.url + '/v1/services',
                                     timeout=10).json()['services']
             if any(s['host'] == name and s['name'] == binary
@@ -86,8 +103,8 @@ class Cluster:
                     > self._logged_before.get(name, 0)):
                 return
             time.sleep(0.2)
-        raise AssertionError('%s %s did not register and start'
-                             % (binary, name))
+        raise AssertionError('%s %s did not register and start within %s'
+                             % (binary, name, bound))
 
     def start_daemons(self, engines=(), appliers=()):
         """Start these decision engines and appliers together, and return

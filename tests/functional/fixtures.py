@@ -123,8 +123,13 @@ def prepare_database(config_file):
         '--config-file', str(config_file))
 
 
+# What an API process (or an all-in-one) does from its exec until it
+# answers, on an idle machine: imports, the database, its plugins.
+START_WORK = 15
+
+
 @contextlib.contextmanager
-def api_process(config_file, port, timeout=30,
+def api_process(config_file, port, timeout=None,
                 binary='watcher-ha-api'):
     """Start ``binary`` (watcher-ha-api, or watcher-ha-all-in-one, whose
     API is on ``port`` too) and wait until its API answers: its URL; the
@@ -135,15 +140,15 @@ def api_process(config_file, port, timeout=30,
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = 'http://127.0.0.1:%d' % port
     try:
-        wait_answering(proc, url + '/', str(config_file) + '.out', timeout,
-                       binary)
+        wait_answering(proc, url + '/', str(config_file) + '.out',
+                       timeout or Bound(work=START_WORK), binary)
         yield url
     finally:
         stop(proc)
         log.close()
 
 
-def all_in_one(config_file, port, timeout=30):
+def all_in_one(config_file, port, timeout=None):
     """watcher-ha-all-in-one, as api_process."""
     return api_process(config_file, port, timeout,
                        binary='watcher-ha-all-in-one')
@@ -152,8 +157,8 @@ def all_in_one(config_file, port, timeout=30):
 def wait_answering(proc, url, log, timeout, name):
     """Wait until ``url`` answers 200 while ``proc`` runs; RuntimeError,
     with the process's output (the file ``log``), if it exits first or
-    does not answer within ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    does not answer within ``timeout`` (a Bound, or seconds)."""
+    started = time.monotonic()
     while True:
         if proc.poll() is not None:
             raise RuntimeError('%s exited with %s:\n%s' % (
@@ -161,8 +166,10 @@ def wait_answering(proc, url, log, timeout, name):
         with contextlib.suppress(requests.RequestException):
             if requests.get(url, timeout=2).status_code == 200:
                 return
-        if time.monotonic() > deadline:
-            raise RuntimeError('%s did not answer on %s within %d s'
+        if time.monotonic() > started + (
+                timeout.seconds() if isinstance(timeout, Bound)
+                else timeout):
+            raise RuntimeError('%s did not answer on %s within %s'
                                % (name, url, timeout))
         time.sleep(0.1)
 

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from tests import factories
 from tests import servers
 from tests.functional import daemons
+from tests.functional import fixtures
 from tests.functional import private_servers
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
@@ -53,6 +54,17 @@ TAKEOVER_LIMIT = 15
 TAKEOVER_MIN = 5
 # The scenario: continuous audits running this long.
 RUN_FOR = 60
+# A new audit's strategy begins: cast to its engine at once, or taken by
+# the sweep once pending_grace has passed; then the engine's own work (a
+# claim, the model, the notification on the bus), on an idle machine.
+STRATEGY_STARTED = fixtures.Bound(
+    daemons.PENDING_GRACE, daemons.SWEEP_INTERVAL, work=3)
+# A resumed engine owns its share again: it finds itself out of its
+# group and joins again (a membership read), is presumed nobody's for
+# member_timeout after joining, then each engine's next look at the ring
+# hands the audits over, with a write each.
+SHARE_BACK = fixtures.Bound(
+    daemons.MEMBER_TIMEOUT, 2 * daemons.MEMBERSHIP_REFRESH, work=3)
 
 
 @pytest.fixture(scope='module')
@@ -107,8 +119,8 @@ def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
     oneshot = create_audit(cluster.url, audit_type='ONESHOT',
                            strategy=slow_strategy.NAME,
                            parameters={'seconds': 10})
-    victim = wait_for(lambda: strategy_started(cluster.notes, oneshot), 10,
-                      'the one-shot audit running')
+    victim = wait_for(lambda: strategy_started(cluster.notes, oneshot),
+                      STRATEGY_STARTED, 'the one-shot audit running')
     cluster.kill(victim)
     killed_at, killed_clock = models.utcnow(), time.monotonic()
     assert audit_row(cluster.engine, oneshot) == (AuditState.ONGOING,
@@ -160,8 +172,8 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
     oneshot = create_audit(cluster.url, audit_type='ONESHOT',
                            strategy=slow_strategy.NAME,
                            parameters={'seconds': 32})
-    victim = wait_for(lambda: strategy_started(cluster.notes, oneshot), 10,
-                      'the one-shot audit running')
+    victim = wait_for(lambda: strategy_started(cluster.notes, oneshot),
+                      STRATEGY_STARTED, 'the one-shot audit running')
     cluster.kill(victim, signal.SIGSTOP)
     paused_at, paused_clock = models.utcnow(), time.monotonic()
     lost = [uuid for uuid, host in owners(cluster.engine, audits).items()
@@ -217,7 +229,8 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
             share.append(uuid)
     assert share, 'the ring gave %s none of 30 new audits' % victim
     wait_for(lambda: set(owners(cluster.engine, share).values())
-             == {victim}, 20, 'the resumed engine owns its share again')
+             == {victim}, SHARE_BACK,
+             'the resumed engine owns its share again')
 
 
 def _plan_with_sleeps(cluster, durations=(4, 4, 4)):
