@@ -4,13 +4,17 @@ embedded simulated cloud, and the dummy pipeline driven by the watcher
 CLI with its notifications."""
 
 import configparser
+import contextlib
+import http.server
 import json
 import pathlib
 import re
-import subprocess
+import socket
 import sys
+import threading
 import time
 
+import pytest
 import requests
 
 from tests import servers
@@ -18,6 +22,7 @@ from tests.functional import fixtures
 from tests.functional.daemons import cli
 from tests.functional.daemons import state_of
 from tests.functional.fixtures import wait_for
+from tools import children
 from watcher_ha.simulator import scenario
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -29,9 +34,23 @@ def _after(out, command, occurrence=-1):
     return chunk.split('\n$ ')[0]
 
 
-def test_demo_drains_a_host_of_the_embedded_cloud():
-    result = subprocess.run([sys.executable, str(ROOT / 'tools/demo.py')],
-                            capture_output=True, text=True, timeout=180)
+# What the demo does on an idle machine, in seconds: two db-manage runs,
+# the all-in-one's start and the compute model's first sync, some twenty
+# CLI calls of a second or two each, the audit and a plan of live
+# migrations whose timers are the applier's poll_interval (0.5 s) and
+# each migration's RAM over the simulated bandwidth (a second or less).
+DEMO_WORK = 90
+
+
+def demo(*args, work=DEMO_WORK):
+    """Run tools/demo.py with ``args``; its CompletedProcess."""
+    return children.run([sys.executable, str(ROOT / 'tools/demo.py'),
+                         *args], capture_output=True, text=True,
+                        timeout=fixtures.Bound(work=work).seconds())
+
+
+def test_demo_drains_a_host_of_the_embedded_cloud(tmp_path):
+    result = demo('--state-dir', str(tmp_path / 'demo'))
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     host = 'compute-0002'
@@ -54,6 +73,62 @@ def test_demo_drains_a_host_of_the_embedded_cloud():
     for binary in ('watcher-ha-api', 'watcher-ha-decision-engine',
                    'watcher-ha-applier'):
         assert binary in registered
+
+
+class _Leftover(http.server.BaseHTTPRequestHandler):
+    """An earlier all-in-one still on the port: answers every call."""
+
+    def do_GET(self):
+        self.server.paths.append(self.path)
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.end_headers()
+        self.wfile.write(b'{}')
+
+    do_POST = do_PATCH = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def _port_taken(answering):
+    """A port something else listens on: an HTTP server answering every
+    call (``answering``), or a socket that never accepts. Its port, and
+    the paths it was asked."""
+    if answering:
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Leftover)
+        server.paths = []
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server.server_address[1], server.paths
+        finally:
+            server.shutdown()
+            server.server_close()
+    else:
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            sock.listen()
+            yield sock.getsockname()[1], []
+
+
+@pytest.mark.parametrize('answering', [True, False],
+                         ids=['a leftover answering', 'a bare socket'])
+def test_the_demo_drives_only_its_own_all_in_one(tmp_path, answering):
+    """With its port taken, the demo's all-in-one cannot listen: the demo
+    fails, saying so with that process's own output (which it keeps in a
+    file it names), and never calls whatever holds the port."""
+    with _port_taken(answering) as (port, asked):
+        result = demo('--port', str(port), '--state-dir',
+                      str(tmp_path / 'demo'), work=30)
+    assert result.returncode != 0, result.stdout
+    output = tmp_path / 'demo' / 'watcher-ha-all-in-one.out'
+    assert str(output) in result.stderr, result.stderr
+    refused = 'Cannot listen on 127.0.0.1:%d' % port
+    assert refused in result.stderr, result.stderr
+    assert refused in output.read_text()
+    assert asked == [], asked
 
 
 def _notifications(log_text):
