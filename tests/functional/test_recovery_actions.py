@@ -80,6 +80,24 @@ def test_fencing_forces_the_failed_host_down_and_is_idempotent(cloud):
     assert fence(spec['hosts'][1]['name']).recover(None) == base.NOT_DONE
 
 
+def test_a_host_nova_still_counts_up_is_fenced_without_waiting(
+        tmp_path, db):
+    """A host that lost its power a moment ago: Nova counts its service
+    up for service_down_time, and a status written then waits for its
+    dead nova-compute to answer nova-api's call (rpc_response_timeout).
+    Forced down first, the service is down: disabling it makes no call."""
+    spec = scenario.generate(hosts=2, servers=2, seed=4)
+    spec.update(service_down_time=60, rpc_response_timeout=5)
+    host = spec['hosts'][0]['name']
+    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+        fail(url, host)
+        fence(host).execute()
+        state = requests.get(url + '/simulator/state', timeout=10).json()
+    assert state['rpc_timeouts'] == []
+    assert (state['hosts'][host]['status'],
+            state['hosts'][host]['forced_down']) == ('disabled', True)
+
+
 def test_nova_refuses_to_evacuate_from_a_host_still_up(cloud):
     _url, client, spec = cloud
     source = spec['hosts'][0]['name']

@@ -2,6 +2,7 @@
 and never for a change that did not happen."""
 
 import threading
+import time
 
 import pytest
 
@@ -96,3 +97,46 @@ def test_webhook_triggers_the_event_audit(api, recorder):
     assert api.post('/v1/webhooks/' + audit['uuid'], body={}).status == 202
     assert calls_for(recorder, {audit['uuid']}, 1) == [
         ('trigger_audit', audit['uuid'], 'PENDING')]
+
+
+def test_an_auto_triggered_plan_is_launched_before_its_actions_are_told(
+        api, db, recorder, notifications, monkeypatch):
+    """A plan stored started is launched right after its commit, not
+    behind the notifications of its actions: one read and one send each,
+    seconds on a busy bus for the hundred evacuations of a host's
+    recovery, during which no applier would take the plan (the sweep
+    would, pending_grace later)."""
+    from watcher_ha.decision_engine import auditor
+    from watcher_ha.decision_engine import catalog
+    from watcher_ha.decision_engine.planner import loader
+    from watcher_ha.decision_engine.planner import weight
+    from watcher_ha.notifications import notifier
+    sent = []
+    send = notifier._send
+
+    def slow_send(event_type, *args, **kwargs):
+        time.sleep(0.5)         # a bus that takes its time
+        send(event_type, *args, **kwargs)
+        sent.append(event_type)
+    monkeypatch.setattr(notifier, '_send', slow_send)
+    # How many of its actions had been told of when the launch came.
+    told_at_launch = []
+    launch = recorder.launch_action_plan
+
+    def noting(context, action_plan_uuid):
+        told_at_launch.append(sent.count('action.create'))
+        launch(context, action_plan_uuid)
+    monkeypatch.setattr(recorder, 'launch_action_plan', noting)
+    audit = api.post('/v1/audits', body={
+        'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'ONESHOT',
+        'auto_trigger': True}).json
+    engine = auditor.Auditor('engine-1', catalog.Catalog(), loader.Planners(
+        {'weight': weight.WeightPlanner({'nop': 1, 'sleep': 1}, {})}))
+    engine.run(audit['uuid'])
+    [plan] = api.get('/v1/action_plans?audit_uuid=' + audit['uuid']).json[
+        'action_plans']
+    [launched] = calls_for(recorder, {plan['uuid']}, 1)
+    assert launched == ('launch_action_plan', plan['uuid'], 'PENDING')
+    assert sent.count('action.create') == 3
+    # The launch came before the last of them was out.
+    assert told_at_launch[0] < 3

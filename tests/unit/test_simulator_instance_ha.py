@@ -5,6 +5,7 @@ rules; forcing a service down and back up; and the record of every
 evacuation that made a server run twice."""
 
 import datetime
+import threading
 import time
 
 import pytest
@@ -245,6 +246,108 @@ def test_legacy_force_down_needs_2_11(sim):
         == 404
     status, reply = call(sim, 'PUT', '/os-services/force-down', body, '2.11')
     assert (status, reply['service']['forced_down']) == (200, True)
+
+
+# A status written while Nova counts a dead service up (Nova's
+# _update_compute_provider_status: nova-api calls the compute to sync the
+# COMPUTE_STATUS_DISABLED trait, and nobody answers).
+
+RPC_TIMEOUT = 0.5
+
+
+def dead_but_counted_up():
+    """compute-0 lost its power a moment ago: Nova still counts it up
+    for service_down_time (60 s)."""
+    sim = make(service_down_time=60, rpc_response_timeout=RPC_TIMEOUT)
+    hosts.lose_power(sim.cloud, 'compute-0')
+    assert sim.cloud.hosts['compute-0'].state == 'up'
+    return sim
+
+
+def put_service(sim, body, host='compute-0', version='2.53'):
+    """PUT /os-services (by uuid from 2.53, by action before): (status,
+    reply, seconds it took)."""
+    if version == '2.53':
+        path = '/os-services/%s' % sim.cloud.hosts[host].service_id
+    else:
+        action = ('force-down' if 'forced_down' in body else
+                  'disable-log-reason' if body.get('status') == 'disabled'
+                  else 'enable')
+        path = '/os-services/' + action
+        body = dict({k: v for k, v in body.items() if k != 'status'},
+                    host=host, binary='nova-compute')
+    started = time.monotonic()
+    status, reply = call(sim, 'PUT', path, body, version)
+    return status, reply, time.monotonic() - started
+
+
+@pytest.mark.parametrize('version', ['2.53', '2.11'])
+@pytest.mark.parametrize('status', ['disabled', 'enabled'])
+def test_a_status_written_while_a_dead_service_counts_up_waits_for_rpc(
+        version, status):
+    sim = dead_but_counted_up()
+    body = {'status': status}
+    if status == 'disabled':
+        body['disabled_reason'] = 'dead'
+    found, reply, took = put_service(sim, body, version=version)
+    # Saved first, then the call nobody answers: logged by Nova, and the
+    # request answered as if all went well.
+    assert found == 200, reply
+    assert took >= RPC_TIMEOUT
+    assert sim.cloud.hosts['compute-0'].status == status
+    assert [(t['host'], t['method']) for t in sim.cloud.rpc_timeouts] == [
+        ('compute-0', 'set_host_enabled')]
+    sim.stop()
+
+
+@pytest.mark.parametrize('steps', [
+    # One request: forced down before the call is considered.
+    [{'forced_down': True, 'status': 'disabled', 'disabled_reason': 'x'}],
+    [{'forced_down': True}, {'status': 'disabled'}],
+    [{'forced_down': True}, {'status': 'disabled'}, {'status': 'enabled'}],
+])
+def test_a_service_forced_down_first_is_written_at_once(steps):
+    sim = dead_but_counted_up()
+    for body in steps:
+        assert put_service(sim, body)[0] == 200
+    assert sim.cloud.rpc_timeouts == []
+    assert sim.cloud.hosts['compute-0'].forced_down
+    sim.stop()
+
+
+def test_a_live_compute_answers_and_a_long_silent_one_is_not_called():
+    sim = dead_but_counted_up()
+    # compute-1 runs: its nova-compute answers at once.
+    assert put_service(sim, {'status': 'disabled'}, host='compute-1')[0] \
+        == 200
+    # compute-0 silent for longer than service_down_time: down, no call.
+    sim.cloud.hosts['compute-0'].silent_since -= datetime.timedelta(
+        seconds=61)
+    assert put_service(sim, {'status': 'disabled'})[0] == 200
+    assert sim.cloud.rpc_timeouts == []
+    sim.stop()
+
+
+def test_other_requests_go_on_while_one_waits_for_a_compute():
+    sim = make(service_down_time=60, rpc_response_timeout=5)
+    hosts.crash(sim.cloud, 'compute-0')
+    waiting = threading.Thread(target=put_service,
+                               args=(sim, {'status': 'disabled'}))
+    waiting.start()
+    wait(lambda: sim.cloud.rpc_timeouts)
+    started = time.monotonic()
+    assert call(sim, 'GET', '/os-services')[0] == 200
+    assert put_service(sim, {'forced_down': True}, host='compute-1')[0] \
+        == 200
+    assert time.monotonic() - started < 5
+    assert waiting.is_alive()
+    waiting.join()
+    sim.stop()
+
+
+def test_the_rpc_timeout_is_novas_unless_the_scenario_says():
+    assert make().cloud.rpc_response_timeout == 60
+    assert make(rpc_response_timeout=2).cloud.rpc_response_timeout == 2
 
 
 def test_evacuate_refuses_wrong_states(sim):

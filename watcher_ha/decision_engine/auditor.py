@@ -206,8 +206,18 @@ class Auditor:
         plan_uuid = stored.plan
         LOG.info('Audit %s produced action plan %s with %d action(s)',
                  uuid, plan_uuid, len(planned))
-        notifier.audit('planner.end', uuid)
         notifier.action_plan('create', plan_uuid)
+        if stored.started:
+            # auto_trigger: stored started, as the operator would have
+            # started it; the applier the launch reaches takes it (or a
+            # sweep, if the launch is lost). Launched before the
+            # notifications of its actions, a read and a send each: a
+            # recovery's hundred evacuations would wait seconds for them.
+            notifier.action_plan('update', plan_uuid,
+                                 old_state=ActionPlanState.RECOMMENDED)
+            applier_rpcapi.ApplierAPI().launch_action_plan(self._context(),
+                                                           plan_uuid)
+        notifier.audit('planner.end', uuid)
         for action in planned:
             notifier.action('create', action.uuid)
         for stale in stored.cancelled:
@@ -223,14 +233,6 @@ class Auditor:
         if stored.start_refused:
             LOG.warning('Action plan %s: %s', plan_uuid,
                         stored.start_refused)
-        if stored.started:
-            # auto_trigger: stored started, as the operator would have
-            # started it; the applier the launch reaches takes it (or a
-            # sweep, if the launch is lost).
-            notifier.action_plan('update', plan_uuid,
-                                 old_state=ActionPlanState.RECOMMENDED)
-            applier_rpcapi.ApplierAPI().launch_action_plan(self._context(),
-                                                           plan_uuid)
 
     @staticmethod
     def _efficacy(strategy, solution):

@@ -84,6 +84,9 @@ class AdminAPI(web.Service):
                 for v in list(cloud.storage.volumes.values())}
             if cloud.storage else {},
             'split_brain': list(cloud.split_brain),
+            # Calls of nova-api that no nova-compute answered (each held
+            # its request for rpc_response_timeout).
+            'rpc_timeouts': list(cloud.rpc_timeouts),
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
 
     def get_faults(self, req, version):

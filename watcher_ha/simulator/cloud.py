@@ -37,6 +37,11 @@ BOOT_SECONDS = 120.0
 # limit). The others wait there, 'queued', in the order they came: a
 # plan's parallel migrations off one host run one after another.
 MAX_CONCURRENT_LIVE_MIGRATIONS = 1
+# oslo.messaging's [DEFAULT] rpc_response_timeout, and its default: how
+# long nova-api waits for a nova-compute to answer a call. Nova's
+# set_host_enabled gives up after it when the compute sends nothing
+# (its call_monitor_timeout), whatever its long_rpc_timeout.
+RPC_RESPONSE_TIMEOUT = 60.0
 
 
 def utcnow():
@@ -313,7 +318,8 @@ class Cloud:
                  evacuate_seconds=EVACUATE_SECONDS,
                  power_seconds=POWER_SECONDS, boot_seconds=BOOT_SECONDS,
                  service_down_time=0.0,
-                 max_concurrent_live_migrations=MAX_CONCURRENT_LIVE_MIGRATIONS):
+                 max_concurrent_live_migrations=MAX_CONCURRENT_LIVE_MIGRATIONS,
+                 rpc_response_timeout=RPC_RESPONSE_TIMEOUT):
         self.lock = threading.RLock()
         self.hosts = {}
         # name -> aggregates.Aggregate; the members are the hosts naming it.
@@ -331,6 +337,10 @@ class Cloud:
         self.power_seconds = power_seconds
         self.boot_seconds = boot_seconds
         self.service_down_time = service_down_time
+        self.rpc_response_timeout = rpc_response_timeout
+        # The calls nova-api made to a nova-compute that never answered:
+        # {host, method, at}, as Nova logs each one.
+        self.rpc_timeouts = []
         # Seconds a shelve's snapshot upload takes (0: done at once).
         self.shelve_seconds = 0.0
         self.max_concurrent_live_migrations = max_concurrent_live_migrations
@@ -913,6 +923,18 @@ class Cloud:
 
     def update_service(self, host_name, status=None, disabled_reason=None,
                        forced_down=None):
+        """Change the host's compute service as nova-api does: the
+        record first (with its service.update notification); then, if the
+        request set a status (changed or not: Nova syncs the
+        COMPUTE_STATUS_DISABLED trait of the host's provider whenever the
+        field is written), a call to the host's nova-compute
+        (set_host_enabled), made only while Nova counts the service up.
+        Forced down (by this very request too), it is down: no call. A
+        nova-compute that does not run, or cannot reach the bus, never
+        answers: nova-api logs the timeout after rpc_response_timeout and
+        then answers the request as if all went well. Returns the host
+        and how long the request waits for that answer (0: no call, or
+        one answered at once)."""
         with self.lock:
             host = self.host(host_name)
             if forced_down is False:
@@ -926,7 +948,13 @@ class Cloud:
             host.updated_at = utcnow()
             self.events.emit('service.update', 'nova-compute:%s' % host.name,
                              host=host)
-            return host
+            if (status is None or host.state != 'up'
+                    or host.reporting):
+                return host, 0.0
+            self.rpc_timeouts.append({'host': host.name,
+                                      'method': 'set_host_enabled',
+                                      'at': utcnow().isoformat()})
+            return host, self.rpc_response_timeout
 
     def _check_for_evacuations(self, host):
         """Nova will not force a service back up while evacuations from

@@ -464,8 +464,9 @@ class ComputeAPI(web.Service):
             raise web.Reply(400, "No updates were requested. Fields "
                                  "'status' or 'forced_down' should be "
                                  "specified.")
-        self.cloud.update_service(host.name, status,
-                                  body.get('disabled_reason'), forced)
+        _host, wait = self.cloud.update_service(
+            host.name, status, body.get('disabled_reason'), forced)
+        web.hold_reply(req, wait)
         return 200, {'service': self._service_view(host, version)}
 
     def _host_by_service(self, ident):
@@ -477,10 +478,12 @@ class ComputeAPI(web.Service):
     def _legacy_service_update(self, req, version, action, body):
         host = self.cloud.host(body.get('host', ''))
         if action == 'enable':
-            self.cloud.update_service(host.name, 'enabled')
+            _host, wait = self.cloud.update_service(host.name, 'enabled')
+            web.hold_reply(req, wait)
         elif action in ('disable', 'disable-log-reason'):
-            self.cloud.update_service(host.name, 'disabled',
-                                      body.get('disabled_reason'))
+            _host, wait = self.cloud.update_service(
+                host.name, 'disabled', body.get('disabled_reason'))
+            web.hold_reply(req, wait)
         elif action == 'force-down' and version >= (2, 11):
             if 'forced_down' not in body:
                 raise web.Reply(400, 'Missing forced_down field')

@@ -9,6 +9,7 @@
     shelve_seconds: 0                 # a shelve's snapshot upload
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
+    rpc_response_timeout: 60          # nova-api's wait for a silent compute
     flavors:
       - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
          ephemeral: 0, swap: 0, extra_specs: {}}
@@ -104,7 +105,9 @@ def build(spec, cloud=None):
         service_down_time=float(spec.get('service_down_time', 0)),
         max_concurrent_live_migrations=int(spec.get(
             'max_concurrent_live_migrations',
-            cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)))
+            cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)),
+        rpc_response_timeout=float(spec.get(
+            'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)))
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:

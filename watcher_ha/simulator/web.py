@@ -47,6 +47,17 @@ def fault(status, message):
         'code': status, 'message': message}}, status)
 
 
+# Where a handler leaves how long its reply waits (see hold_reply).
+HOLD = 'watcher_ha.simulator.hold'
+
+
+def hold_reply(req, seconds):
+    """Answer ``req`` only ``seconds`` from now: the service waits for
+    something that does not come (a call nobody answers). The wait is
+    outside the cloud's lock: the other requests go on meanwhile."""
+    req.environ[HOLD] = max(seconds, req.environ.get(HOLD, 0.0))
+
+
 def body_of(req):
     if not req.body:
         return {}
@@ -169,6 +180,8 @@ class Service:
             resp = self.error(err.status, err.message)
         else:
             resp = json_response(body, status, *headers)
+        if req.environ.get(HOLD):
+            time.sleep(req.environ[HOLD])
         if version is not None:
             for name, value in self.microversions.headers(version).items():
                 resp.headers[name] = value

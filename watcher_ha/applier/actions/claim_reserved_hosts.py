@@ -5,7 +5,8 @@ servers are claimed for the recovery in the database
 (db/reserved_hosts.py: no two recoveries ever share one), then enabled in
 Nova so that servers can be rebuilt on them. Each server's
 destination is recorded as its pending vmove, which its evacuate action
-reads; a server no reserved host has room for is recorded as failed.
+reads; a server no reserved host has room for is recorded as failed. The
+moves are recorded together, in one transaction behind one fence.
 
 What the servers need and what each reserved host has free are read from
 Placement when claiming (common/instance_ha/capacity.py), through the resource
@@ -93,13 +94,14 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
                 raise base.ActionError(str(err))
         for host in held:
             self.set_service(host, enabled=True)
-        for server, host in sorted(result.placement.items()):
-            self._record(server, vmoves.PENDING, dest_host=host,
-                         message=None)
-        for server in result.unplaced:
-            self._record(server, vmoves.FAILED,
-                         message='no reserved host of the segment has room '
-                                 'for it')
+        moves = {server: {'status': vmoves.PENDING, 'dest_host': host,
+                          'message': None}
+                 for server, host in result.placement.items()}
+        moves.update({server: {'status': vmoves.FAILED,
+                               'message': 'no reserved host of the segment '
+                                          'has room for it'}
+                      for server in result.unplaced})
+        self._record(moves)
         if not held and servers:
             raise base.ActionError(
                 'no reserved host of segment %s is free for the servers '
@@ -131,15 +133,17 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
                           else dict(free))
         return servers, room
 
-    def _record(self, server, status, **values):
+    def _record(self, moves):
+        """Record each server's move ({server: values}) at once, behind
+        one fence."""
+        if not moves:
+            return
         self.fence()
         # A move under way or made (the recovery runs again) keeps its
         # record.
-        vmoves.record(self.context, self.notification, server,
-                      unless=(vmoves.ONGOING, vmoves.SUCCEEDED),
-                      status=status,
-                      source_host=self.input_parameters['source_node'],
-                      **values)
+        vmoves.record_many(self.context, self.notification, moves,
+                           unless=(vmoves.ONGOING, vmoves.SUCCEEDED),
+                           source_host=self.input_parameters['source_node'])
 
     def recover(self, started_at):
         # Claiming again keeps what is held and takes what is missing.
