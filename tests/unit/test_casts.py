@@ -107,7 +107,7 @@ def test_an_auto_triggered_plan_is_launched_before_its_actions_are_told(
     recovery, during which no applier would take the plan (the sweep
     would, pending_grace later)."""
     from watcher_ha.decision_engine import auditor
-    from watcher_ha.decision_engine import catalog
+    from watcher_ha.decision_engine import loaded_plugins as catalog
     from watcher_ha.decision_engine.planner import loader
     from watcher_ha.decision_engine.planner import weight
     from watcher_ha.notifications import notifier
