@@ -107,7 +107,7 @@ def test_an_auto_triggered_plan_is_launched_before_its_actions_are_told(
     recovery, during which no applier would take the plan (the sweep
     would, pending_grace later)."""
     from watcher_ha.decision_engine import auditor
-    from watcher_ha.decision_engine import loaded_plugins as catalog
+    from watcher_ha.decision_engine import loaded_plugins
     from watcher_ha.decision_engine.planner import loader
     from watcher_ha.decision_engine.planner import weight
     from watcher_ha.notifications import notifier
@@ -130,8 +130,9 @@ def test_an_auto_triggered_plan_is_launched_before_its_actions_are_told(
     audit = api.post('/v1/audits', body={
         'goal': 'dummy', 'strategy': 'dummy', 'audit_type': 'ONESHOT',
         'auto_trigger': True}).json
-    engine = auditor.Auditor('engine-1', catalog.Catalog(), loader.Planners(
-        {'weight': weight.WeightPlanner({'nop': 1, 'sleep': 1}, {})}))
+    engine = auditor.Auditor(
+        'engine-1', loaded_plugins.LoadedPlugins(), loader.Planners(
+            {'weight': weight.WeightPlanner({'nop': 1, 'sleep': 1}, {})}))
     engine.run(audit['uuid'])
     [plan] = api.get('/v1/action_plans?audit_uuid=' + audit['uuid']).json[
         'action_plans']
