@@ -26,7 +26,8 @@ def main(argv=None):
         program='watcher-ha-all-in-one')
     sock = wsgi_server.bind(conf.api.host, conf.api.port)
     # The cloud first, so that the engine's first resync finds it.
-    cloud = embedded.EmbeddedCloud(conf) if conf.simulator.scenario else None
+    cloud = embedded.EmbeddedCloud(
+        conf, sock.getsockname()) if conf.simulator.scenario else None
     # The engine before the API: the catalog of goals and strategies it
     # syncs is what the API serves.
     engine = decision_engine.build(

@@ -2,6 +2,7 @@
 Placement, metrics) on one loopback port, emitting Nova's notifications.
 
     watcher-ha-simulator --scenario FILE [--port 8778] [--transport-url URL]
+                         [--endpoint TYPE=URL ...]
     watcher-ha-simulator generate --hosts N --servers M --seed S --output F
     watcher-ha-simulator import-cluster --cluster FILE --output F
 """
@@ -22,6 +23,8 @@ def _serve(args):
     try:
         spec = scenario.load(args.scenario)
         sim = simulator.Simulator(spec, transport_url=args.transport_url)
+        for service_type, url in args.endpoint:
+            sim.identity.catalog.register(service_type, url)
     except (OSError, scenario.ScenarioError, ValueError) as err:
         sys.exit('watcher-ha-simulator: cannot load %s: %s'
                  % (args.scenario, err))
@@ -45,6 +48,16 @@ def _serve(args):
     finally:
         server.stop()
         sim.stop()
+
+
+def _endpoint(text):
+    service_type, sep, url = text.partition('=')
+    if not sep or not service_type or not url.startswith(('http://',
+                                                          'https://')):
+        raise argparse.ArgumentTypeError(
+            'expected TYPE=URL, e.g. infra-optim=http://127.0.0.1:9322, '
+            'not %r' % text)
+    return service_type, url
 
 
 def _generate(args):
@@ -85,6 +98,14 @@ def main(argv=None):
         parser.add_argument('--config-file', help='(reserved) oslo.config '
                                                   'file with [simulator]')
         parser.add_argument('--threads', type=int, default=16)
+        parser.add_argument(
+            '--endpoint', type=_endpoint, action='append', default=[],
+            metavar='TYPE=URL',
+            help='register a service of TYPE at URL (all three '
+                 'interfaces) in the simulated Keystone\'s catalog, e.g. '
+                 'infra-optim=http://127.0.0.1:9322 and '
+                 '\'instance-ha=http://127.0.0.1:9322/instance-ha/v1/'
+                 '$(project_id)s\' for watcher-ha-api; repeatable')
         parser.set_defaults(func=_serve)
         args = parser.parse_args(argv)
     args.func(args)
