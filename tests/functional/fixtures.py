@@ -12,6 +12,8 @@ import time
 import pytest
 import requests
 
+from tests.functional import identity
+
 BIN = os.path.dirname(sys.executable)
 
 
@@ -51,16 +53,20 @@ def write_config(path, sections):
 
 
 def base_config(tmp_path, database_url=None, port=None, **extra):
-    """An embedded-mode config: SQLite under tmp_path, noauth, fake bus."""
+    """An embedded-mode config: SQLite under tmp_path, fake bus, and
+    keystone auth at the tests' Keystone (tests/functional/identity.py),
+    as a deployment runs."""
     sections = {
         'DEFAULT': {'state_path': str(tmp_path),
-                    'auth_strategy': 'noauth',
+                    'auth_strategy': 'keystone',
                     'transport_url': 'fake://',
                     'rpc_response_timeout': 2,
                     'log_file': str(tmp_path / 'watcher-ha.log')},
         'api': {'host': '127.0.0.1', 'port': port or free_port()},
         'database': {'connection': database_url or
                      'sqlite:///%s/watcher_ha.sqlite' % tmp_path},
+        'keystone_authtoken': identity.authtoken_options(
+            identity.keystone().url),
     }
     for section, options in extra.items():
         sections.setdefault(section, {}).update(options)
