@@ -52,10 +52,16 @@ def write_config(path, sections):
     return path
 
 
+# For what measures the API or the daemons without keystonemiddleware (the
+# benchmarks, which send no token).
+NOAUTH = {'auth_strategy': 'noauth'}
+
+
 def base_config(tmp_path, database_url=None, port=None, **extra):
     """An embedded-mode config: SQLite under tmp_path, fake bus, and
-    keystone auth at the tests' Keystone (tests/functional/identity.py),
-    as a deployment runs."""
+    keystone auth, as a deployment runs: at the tests' Keystone
+    (tests/functional/identity.py) unless ``extra`` names another
+    [keystone_authtoken] or ``auth_strategy = noauth``."""
     sections = {
         'DEFAULT': {'state_path': str(tmp_path),
                     'auth_strategy': 'keystone',
@@ -65,11 +71,13 @@ def base_config(tmp_path, database_url=None, port=None, **extra):
         'api': {'host': '127.0.0.1', 'port': port or free_port()},
         'database': {'connection': database_url or
                      'sqlite:///%s/watcher_ha.sqlite' % tmp_path},
-        'keystone_authtoken': identity.authtoken_options(
-            identity.keystone().url),
     }
     for section, options in extra.items():
         sections.setdefault(section, {}).update(options)
+    if (sections['DEFAULT']['auth_strategy'] == 'keystone'
+            and 'keystone_authtoken' not in sections):
+        sections['keystone_authtoken'] = identity.authtoken_options(
+            identity.keystone().url)
     return sections
 
 

@@ -13,11 +13,9 @@ as a logged-in client does.
 import atexit
 import contextlib
 import datetime
-import os
 import threading
 
 from tests import served
-from watcher_ha.simulator import scenario
 
 # The user keystonemiddleware validates tokens as, in the service
 # project, as devstack makes the services' users.
@@ -108,29 +106,3 @@ def openstack_cli_auth(url):
     return ['--os-auth-type', 'admin_token', '--os-token',
             keystone().token(), '--os-endpoint', url]
 
-
-def embedded_cloud_sections(tmp_path, spec, sim_port):
-    """The sections of an all-in-one serving the cloud ``spec`` on
-    ``sim_port`` with keystone auth at that cloud's own Keystone, as
-    ``make demo`` runs it: the service user validates tokens there, Nova
-    and Placement are found in its catalog."""
-    spec = dict(spec, users=list(spec.get('users') or ()) + [SERVICE_USER])
-    path = tmp_path / 'cloud.yaml'
-    scenario.dump(spec, str(path))
-    keystone_url = 'http://127.0.0.1:%d/identity/v3' % sim_port
-    return {'simulator': {'scenario': str(path), 'port': sim_port},
-            'keystone_authtoken': authtoken_options(keystone_url),
-            'nova': password_options(keystone_url, ADMIN),
-            'placement': password_options(keystone_url, ADMIN)}
-
-
-def cli_environment(keystone_url, home, user=ADMIN):
-    """The OS_* variables the CLIs log in with as ``user``, nothing from
-    the caller's environment or clouds.yaml."""
-    return {'PATH': os.environ['PATH'], 'HOME': str(home),
-            'OS_AUTH_URL': keystone_url, 'OS_USERNAME': user['name'],
-            'OS_PASSWORD': user['password'],
-            'OS_PROJECT_NAME': user['project'],
-            'OS_USER_DOMAIN_NAME': 'Default',
-            'OS_PROJECT_DOMAIN_NAME': 'Default',
-            'OS_IDENTITY_API_VERSION': '3'}

@@ -11,9 +11,8 @@ import subprocess
 
 import pytest
 import requests
-from keystoneauth1 import session as ks_session
-from keystoneauth1.identity import v3
 
+from tests.functional import embedded_cloud
 from tests.functional import fixtures
 from tests.functional import identity
 from watcher_ha.simulator import scenario
@@ -34,22 +33,15 @@ def cloud(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('keystone-clients')
     spec = scenario.generate(hosts=3, servers=3, seed=5)
     spec['users'] = [MEMBER]
-    sim_port = fixtures.free_port()
-    sections = fixtures.base_config(
-        tmp_path, **identity.embedded_cloud_sections(tmp_path, spec,
-                                                     sim_port))
-    config = fixtures.write_config(tmp_path / 'watcher-ha.conf', sections)
-    fixtures.prepare_database(config)
-    with fixtures.all_in_one(config, sections['api']['port'],
-                             timeout=60) as url:
-        yield url, 'http://127.0.0.1:%d/identity/v3' % sim_port, tmp_path
+    with embedded_cloud.all_in_one(tmp_path, spec) as (url, cloud_url):
+        yield url, cloud_url + '/identity/v3', tmp_path
 
 
 def run(cloud, *argv, user=identity.ADMIN):
     _, keystone_url, home = cloud
     result = subprocess.run(
         [os.path.join(fixtures.BIN, argv[0]), *argv[1:], '-f', 'json'],
-        env=identity.cli_environment(keystone_url, home, user),
+        env=embedded_cloud.cli_environment(keystone_url, home, user),
         capture_output=True, text=True, timeout=CALL_TIMEOUT)
     return result
 
@@ -61,10 +53,7 @@ def as_json(cloud, *argv):
 
 
 def session(cloud, user=identity.ADMIN):
-    return ks_session.Session(auth=v3.Password(
-        auth_url=cloud[1], username=user['name'], password=user['password'],
-        project_name=user['project'], user_domain_name='Default',
-        project_domain_name='Default'))
+    return embedded_cloud.session(cloud[1], user)
 
 
 def test_the_catalog_lists_the_apis_of_the_all_in_one(cloud):
