@@ -18,6 +18,7 @@ from keystoneauth1.identity import v3
 from keystonemiddleware import auth_token
 
 from tests import served
+from watcher_ha.cmd import simulator as simulator_cmd
 from watcher_ha.simulator import simulator
 
 ADMIN = {'name': 'admin', 'password': 'admin', 'domain': {'name': 'Default'}}
@@ -402,3 +403,33 @@ def test_versions_document(keystone_url):
     assert version['id'] == 'v3.14'
     assert requests.get(keystone_url, timeout=10).json()['version'][
         'links'][0]['href'] == keystone_url + '/'
+
+
+def test_the_simulator_command_registers_endpoints(monkeypatch, tmp_path):
+    scenario_path = tmp_path / 'cloud.yaml'
+    scenario_path.write_text('hosts: []\nservers: []\n')
+    served_with = {}
+
+    class Server:
+        def __init__(self, address, app, numthreads):
+            served_with['app'] = app
+
+        def prepare(self):
+            raise KeyboardInterrupt     # instead of serving
+
+    monkeypatch.setattr(simulator_cmd.wsgi, 'Server', Server)
+    # Not this process's SIGTERM handler.
+    monkeypatch.setattr(simulator_cmd.signal, 'signal',
+                        lambda *args: None)
+    with pytest.raises(KeyboardInterrupt):
+        simulator_cmd.main([
+            '--scenario', str(scenario_path), '--endpoint',
+            'infra-optim=http://127.0.0.1:9322', '--endpoint',
+            'instance-ha=http://127.0.0.1:9322/instance-ha/v1/'
+            '$(project_id)s'])
+    catalog = served_with['app'].identity.catalog
+    assert {s['type']: s['name'] for s in catalog.services.values()}[
+        'instance-ha'] == 'masakari'
+    with pytest.raises(SystemExit):
+        simulator_cmd.main(['--scenario', str(scenario_path), '--endpoint',
+                            'infra-optim'])
