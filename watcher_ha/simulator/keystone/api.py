@@ -205,8 +205,9 @@ class IdentityAPI(web.Service):
         caller = self._caller(req)
         if not caller.scoped:
             raise forbidden()
-        return 200, {'catalog': self._catalog(req, caller), 'links': {
-            'self': req.path_url, 'previous': None, 'next': None}}
+        # Not a paged listing: Keystone links to itself only.
+        return 200, {'catalog': self._catalog(req, caller),
+                     'links': {'self': req.path_url}}
 
     def auth_projects(self, req, version):
         caller = self._caller(req)
@@ -224,8 +225,8 @@ class IdentityAPI(web.Service):
     def auth_system(self, req, version):
         caller = self._caller(req)
         scoped = self.directory.roles_on(caller.user, directory_mod.SYSTEM)
-        return self._listing(req, 'system', [{'all': True}] if scoped
-                             else [])
+        return 200, {'system': [{'all': True}] if scoped else [],
+                     'links': {'self': req.path_url}}
 
     # Users, projects, domains, roles.
 
