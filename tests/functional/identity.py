@@ -96,13 +96,15 @@ def keystone():
 def watcher_cli_auth(url):
     """The ``watcher`` CLI's options to call the API at ``url`` with the
     admin's token."""
-    return ['--os-auth-token', keystone().token(),
+    # Joined with "=": argparse would take a value starting with "-" for
+    # an option.
+    return ['--os-auth-token=' + keystone().token(),
             '--os-endpoint-override', url]
 
 
 def openstack_cli_auth(url):
     """The ``openstack`` CLI's options to call the service at ``url``
     with the admin's token (keystoneauth's admin_token plugin)."""
-    return ['--os-auth-type', 'admin_token', '--os-token',
-            keystone().token(), '--os-endpoint', url]
+    return ['--os-auth-type', 'admin_token',
+            '--os-token=' + keystone().token(), '--os-endpoint', url]
 

@@ -19,6 +19,7 @@ from keystonemiddleware import auth_token
 
 from tests import served
 from watcher_ha.cmd import simulator as simulator_cmd
+from watcher_ha.simulator import embedded
 from watcher_ha.simulator import simulator
 
 ADMIN = {'name': 'admin', 'password': 'admin', 'domain': {'name': 'Default'}}
@@ -433,3 +434,27 @@ def test_the_simulator_command_registers_endpoints(monkeypatch, tmp_path):
     with pytest.raises(SystemExit):
         simulator_cmd.main(['--scenario', str(scenario_path), '--endpoint',
                             'infra-optim'])
+
+
+def test_the_all_in_one_registers_its_apis_where_they_listen(sim):
+    from types import SimpleNamespace
+    conf = SimpleNamespace(api=SimpleNamespace(public_endpoint=None),
+                           instance_ha=SimpleNamespace(
+                               api_path_prefix='/instance-ha'))
+    assert embedded.api_url(conf, ('0.0.0.0', 9322)) == (
+        'http://127.0.0.1:9322')
+    assert embedded.api_url(conf, ('::1', 9322, 0, 0)) == (
+        'http://[::1]:9322')
+    conf.api.public_endpoint = 'https://api.example.org/'
+    assert embedded.api_url(conf, ('0.0.0.0', 9322)) == (
+        'https://api.example.org')
+    embedded.register_endpoints(sim.identity.catalog,
+                                'http://127.0.0.1:9400', conf)
+    _, token = issue(sim, scope=ADMIN_PROJECT)
+    urls = {s['type']: s['endpoints'][0]['url'] for s in token['catalog']}
+    # Registered again: moved, not added.
+    assert urls['infra-optim'] == 'http://127.0.0.1:9400'
+    assert urls['instance-ha'] == ('http://127.0.0.1:9400/instance-ha/v1/'
+                                   + token['project']['id'])
+    assert len([s for s in token['catalog']
+                if s['type'] == 'infra-optim']) == 1

@@ -8,6 +8,9 @@ would follow Nova. Cinder's go out on a bus of their own
 notifications in the same process.
 """
 
+import contextlib
+import ipaddress
+
 from oslo_log import log
 from oslo_service import service
 
@@ -32,8 +35,9 @@ def api_url(conf, address):
     if conf.api.public_endpoint:
         return conf.api.public_endpoint.rstrip('/')
     host, port = address[:2]
-    if host in ('0.0.0.0', '::'):
-        host = '127.0.0.1'
+    with contextlib.suppress(ValueError):   # a name, not an address
+        if ipaddress.ip_address(host).is_unspecified:
+            host = '127.0.0.1'
     return 'http://%s:%d' % ('[%s]' % host if ':' in host else host, port)
 
 

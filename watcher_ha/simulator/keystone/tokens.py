@@ -130,7 +130,7 @@ class Tokens:
             # parent's.
             methods = methods + [m for m in parent.methods
                                  if m not in methods]
-        token = Token(id=secrets.token_urlsafe(48), user=user,
+        token = Token(id=secrets.token_hex(32), user=user,
                       methods=tuple(methods), issued_at=started,
                       expires_at=expires, audit_ids=audit_ids, **scope)
         self._forget_expired(started)
