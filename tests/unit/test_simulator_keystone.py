@@ -324,6 +324,16 @@ def test_services_and_endpoints_registered_through_the_api(sim):
     assert_keystone_error(call(sim, 'POST', '/v3/endpoints', {'endpoint': {
         'service_id': 'nope', 'interface': 'public', 'url': 'http://x'}},
         X_Auth_Token=admin_id), 400)
+    member_id, _ = issue(sim, {'name': 'demo', 'password': 'secret',
+                               'domain': {'id': 'default'}},
+                         {'project': {'name': 'demo',
+                                      'domain': {'id': 'default'}}})
+    for path in ('/v3/services', '/v3/endpoints'):
+        assert_keystone_error(call(sim, 'GET', path,
+                                   X_Auth_Token=member_id), 403)
+    assert_keystone_error(call(sim, 'POST', '/v3/services', {'service': {
+        'type': 'rogue'}}, X_Auth_Token=member_id), 403,
+        'You are not authorized to perform the requested action.')
 
 
 # The real clients, over HTTP.

@@ -96,12 +96,12 @@ class IdentityAPI(web.Service):
         except web.Reply:
             raise directory_mod.unauthorized()
 
-    def _admin(self, req, action):
-        """The caller, if an admin (of a project or of the system) or a
-        system reader may ``action``; 403 otherwise."""
+    def _admin(self, req, writes=False):
+        """The caller, if an admin (of a project or of the system), or a
+        system reader when it only reads; 403 otherwise."""
         caller = self._caller(req)
         if not (caller.has_role('admin') or (
-                caller.system and caller.has_role('reader'))):
+                not writes and caller.system and caller.has_role('reader'))):
             raise forbidden()
         return caller
 
@@ -267,7 +267,7 @@ class IdentityAPI(web.Service):
         return user
 
     def list_users(self, req, version):
-        self._admin(req, 'identity:list_users')
+        self._admin(req)
         return self._listing(req, 'users', [
             self._user(req, u) for u in self._named(
                 req, self.directory.users.values())])
@@ -275,19 +275,19 @@ class IdentityAPI(web.Service):
     def show_user(self, req, version, user_id):
         caller = self._caller(req)
         if caller.user.id != user_id:
-            self._admin(req, 'identity:get_user')
+            self._admin(req)
         return 200, {'user': self._user(req, self._user_or_404(user_id))}
 
     def user_projects(self, req, version, user_id):
         caller = self._caller(req)
         if caller.user.id != user_id:
-            self._admin(req, 'identity:list_user_projects')
+            self._admin(req)
         user = self._user_or_404(user_id)
         return self._listing(req, 'projects', [
             self._project(req, p) for p in self.directory.projects_of(user)])
 
     def list_projects(self, req, version):
-        self._admin(req, 'identity:list_projects')
+        self._admin(req)
         return self._listing(req, 'projects', [
             self._project(req, p) for p in self._named(
                 req, self.directory.projects.values())])
@@ -295,14 +295,14 @@ class IdentityAPI(web.Service):
     def show_project(self, req, version, project_id):
         caller = self._caller(req)
         if caller.project is None or caller.project.id != project_id:
-            self._admin(req, 'identity:get_project')
+            self._admin(req)
         project = self.directory.projects.get(project_id)
         if project is None:
             raise web.Reply(404, 'Could not find project: %s.' % project_id)
         return 200, {'project': self._project(req, project)}
 
     def list_domains(self, req, version):
-        self._admin(req, 'identity:list_domains')
+        self._admin(req)
         return self._listing(req, 'domains', [self._domain(req)])
 
     def show_domain(self, req, version, domain_id):
@@ -312,7 +312,7 @@ class IdentityAPI(web.Service):
         return 200, {'domain': self._domain(req)}
 
     def list_roles(self, req, version):
-        self._admin(req, 'identity:list_roles')
+        self._admin(req)
         return self._listing(req, 'roles', [
             {'id': r.id, 'name': r.name, 'domain_id': None,
              'description': None, 'options': {'immutable': True},
@@ -334,14 +334,14 @@ class IdentityAPI(web.Service):
             'self': self._url(req, '/endpoints/' + endpoint['id'])})
 
     def list_services(self, req, version):
-        self._admin(req, 'identity:list_services')
+        self._admin(req)
         wanted = req.GET.get('type')
         return self._listing(req, 'services', [
             self._service(req, s) for s in self.catalog.services.values()
             if wanted is None or s['type'] == wanted])
 
     def list_endpoints(self, req, version):
-        self._admin(req, 'identity:list_endpoints')
+        self._admin(req)
         wanted = {key: req.GET[key] for key in ('service_id', 'interface')
                   if key in req.GET}
         return self._listing(req, 'endpoints', [
@@ -349,7 +349,7 @@ class IdentityAPI(web.Service):
             if all(e[key] == value for key, value in wanted.items())])
 
     def create_service(self, req, version):
-        self._admin(req, 'identity:create_service')
+        self._admin(req, writes=True)
         data = web.body_of(req).get('service')
         if not isinstance(data, dict) or not isinstance(
                 data.get('type'), str):
@@ -361,7 +361,7 @@ class IdentityAPI(web.Service):
         return 201, {'service': self._service(req, service)}
 
     def create_endpoint(self, req, version):
-        self._admin(req, 'identity:create_endpoint')
+        self._admin(req, writes=True)
         data = web.body_of(req).get('endpoint')
         if not isinstance(data, dict) or not all(
                 isinstance(data.get(key), str)
