@@ -6,12 +6,13 @@ from tests.functional import fixtures
 from tests.functional import identity
 
 
-@pytest.fixture(autouse=True)
-def authenticated_requests(monkeypatch):
-    """Every request a test sends with ``requests`` carries the tests'
-    admin token (tests/functional/identity.py), as a logged-in client's
-    does, unless it names an X-Auth-Token itself (None: no token at all).
-    The simulator's services take any token."""
+@pytest.fixture(autouse=True, scope='session')
+def authenticated_requests():
+    """Every request a test (or a fixture of any scope) sends with
+    ``requests`` carries the tests' admin token
+    (tests/functional/identity.py), as a logged-in client's does, unless
+    it names an X-Auth-Token itself (None: no token at all). The
+    simulator's services take any token."""
     send = requests.Session.request
 
     def request(session, method, url, **kwargs):
@@ -22,7 +23,9 @@ def authenticated_requests(monkeypatch):
                 headers, **{'X-Auth-Token': identity.keystone().token()})
         return send(session, method, url, **kwargs)
 
-    monkeypatch.setattr(requests.Session, 'request', request)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(requests.Session, 'request', request)
+        yield
 
 
 @pytest.fixture(params=['mysql', 'postgresql'])
