@@ -32,13 +32,16 @@ test: $(STAMP) test-tools
 
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.
-# Each program is named after the Debian package that brings it (systemd
-# also brings systemd-analyze and systemd-sysusers, for the units' tests).
-TEST_TOOLS := prometheus shellcheck systemd
+# Each is PACKAGE or PACKAGE:PROGRAM, the Debian package and the program
+# it brings when their names differ (systemd also brings systemd-analyze
+# and systemd-sysusers, for the units' tests; chromium and chromedriver
+# are the Horizon test's headless browser).
+TEST_TOOLS := prometheus shellcheck systemd chromium \
+	chromium-driver:chromedriver
 
 test-tools:
 	@missing=; for tool in $(TEST_TOOLS); do \
-		command -v $$tool >/dev/null || missing="$$missing $$tool"; \
+		command -v $${tool#*:} >/dev/null || missing="$$missing $${tool%%:*}"; \
 	done; \
 	if [ "$$CI" = true ] && [ -n "$$missing" ]; then \
 		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \

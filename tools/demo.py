@@ -4,10 +4,12 @@
 watcher-ha-all-in-one runs the API, a decision engine and an applier in one
 process, with a simulated cloud (Keystone, Nova, Placement, Nova's
 notifications) embedded, on SQLite and the in-process message bus: no server
-is needed. The real `watcher` CLI creates a host_maintenance audit, shows
+is needed. The API authenticates with keystonemiddleware against the
+embedded Keystone, whose catalog lists it (infra-optim, instance-ha). The
+real `watcher` CLI logs in there, creates a host_maintenance audit, shows
 the action plan it becomes and starts it; the real `openstack` CLI shows
-the cloud before and after, through the simulated Keystone. Everything
-lives under ./demo-state (or --state-dir), which each run starts afresh.
+the cloud before and after. Everything lives under ./demo-state (or
+--state-dir), which each run starts afresh.
 
 It drives only the all-in-one it started: it waits until that process
 listens on the API's port before it calls it, so that a leftover
@@ -28,6 +30,8 @@ import time
 import urllib.request
 
 import psutil
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3
 
 import children
 from machine_load import slowdown
@@ -53,27 +57,63 @@ def free_port(preferred=9322):
         return sock.getsockname()[1]
 
 
-def write_config(port, sim_port, cloud, credentials):
-    """The embedded default (SQLite, in-process bus, no auth for the
-    watcher API) with a simulated cloud, reached through its Keystone."""
-    keystone = ('auth_type = password\n'
-                'auth_url = http://127.0.0.1:%d/identity/v3\n'
-                'username = %s\npassword = %s\nproject_name = %s\n'
-                'user_domain_name = %s\nproject_domain_name = %s\n'
-                % (sim_port, credentials['username'],
-                   credentials['password'], credentials['project'],
-                   credentials['domain'], credentials['domain']))
+def keystone_options(sim_port, user):
+    """Password authentication of ``user`` at the embedded Keystone."""
+    return ('auth_type = password\n'
+            'auth_url = http://127.0.0.1:%d/identity/v3\n'
+            'username = %s\npassword = %s\nproject_name = %s\n'
+            'user_domain_name = Default\nproject_domain_name = Default\n'
+            % (sim_port, user['name'], user['password'], user['project']))
+
+
+def write_config(port, sim_port, cloud, admin):
+    """The embedded default (SQLite, in-process bus, keystone auth for the
+    API) with a simulated cloud: the API checks tokens at the embedded
+    Keystone as its service user; Nova and Placement are reached through
+    that Keystone's catalog."""
     path = os.path.join(STATE, 'watcher-ha.conf')
     with open(path, 'w') as conf:
-        conf.write('[DEFAULT]\nstate_path = %s\nauth_strategy = noauth\n'
+        conf.write('[DEFAULT]\nstate_path = %s\nauth_strategy = keystone\n'
                    'transport_url = fake://\nlog_file = %s\n\n'
                    '[api]\nhost = 127.0.0.1\nport = %d\n\n'
                    '[simulator]\nscenario = %s\nport = %d\n\n'
                    '[watcher_applier]\npoll_interval = 0.5\n\n'
+                   '[keystone_authtoken]\nwww_authenticate_uri = '
+                   'http://127.0.0.1:%d/identity/v3\n%s\n'
                    '[nova]\n%s\n[placement]\n%s'
                    % (STATE, os.path.join(STATE, 'watcher-ha.log'), port,
-                      cloud, sim_port, keystone, keystone))
+                      cloud, sim_port, sim_port,
+                      keystone_options(sim_port, SERVICE_USER),
+                      keystone_options(sim_port, admin),
+                      keystone_options(sim_port, admin)))
     return path
+
+
+def cli_environment(sim_port, admin):
+    """What the CLIs log in with: the admin at the embedded Keystone,
+    nothing from the caller's OS_* variables or clouds.yaml."""
+    return {'PATH': os.environ.get('PATH', ''), 'HOME': STATE,
+            'OS_AUTH_URL': 'http://127.0.0.1:%d/identity/v3' % sim_port,
+            'OS_USERNAME': admin['name'], 'OS_PASSWORD': admin['password'],
+            'OS_PROJECT_NAME': admin['project'],
+            'OS_USER_DOMAIN_NAME': 'Default',
+            'OS_PROJECT_DOMAIN_NAME': 'Default',
+            'OS_IDENTITY_API_VERSION': '3'}
+
+
+def wait_for(url, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit('watcher-ha-all-in-one exited; see '
+                     'demo-state/watcher-ha.log')
+        try:
+            with urllib.request.urlopen(url, timeout=1):  # noqa: S310
+                return
+        except OSError:
+            time.sleep(0.2)
+    sys.exit('watcher-ha-all-in-one did not start; see '
+             'demo-state/watcher-ha.log')
 
 
 def failed(message, output):
@@ -120,13 +160,13 @@ def wait_serving(endpoint, port, proc, output, timeout=START_TIMEOUT):
            % (port, timeout), output)
 
 
-def watcher(endpoint, *args, version=None, quiet=False):
-    command = [os.path.join(BIN, 'watcher'), '--no-auth',
-               '--os-endpoint-override', endpoint]
+def watcher(env, *args, version=None, quiet=False):
+    """The watcher CLI, logged in with ``env`` (cli_environment): it finds
+    the API in the catalog."""
+    command = [os.path.join(BIN, 'watcher')]
     if version:
         command += ['--os-infra-optim-api-version', version]
     command += list(args)
-    env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
     result = children.run(command, env=env, text=True,
                           capture_output=True, timeout=60 * slowdown())
     if not quiet:
@@ -138,41 +178,43 @@ def watcher(endpoint, *args, version=None, quiet=False):
     return result
 
 
-def field(endpoint, kind, ident, name):
+def field(env, kind, ident, name):
     """One field of an object, as the CLI shows it (JSON output)."""
-    out = watcher(endpoint, kind, 'show', ident, '-f', 'json',
+    out = watcher(env, kind, 'show', ident, '-f', 'json',
                   quiet=True).stdout
     return json.loads(out)[name]
 
 
-def wait_for_model(endpoint, timeout=60):
+def wait_for_model(env, timeout=60):
     """Until the decision engine's compute model has had its first full
     sync (the audit would wait for it anyway; this shows it)."""
+    auth = v3.Password(
+        auth_url=env['OS_AUTH_URL'], username=env['OS_USERNAME'],
+        password=env['OS_PASSWORD'], project_name=env['OS_PROJECT_NAME'],
+        user_domain_name='Default', project_domain_name='Default')
+    session = ks_session.Session(auth=auth)
     timeout *= slowdown()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        request = urllib.request.Request(  # noqa: S310 (our own http URL)
-            endpoint + '/v1/data_model?data_model_type=compute',
+        resp = session.get(
+            '/v1/data_model?data_model_type=compute', raise_exc=False,
+            endpoint_filter={'service_type': 'infra-optim'},
             headers={'OpenStack-API-Version':
-                     'infra-optim 1.7, watcher-ha 1.1'})
-        try:
-            with urllib.request.urlopen(request, timeout=5) as resp:  # noqa: S310
-                if json.load(resp).get('context'):
-                    return
-        except OSError:
-            pass
+                     'infra-optim 1.7, watcher-ha 1.1'}, timeout=5)
+        if resp.status_code == 200 and resp.json().get('context'):
+            return
         time.sleep(0.5)
     sys.exit('The decision engine has no compute model after %.0f s; see '
              '%s' % (timeout, os.path.join(STATE, 'watcher-ha.log')))
 
 
-def wait_for_state(endpoint, kind, ident, states, timeout=30):
+def wait_for_state(env, kind, ident, states, timeout=30):
     """Poll with the CLI until the object reaches one of ``states``."""
     timeout *= slowdown()
     deadline = time.monotonic() + timeout
     state = None
     while time.monotonic() < deadline:
-        state = field(endpoint, kind, ident, 'State')
+        state = field(env, kind, ident, 'State')
         if state in states:
             print('   ... %s %s is %s' % (kind, ident, state), flush=True)
             return state
@@ -184,27 +226,27 @@ HOSTS, SERVERS, SEED = 6, 24, 42
 # Live migrations take a server's RAM divided by this (seconds).
 BANDWIDTH_MB_PER_S = 4096
 MAINTAINED = 'compute-0002'
+# The API's user at the embedded Keystone (keystonemiddleware validates
+# tokens as it), in the service project as devstack makes such users.
+SERVICE_USER = {'name': 'watcher', 'password': 'watcher-secret',
+                'project': 'service', 'roles': ['admin', 'service']}
 
 
 def write_cloud():
     spec = scenario.generate(HOSTS, SERVERS, SEED)
     spec['bandwidth_mb_per_s'] = BANDWIDTH_MB_PER_S
+    spec['users'] = [SERVICE_USER]
     path = os.path.join(STATE, 'cloud.yaml')
     scenario.dump(spec, path)
-    return path, spec['credentials']
+    credentials = spec['credentials']
+    return path, {'name': credentials['username'],
+                  'password': credentials['password'],
+                  'project': credentials['project']}
 
 
-def openstack(sim_port, credentials, *args):
-    """The real openstack CLI, through the simulated Keystone."""
-    command = [os.path.join(BIN, 'openstack'),
-               '--os-auth-url',
-               'http://127.0.0.1:%d/identity/v3' % sim_port,
-               '--os-username', credentials['username'],
-               '--os-password', credentials['password'],
-               '--os-project-name', credentials['project'],
-               '--os-user-domain-name', credentials['domain'],
-               '--os-project-domain-name', credentials['domain']]
-    env = {'PATH': os.environ.get('PATH', ''), 'HOME': STATE}
+def openstack(env, *args):
+    """The real openstack CLI, logged in with ``env``."""
+    command = [os.path.join(BIN, 'openstack')]
     result = children.run(command + list(args), env=env, text=True,
                           capture_output=True, timeout=60 * slowdown())
     print('\n$ openstack %s' % ' '.join(args), flush=True)
@@ -224,8 +266,9 @@ def main():
     os.makedirs(STATE)
     port = args.port or free_port()
     sim_port = free_port(8778)
-    cloud, credentials = write_cloud()
-    config = write_config(port, sim_port, cloud, credentials)
+    cloud, admin = write_cloud()
+    config = write_config(port, sim_port, cloud, admin)
+    env = cli_environment(sim_port, admin)
     endpoint = 'http://127.0.0.1:%d' % port
     for step in ('upgrade', 'sync'):
         children.run([os.path.join(BIN, 'watcher-ha-db-manage'),
@@ -241,44 +284,47 @@ def main():
         wait_serving(endpoint, port, service, output)
         print('watcher-ha-all-in-one (API, decision engine, applier) is '
               'serving on %s,\nwith a simulated cloud of %d compute hosts '
-              'and %d servers on port %d;\nstate and log in %s.'
-              % (endpoint, HOSTS, SERVERS, sim_port, STATE), flush=True)
-        openstack(sim_port, credentials, 'compute', 'service', 'list',
+              'and %d servers on port %d, whose Keystone the API checks '
+              'tokens at\nand the CLIs log in to (admin/%s);\nstate and '
+              'log in %s.'
+              % (endpoint, HOSTS, SERVERS, sim_port, admin['password'],
+                 STATE), flush=True)
+        openstack(env, 'compute', 'service', 'list',
                   '--service', 'nova-compute', '-c', 'Host', '-c',
                   'Status', '-c', 'State')
-        openstack(sim_port, credentials, 'server', 'list',
+        openstack(env, 'server', 'list',
                   '--all-projects', '--host', MAINTAINED, '--long', '-c',
                   'Name', '-c', 'Status', '-c', 'Flavor', '-c', 'Host')
-        watcher(endpoint, 'goal', 'list')
-        watcher(endpoint, 'strategy', 'list', '--goal',
+        watcher(env, 'goal', 'list')
+        watcher(env, 'strategy', 'list', '--goal',
                 'cluster_maintaining')
-        wait_for_model(endpoint)
-        watcher(endpoint, 'audit', 'create', '-g', 'cluster_maintaining',
+        wait_for_model(env)
+        watcher(env, 'audit', 'create', '-g', 'cluster_maintaining',
                 '-s', 'host_maintenance', '-t', 'ONESHOT',
                 '-p', 'maintenance_node=' + MAINTAINED,
                 '--name', 'drain-' + MAINTAINED)
-        wait_for_state(endpoint, 'audit', 'drain-' + MAINTAINED,
+        wait_for_state(env, 'audit', 'drain-' + MAINTAINED,
                        ('SUCCEEDED', 'FAILED'))
-        audit = field(endpoint, 'audit', 'drain-' + MAINTAINED, 'UUID')
-        watcher(endpoint, 'actionplan', 'list', '--audit', audit)
+        audit = field(env, 'audit', 'drain-' + MAINTAINED, 'UUID')
+        watcher(env, 'actionplan', 'list', '--audit', audit)
         plan = json.loads(watcher(
-            endpoint, 'actionplan', 'list', '--audit', audit, '-f', 'json',
+            env, 'actionplan', 'list', '--audit', audit, '-f', 'json',
             quiet=True).stdout)[0]['UUID']
-        watcher(endpoint, 'action', 'list', '--action-plan', plan,
+        watcher(env, 'action', 'list', '--action-plan', plan,
                 '--detail', '-c', 'UUID', '-c', 'Parents', '-c', 'Action',
                 '-c', 'Parameters', '-c', 'State')
-        watcher(endpoint, 'actionplan', 'start', plan)
-        state = wait_for_state(endpoint, 'actionplan', plan,
+        watcher(env, 'actionplan', 'start', plan)
+        state = wait_for_state(env, 'actionplan', plan,
                                ('SUCCEEDED', 'FAILED', 'CANCELLED'),
                                timeout=120)
-        watcher(endpoint, 'action', 'list', '--action-plan', plan, '-c',
+        watcher(env, 'action', 'list', '--action-plan', plan, '-c',
                 'UUID', '-c', 'Action', '-c', 'State')
-        openstack(sim_port, credentials, 'compute', 'service', 'list',
+        openstack(env, 'compute', 'service', 'list',
                   '--service', 'nova-compute', '--long', '-c', 'Host',
                   '-c', 'Status', '-c', 'State', '-c', 'Disabled Reason')
-        openstack(sim_port, credentials, 'server', 'list',
+        openstack(env, 'server', 'list',
                   '--all-projects', '--host', MAINTAINED)
-        watcher(endpoint, 'service', 'list')
+        watcher(env, 'service', 'list')
         if state != 'SUCCEEDED':
             sys.exit('The action plan ended %s; see %s'
                      % (state, os.path.join(STATE, 'watcher-ha.log')))

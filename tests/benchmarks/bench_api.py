@@ -175,7 +175,8 @@ def bench(kind, workers, args, run_id):
                                    fixtures.base_config(
                                        tmp, database_url=url, port=port,
                                        api={'workers': workers},
-                                       DEFAULT={'log_file': tmp / 'api.log',
+                                       DEFAULT={**fixtures.NOAUTH,
+                                                'log_file': tmp / 'api.log',
                                                 'default_log_levels':
                                                 'watcher_ha=WARNING'}))
     try:

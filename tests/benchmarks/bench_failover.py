@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from tests import factories  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.functional import daemons  # noqa: E402
+from tests.functional import fixtures  # noqa: E402
 from tests.functional.fixtures import wait_for  # noqa: E402
 from watcher_ha.db import models  # noqa: E402
 
@@ -127,7 +128,8 @@ def main():
     engine = sa.create_engine(url)
     try:
         with tempfile.TemporaryDirectory() as tmp, daemons.cluster(
-                pathlib.Path(tmp), url, rabbit, coordination={
+                pathlib.Path(tmp), url, rabbit, DEFAULT=fixtures.NOAUTH,
+                coordination={
                     'backend_url': servers.redis_coordination_url()}) \
                 as cluster:
             cluster.start_daemons(engines=ENGINES, appliers=APPLIERS)

@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import servers  # noqa: E402
 from tests.functional import daemons  # noqa: E402
+from tests.functional import fixtures  # noqa: E402
 from tests.functional.cloud import simulator  # noqa: E402
 from tests.functional.fixtures import wait_for  # noqa: E402
 from tests.functional.test_host_recovery import FAILED  # noqa: E402
@@ -105,6 +106,8 @@ def sections(sim_url, parallelization, overrides):
     found = {group: dict(options)
              for group, options in PRODUCT_DEFAULTS.items()}
     found.update(nova=dict(auth), placement=dict(auth))
+    # Measured without keystonemiddleware: the benchmark sends no token.
+    found.setdefault('DEFAULT', {}).update(fixtures.NOAUTH)
     if parallelization is not None:
         # The option is one dict: give every type, as its default does.
         found[weight.GROUP] = {'parallelization': ','.join(

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import servers  # noqa: E402
 from tests.functional import daemons  # noqa: E402
+from tests.functional import fixtures  # noqa: E402
 from tests.functional import migration_plans  # noqa: E402
 from tests.functional.cloud import simulator  # noqa: E402
 from tests.functional.fixtures import wait_for  # noqa: E402
@@ -156,7 +157,8 @@ def main():
                         'user_domain_name': 'Default',
                         'project_domain_name': 'Default'}
                 with daemons.cluster(
-                        tmp, url, rabbit, nova=dict(auth),
+                        tmp, url, rabbit, DEFAULT=fixtures.NOAUTH,
+                        nova=dict(auth),
                         placement=dict(auth), watcher_applier={
                             'poll_interval': APPLIER_POLL,
                             'migration_timeout': 600}) as cluster:

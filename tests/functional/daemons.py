@@ -14,6 +14,7 @@ import requests
 from tests import servers
 from tests.functional import cloud
 from tests.functional import fixtures
+from tests.functional import identity
 from tools import children
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
@@ -246,8 +247,8 @@ class Notifications:
 
 
 def cli(url, *args):
-    result = fixtures.run(os.path.join(fixtures.BIN, 'watcher'), '--no-auth',
-                          '--os-endpoint-override', url, *args, '-f',
+    result = fixtures.run(os.path.join(fixtures.BIN, 'watcher'),
+                          *identity.watcher_cli_auth(url), *args, '-f',
                           'json', check=False)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

@@ -12,6 +12,7 @@ import time
 import pytest
 import requests
 
+from tests.functional import identity
 from tools import children
 from tools.machine_load import slowdown
 
@@ -88,11 +89,19 @@ def write_config(path, sections):
     return path
 
 
+# For what measures the API or the daemons without keystonemiddleware (the
+# benchmarks, which send no token).
+NOAUTH = {'auth_strategy': 'noauth'}
+
+
 def base_config(tmp_path, database_url=None, port=None, **extra):
-    """An embedded-mode config: SQLite under tmp_path, noauth, fake bus."""
+    """An embedded-mode config: SQLite under tmp_path, fake bus, and
+    keystone auth, as a deployment runs: at the tests' Keystone
+    (tests/functional/identity.py) unless ``extra`` names another
+    [keystone_authtoken] or ``auth_strategy = noauth``."""
     sections = {
         'DEFAULT': {'state_path': str(tmp_path),
-                    'auth_strategy': 'noauth',
+                    'auth_strategy': 'keystone',
                     'transport_url': 'fake://',
                     'rpc_response_timeout': 2,
                     'log_file': str(tmp_path / 'watcher-ha.log')},
@@ -102,6 +111,10 @@ def base_config(tmp_path, database_url=None, port=None, **extra):
     }
     for section, options in extra.items():
         sections.setdefault(section, {}).update(options)
+    if (sections['DEFAULT']['auth_strategy'] == 'keystone'
+            and 'keystone_authtoken' not in sections):
+        sections['keystone_authtoken'] = identity.authtoken_options(
+            identity.keystone().url)
     return sections
 
 

@@ -2,6 +2,8 @@
 
 import requests
 
+from tests.functional import identity
+
 
 def test_api_process_serves_goals(api_server):
     resp = requests.get(api_server + '/v1/goals')
@@ -74,10 +76,12 @@ def test_an_oversized_body_is_refused_unread(tmp_path):
             requests.post(url + '/v1/audit_templates', data=b'{}',
                           headers={'Content-Type': 'application/json'})
         before = worker.memory_info().rss
+        token = b'X-Auth-Token: %s\r\n' % identity.keystone().token(
+            ).encode()
 
         # Content-Length: answered although no byte of the body is sent.
         answer, seconds = exchange(port, (
-            b'POST /v1/audits HTTP/1.1\r\nHost: api\r\n'
+            b'POST /v1/audits HTTP/1.1\r\nHost: api\r\n' + token +
             b'Content-Type: application/json\r\n'
             b'Content-Length: %d\r\n\r\n' % EIGHT_MIB))
         assert answer.startswith(b'HTTP/1.1 413 '), answer
@@ -89,7 +93,7 @@ def test_an_oversized_body_is_refused_unread(tmp_path):
         # Chunked: reading stops at the cap.
         chunk = b'x' * 65536
         answer, seconds = exchange(port, (
-            b'POST /v1/audits HTTP/1.1\r\nHost: api\r\n'
+            b'POST /v1/audits HTTP/1.1\r\nHost: api\r\n' + token +
             b'Content-Type: application/json\r\n'
             b'Transfer-Encoding: chunked\r\n\r\n'),
             [b'%x\r\n%s\r\n' % (len(chunk), chunk)] * (EIGHT_MIB // 65536))
@@ -109,7 +113,8 @@ def test_a_path_starting_with_two_slashes_is_served(api_server):
     conn = http.client.HTTPConnection(address.hostname, address.port,
                                       timeout=10)
     try:
-        conn.request('GET', '//v1/goals')
+        conn.request('GET', '//v1/goals', headers={
+            'X-Auth-Token': identity.keystone().token()})
         resp = conn.getresponse()
         body = resp.read()
     finally:

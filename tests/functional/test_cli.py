@@ -1,5 +1,5 @@
 """The unmodified ``watcher`` and ``openstack optimize`` CLIs work against
-a real watcher-ha-api process (SQLite, noauth).
+a real watcher-ha-api process (SQLite, keystone auth).
 
 One API process serves the whole module; every test runs once per CLI
 and uses names prefixed with the CLI's name, so tests do not depend on
@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from tests.functional import fixtures
+from tests.functional import identity
 from watcher_ha.db import models
 
 pytestmark = pytest.mark.functional
@@ -70,13 +71,12 @@ class Cli:
     def __init__(self, name, server):
         self.name = name
         if name == 'watcher':
-            self.argv = [os.path.join(fixtures.BIN, 'watcher'), '--no-auth',
-                         '--os-endpoint-override', server.url]
+            self.argv = [os.path.join(fixtures.BIN, 'watcher'),
+                         *identity.watcher_cli_auth(server.url)]
             self.command = []
         else:
             self.argv = [os.path.join(fixtures.BIN, 'openstack'),
-                         '--os-auth-type', 'none', '--os-endpoint',
-                         server.url]
+                         *identity.openstack_cli_auth(server.url)]
             self.command = ['optimize']
         # Nothing from the caller's OS_* variables or clouds.yaml.
         self.env = {'PATH': os.environ['PATH'], 'HOME': server.home}

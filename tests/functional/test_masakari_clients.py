@@ -1,5 +1,5 @@
 """The unmodified clients of Masakari work against our instance-ha API: a
-real watcher-ha-api process (SQLite, noauth), Nova the simulator.
+real watcher-ha-api process (SQLite, keystone auth), Nova the simulator.
 
 - ``openstack segment ...``, ``openstack segment host ...`` and
   ``openstack notification ...`` of python-masakariclient;
@@ -17,6 +17,7 @@ import pytest
 
 from tests.functional import cloud
 from tests.functional import fixtures
+from tests.functional import identity
 from watcher_ha.simulator import scenario
 
 pytestmark = pytest.mark.functional
@@ -50,8 +51,8 @@ def api(tmp_path_factory):
 
 
 def openstack(api, *args, check=True):
-    argv = [os.path.join(fixtures.BIN, 'openstack'), '--os-auth-type',
-            'none', '--os-endpoint', api] + list(args)
+    argv = [os.path.join(fixtures.BIN, 'openstack'),
+            *identity.openstack_cli_auth(api)] + list(args)
     # Nothing from the caller's OS_* variables or clouds.yaml.
     env = {'PATH': os.environ['PATH'], 'HOME': '/nonexistent'}
     result = subprocess.run(argv, env=env, capture_output=True, text=True,
@@ -137,8 +138,9 @@ def test_masakari_monitors_reports_arrive(api, tmp_path):
         as_json(api, 'segment', 'host', 'create', name, 'COMPUTE', 'SSH',
                 'monitored')
     config = tmp_path / 'masakarimonitors.conf'
-    config.write_text('[api]\nauth_type = none\nendpoint = %s\n'
-                      '[host]\ndisable_ipmi_check = true\n' % api)
+    config.write_text('[api]\nauth_type = admin_token\ntoken = %s\n'
+                      'endpoint = %s\n[host]\ndisable_ipmi_check = true\n'
+                      % (identity.keystone().token(), api))
     instance = '11111111-2222-4333-8444-555555555555'
     monitor = [sys.executable, os.path.join(os.path.dirname(__file__),
                                             'masakari_monitor.py'),

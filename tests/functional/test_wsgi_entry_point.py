@@ -6,12 +6,14 @@ import subprocess
 import sys
 
 from tests.functional import fixtures
+from tests.functional import identity
 from watcher_ha.common import plugins
 
 PROBE = '''
-import json, webob
+import json, os, webob
 from watcher_ha.api.wsgi import application
-resp = webob.Request.blank('/v1/goals').get_response(application)
+resp = webob.Request.blank('/v1/goals', headers={
+    'X-Auth-Token': os.environ.get('TOKEN', '')}).get_response(application)
 print(json.dumps({'status': resp.status_int,
                   'goals': [g['name'] for g in resp.json['goals']]}))
 '''
@@ -21,7 +23,8 @@ def test_wsgi_application_reads_its_config_file(tmp_path):
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
                                    fixtures.base_config(tmp_path))
     fixtures.prepare_database(config)
-    env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(config))
+    env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(config),
+               TOKEN=identity.keystone().token())
     out = subprocess.run([sys.executable, '-c', PROBE], env=env, check=True,
                          capture_output=True, text=True, timeout=60).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {

@@ -273,7 +273,10 @@ def test_the_catalog_names_ironic(sim):
                                        'user': {'name': 'admin',
                                                 'password': 'admin',
                                                 'domain': {
-                                                    'name': 'Default'}}}}}}
+                                                    'name': 'Default'}}}},
+                                   # Keystone's unscoped tokens have no
+                                   # catalog.
+                                   'scope': {'system': {'all': True}}}}
                                ).get_response(sim)
     [baremetal] = [s for s in resp.json['token']['catalog']
                    if s['type'] == 'baremetal']

@@ -27,7 +27,8 @@ def main(argv=None):
     sock = wsgi_server.bind(conf.api.host, conf.api.port,
                             backlog=conf.api.backlog)
     # The cloud first, so that the engine's first resync finds it.
-    cloud = embedded.EmbeddedCloud(conf) if conf.simulator.scenario else None
+    cloud = embedded.EmbeddedCloud(
+        conf, sock.getsockname()) if conf.simulator.scenario else None
     # The engine before the API: the catalog of goals and strategies it
     # syncs is what the API serves.
     engine = decision_engine.build(conf, transports={

@@ -2,7 +2,7 @@
 Placement, metrics) on one loopback port, emitting Nova's notifications.
 
     watcher-ha-simulator [serve] --scenario FILE [--port 8778]
-                         [--transport-url URL]
+                         [--transport-url URL] [--endpoint TYPE=URL ...]
     watcher-ha-simulator generate --hosts N --servers M --seed S --output F
     watcher-ha-simulator import-cluster --cluster FILE --output F
 """
@@ -24,6 +24,8 @@ def _serve(args):
     try:
         spec = scenario.load(args.scenario)
         sim = simulator.Simulator(spec, transport_url=args.transport_url)
+        for service_type, url in args.endpoint:
+            sim.identity.catalog.register(service_type, url)
     except (OSError, scenario.ScenarioError, ValueError) as err:
         sys.exit('watcher-ha-simulator: cannot load %s: %s'
                  % (args.scenario, err))
@@ -47,6 +49,16 @@ def _serve(args):
     finally:
         server.stop()
         sim.stop()
+
+
+def _endpoint(text):
+    service_type, sep, url = text.partition('=')
+    if not sep or not service_type or not url.startswith(('http://',
+                                                          'https://')):
+        raise argparse.ArgumentTypeError(
+            'expected TYPE=URL, e.g. infra-optim=http://127.0.0.1:9322, '
+            'not %r' % text)
+    return service_type, url
 
 
 def _generate(args):
@@ -79,6 +91,14 @@ def _parser():
     serve.add_argument('--config-file', help='(reserved) oslo.config '
                                              'file with [simulator]')
     serve.add_argument('--threads', type=int, default=16)
+    serve.add_argument(
+        '--endpoint', type=_endpoint, action='append', default=[],
+        metavar='TYPE=URL',
+        help='register a service of TYPE at URL (all three interfaces) in '
+             'the simulated Keystone\'s catalog, e.g. '
+             'infra-optim=http://127.0.0.1:9322 and '
+             '\'instance-ha=http://127.0.0.1:9322/instance-ha/v1/'
+             '$(project_id)s\' for watcher-ha-api; repeatable')
     serve.set_defaults(func=_serve)
     generate = commands.add_parser(
         'generate', help='write a random scenario of N hosts and M servers')
@@ -108,6 +128,7 @@ def main(argv=None):
     if args.command is None:
         parser.error('a subcommand or --scenario FILE is needed')
     args.func(args)
+
 
 if __name__ == '__main__':
     main()

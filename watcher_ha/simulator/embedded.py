@@ -8,6 +8,9 @@ would follow Nova. Cinder's go out on a bus of their own
 notifications in the same process.
 """
 
+import contextlib
+import ipaddress
+
 from oslo_log import log
 from oslo_service import service
 
@@ -24,9 +27,32 @@ LOG = log.getLogger(__name__)
 THREADS = 8
 
 
+def api_url(conf, address):
+    """The URL the all-in-one's API is reached at: ``[api]
+    public_endpoint``, or the address it is bound to (loopback when it
+    listens on every address)."""
+    if conf.api.public_endpoint:
+        return conf.api.public_endpoint.rstrip('/')
+    host, port = address[:2]
+    with contextlib.suppress(ValueError):   # a name, not an address
+        if ipaddress.ip_address(host).is_unspecified:
+            host = '127.0.0.1'
+    return 'http://%s:%d' % ('[%s]' % host if ':' in host else host, port)
+
+
+def register_endpoints(catalog, url, conf):
+    """The API's two services in the cloud's catalog, as devstack
+    registers them, so that clients and Horizon find them by type."""
+    catalog.register('infra-optim', url)
+    catalog.register('instance-ha', '%s%s/v1/$(project_id)s' % (
+        url, conf.instance_ha.api_path_prefix))
+
+
 class EmbeddedCloud(service.ServiceBase):
 
-    def __init__(self, conf):
+    def __init__(self, conf, api_address):
+        """``api_address``: the (host, port) the API is bound to, for the
+        catalog of the embedded Keystone."""
         options = conf.simulator
         try:
             spec = scenario.load(options.scenario)
@@ -41,6 +67,8 @@ class EmbeddedCloud(service.ServiceBase):
         self.cloud = simulator.Simulator(
             spec, transport=self.nova_transport,
             cinder_transport=self.cinder_transport)
+        register_endpoints(self.cloud.identity.catalog,
+                           api_url(conf, api_address), conf)
         # Bound now, so that the engine's first resync finds it listening.
         sock = wsgi_server.bind(options.host, options.port,
                                 group='simulator')

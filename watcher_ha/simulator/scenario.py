@@ -2,6 +2,12 @@
 
     credentials: {username: admin, password: admin, project: admin,
                   domain: Default}
+    users:                            # more Keystone users (keystone/)
+      - {name: watcher, password: x, project: service,
+         roles: [admin, service]}
+    catalog:                          # more catalog services
+      - {type: infra-optim, url: 'http://127.0.0.1:9322'}
+    token_expiration: 3600            # a token's life, seconds (Keystone)
     bandwidth_mb_per_s: 1000          # live migration speed
     max_concurrent_live_migrations: 1 # per source host, 0: no limit (Nova)
     evacuate_seconds: 5               # an evacuation's rebuild

@@ -12,12 +12,12 @@ from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import compute_api
 from watcher_ha.simulator import faults as faults_mod
 from watcher_ha.simulator import hosts
-from watcher_ha.simulator import identity_api
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import placement_api
 from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
+from watcher_ha.simulator.keystone import api as identity_api
 
 
 # Timeline keys naming a host, and what happens to it (see hosts.py).
@@ -38,8 +38,6 @@ class Simulator:
         cinder_transport: Cinder's exchange is not Nova's), or to one made
         for ``transport_url``; with neither, nowhere."""
         self.spec = spec
-        self.credentials = dict(scenario_mod.DEFAULT_CREDENTIALS,
-                                **(spec.get('credentials') or {}))
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
         self.cloud = scenario_mod.build(spec)
         self.cloud.faults = self.faults
