@@ -1,9 +1,12 @@
-"""Virtualenvs with another project's release in them (OpenStack
-Watcher 17, Masakari 22), made under .bench/ on first use and reused
-after: the tests and benchmarks that run that project's own code."""
+"""Virtualenvs with other projects' releases in them (OpenStack Watcher
+17, Masakari 22, Keystone 30, Horizon 27 with its dashboards), made under
+.bench/ (git ignores it) on first use and reused after: the tests and
+benchmarks that run those projects' own code beside ours (each pins its
+own dependencies)."""
 
 import fcntl
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -11,11 +14,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BENCH = ROOT / '.bench'
 
 
-def python(venv, packages, module):
+def python(venv, packages, module=None, finish=None):
     """The python of ``venv`` with ``packages`` (pip requirements)
-    installed in it, made on first use: (path, None), or (None, why it
-    could not be). ``module`` is imported to tell that it is usable.
-    Test processes asking at once wait for the one that makes it."""
+    installed, then ``finish(python, log file)`` run (it raises
+    RuntimeError to fail): (path, None), or (None, why it could not be
+    made). ``module``, if given, must import there. A virtualenv is made
+    again when ``packages`` change or an earlier try did not end; test
+    processes asking at once wait for the one that makes it."""
     venv = pathlib.Path(venv)
     try:
         venv.parent.mkdir(parents=True, exist_ok=True)
@@ -25,17 +30,27 @@ def python(venv, packages, module):
     with lock:
         # Released when the file is closed.
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _made(venv, packages, module)
+        return _made(venv, list(packages), module, finish)
 
 
-def _made(venv, packages, module):
+def _usable(python, module):
+    return module is None or subprocess.run(
+        [str(python), '-c', 'import %s' % module],
+        capture_output=True).returncode == 0
+
+
+def _made(venv, packages, module, finish):
     python = venv / 'bin' / 'python'
-    probe = [str(python), '-c', 'import %s' % module]
-    if python.exists() and subprocess.run(
-            probe, capture_output=True).returncode == 0:
+    # Written last: its content says the virtualenv is complete, and with
+    # what.
+    stamp = venv / 'ready'
+    wanted = '\n'.join(packages)
+    if (stamp.exists() and stamp.read_text() == wanted
+            and _usable(python, module)):
         return python, None
     print('Installing %s into %s (first use only; takes a few minutes)'
           % (' '.join(packages), venv), flush=True)
+    shutil.rmtree(venv, ignore_errors=True)
     log_path = venv.parent / (venv.name + '-install.log')
     try:
         log_file = open(log_path, 'w')
@@ -54,10 +69,24 @@ def _made(venv, packages, module):
                 return None, '%s exited %d: %s (log: %s)' % (
                     ' '.join(command[:4]), done.returncode,
                     ' / '.join(tail), log_path)
-    if subprocess.run(probe, capture_output=True).returncode:
+        if finish is not None:
+            try:
+                finish(python, log_file)
+            except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+                return None, '%s (log: %s)' % (err, log_path)
+    if not _usable(python, module):
         return None, '%s does not import in %s (log: %s)' % (
             module, venv, log_path)
+    stamp.write_text(wanted)
     return python, None
+
+
+def site_packages(python):
+    """The site-packages folder of the virtualenv of ``python``."""
+    return pathlib.Path(subprocess.run(
+        [str(python), '-c', 'import sysconfig; '
+                            'print(sysconfig.get_paths()["purelib"])'],
+        check=True, capture_output=True, text=True).stdout.strip())
 
 
 def required(made, what):
@@ -67,10 +96,10 @@ def required(made, what):
     import pytest
 
     from tests import servers
-    python, why = made
-    if python is None:
+    made_python, why = made
+    if made_python is None:
         message = 'no %s virtualenv: %s' % (what, why)
         if servers.in_ci():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    return python
+    return made_python

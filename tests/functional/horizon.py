@@ -20,8 +20,9 @@ import time
 
 import requests
 
-from tests.functional import cached_venv
+from tests import venvs
 from tests.functional import fixtures
+from tools import children
 
 VENV_NAME = 'horizon27-venv'
 PACKAGES = ('horizon==27.0.0', 'watcher-dashboard==16.0.0',
@@ -60,7 +61,7 @@ POLICY_FILES = dict(_POLICY_FILES, **{
 def _install_plugins(python, log):
     """As an operator installs a dashboard plugin, then the static files
     collected."""
-    site = cached_venv.site_packages(python)
+    site = venvs.site_packages(python)
     dashboard = site / 'openstack_dashboard'
     for package, files in PLUGIN_FILES.items():
         for pattern, folder in files:
@@ -88,7 +89,8 @@ def _environment(keystone_url):
 def python():
     """The virtualenv's python, made on first use: (path, None), or
     (None, why it could not be made)."""
-    return cached_venv.ensure(VENV_NAME, PACKAGES, _install_plugins)
+    return venvs.python(venvs.BENCH / VENV_NAME, PACKAGES,
+                        finish=_install_plugins)
 
 
 @contextlib.contextmanager
@@ -98,7 +100,7 @@ def serving(python, keystone_url, log_path, timeout=120):
     port = fixtures.free_port()
     env = _environment(keystone_url)
     with open(log_path, 'w') as log:
-        proc = subprocess.Popen(
+        proc = children.popen(
             [str(python), '-m', 'django', 'runserver', '--noreload',
              '--insecure', '127.0.0.1:%d' % port], env=env, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)

@@ -16,8 +16,9 @@ import time
 
 import requests
 
-from tests.functional import cached_venv
+from tests import venvs
 from tests.functional import fixtures
+from tools import children
 
 PACKAGES = ('keystone==30.0.0',)
 CONFIG = '''\
@@ -40,7 +41,8 @@ def python():
     """(path, None), or (None, why Keystone's virtualenv is missing). The
     virtualenv keeps a bootstrapped database and keys, copied for each
     run (bootstrapping takes minutes on a loaded machine)."""
-    return cached_venv.ensure('keystone30-venv', PACKAGES, _bootstrap)
+    return venvs.python(venvs.BENCH / 'keystone30-venv', PACKAGES,
+                        finish=_bootstrap)
 
 
 def _template(python):
@@ -88,7 +90,7 @@ def serving(python, folder, timeout=120):
     url = 'http://127.0.0.1:%d' % port
     log_path = folder / 'keystone.log'
     with open(log_path, 'w') as log:
-        proc = subprocess.Popen(
+        proc = children.popen(
             [str(python), str(pathlib.Path(__file__).with_name(
                 'real_keystone_server.py')), str(folder), str(port)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
