@@ -309,3 +309,45 @@ def test_a_recovery_preempts_the_plan_holding_its_servers(tmp_path):
             assert len(moved) == 10
     finally:
         delete()
+
+
+# The engine's safety net for a lost message: its self-check, every
+# [watcher_decision_engine] sweep_interval. An hour here: whatever ends
+# the notification sooner is the message.
+SAFETY_NET = 3600
+
+
+def test_the_end_of_the_plan_reaches_the_engine_by_a_message(tmp_path):
+    """Nothing polls the recovery and the engine's self-check waits an
+    hour: the notification ends finished moments after its plan did,
+    told by the applier that ended it."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('mysql') as (db_url, db), \
+                simulator(tmp_path / 'sim', spec(4)) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                watcher_decision_engine={
+                                    'sweep_interval': SAFETY_NET},
+                                **nova_sections(sim_url)) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1'])
+            segment_of(cluster)
+            uuid = report_failure(cluster, sim_url)
+            ended = wait_ended(cluster, uuid)
+            assert ended['status'] == 'finished', ended
+            with db.connect() as conn:
+                finished = conn.execute(sa.select(
+                    models.HostNotification.updated_at).where(
+                        models.HostNotification.uuid == uuid)).scalar()
+                plan_ended = conn.execute(
+                    sa.select(models.ActionPlan.updated_at)
+                    .join(models.Audit,
+                          models.ActionPlan.audit_id == models.Audit.id)
+                    .where(models.Audit.name.like(
+                        'recovery-%s-%%' % uuid))).scalar()
+            took = (finished - plan_ended).total_seconds()
+            print('plan ended to notification finished: %.3f s' % took)
+            # The old poll looked every second; the safety net, an hour.
+            assert 0 <= took < 10, took
+    finally:
+        delete()
