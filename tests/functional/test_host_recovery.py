@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from tests import servers
 from tests.functional import daemons
+from tests.functional.cloud import nova as cloud_nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.test_host_maintenance import nova_sections
@@ -313,5 +314,123 @@ def test_a_recovery_preempts_the_plan_holding_its_servers(tmp_path):
             moved = [u for u, s in after['servers'].items()
                      if s['host'] == SPARE]
             assert len(moved) == 10
+    finally:
+        delete()
+
+
+def recover_failed_host(cluster, sim_url):
+    """One engine and one applier recover FAILED, of a segment made now:
+    the notification's UUID, once it is finished."""
+    cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
+    segment_of(cluster)
+    uuid = report_failure(cluster, sim_url)
+    ended = wait_ended(cluster, uuid)
+    assert ended['status'] == 'finished', ended
+    return uuid
+
+
+# The engine's safety net for a lost message: its self-check, every
+# [watcher_decision_engine] sweep_interval. An hour here: whatever ends
+# the notification sooner is the message.
+SAFETY_NET = 3600
+
+
+def test_the_end_of_the_plan_reaches_the_engine_by_a_message(tmp_path):
+    """Nothing polls the recovery and the engine's self-check waits an
+    hour: the notification ends finished moments after its plan did,
+    told by the applier that ended it."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    try:
+        with servers.database('mysql') as (db_url, db), \
+                simulator(tmp_path / 'sim', spec(4)) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                watcher_decision_engine={
+                                    'sweep_interval': SAFETY_NET},
+                                **nova_sections(sim_url)) as cluster:
+            uuid = recover_failed_host(cluster, sim_url)
+            with db.connect() as conn:
+                finished = conn.execute(sa.select(
+                    models.HostNotification.updated_at).where(
+                        models.HostNotification.uuid == uuid)).scalar()
+                plan_ended = conn.execute(
+                    sa.select(models.ActionPlan.updated_at)
+                    .join(models.Audit,
+                          models.ActionPlan.audit_id == models.Audit.id)
+                    .where(models.Audit.name.like(
+                        'recovery-%s-%%' % uuid))).scalar()
+            took = (finished - plan_ended).total_seconds()
+            print('plan ended to notification finished: %.3f s' % took)
+            # The old poll looked every second; the safety net, an hour.
+            assert 0 <= took < 10, took
+    finally:
+        delete()
+
+
+def test_servers_in_every_state_come_back_as_masakari_leaves_them(tmp_path):
+    """A failed host runs an active, a stopped, a paused, a suspended, a
+    resized (VERIFY_RESIZE) and an errored server: each is evacuated onto
+    the reserved host (those Nova would refuse reset to error first, as
+    Masakari does) and ends as Masakari leaves it: running if it ran
+    (the resize whose guest ran too), stopped if it was stopped, paused
+    or suspended, stopped and in error if it was in error. A seventh,
+    still being built, is left there, and the notification says why."""
+    rabbit, delete = servers.create_rabbit_vhost()
+    made = spec(7)
+    # The resize comes from another host, to end on the failed one.
+    made['servers'][4]['host'] = OTHER
+    made['servers'][6]['state'] = 'building'
+    building = made['servers'][6]['name']
+    try:
+        with servers.database('mysql') as (db_url, _), \
+                simulator(tmp_path / 'sim', made) as sim_url, \
+                daemons.cluster(tmp_path, db_url, rabbit,
+                                **nova_sections(sim_url)) as cluster:
+            client = cloud_nova(sim_url)
+            found = {s.name: s for s in client.servers.list()}
+            names = [s['name'] for s in made['servers']]
+            active, stopped, paused, suspended, resized, errored = names[:6]
+            found[stopped].stop()
+            found[paused].pause()
+            found[suspended].suspend()
+            found[resized].migrate(host=FAILED)
+            found[errored].reset_state('error')
+            expected = {active: ('ACTIVE', 'ACTIVE', 1),
+                        stopped: ('SHUTOFF', 'SHUTOFF', 4),
+                        paused: ('PAUSED', 'SHUTOFF', 4),
+                        suspended: ('SUSPENDED', 'SHUTOFF', 4),
+                        resized: ('VERIFY_RESIZE', 'ACTIVE', 1),
+                        errored: ('ERROR', 'ERROR', 4)}
+
+            def settled():
+                now = {s.name: s for s in client.servers.list()}
+                return now if all(
+                    now[name].status == before
+                    and getattr(now[name], 'OS-EXT-SRV-ATTR:host') == FAILED
+                    for name, (before, _, _) in expected.items()) else None
+            wait_for(settled, 60, 'the servers in their states')
+            uuid = recover_failed_host(cluster, sim_url)
+            after = {s.name: s for s in client.servers.list()}
+            assert {name: (after[name].status,
+                           getattr(after[name], 'OS-EXT-STS:power_state'),
+                           getattr(after[name], 'OS-EXT-SRV-ATTR:host'))
+                    for name in expected} == {
+                name: (status, power, SPARE)
+                for name, (_, status, power) in expected.items()}
+            vmoves = ha(cluster, 'GET', '/notifications/%s/vmoves'
+                        % uuid, version='1.3')['vmoves']
+            left = found[building].id
+            assert sorted((m['instance_uuid'], m['status'], m['dest_host'])
+                          for m in vmoves) == sorted(
+                [(found[name].id, 'succeeded', SPARE) for name in expected]
+                + [(left, 'ignored', None)])
+            why = 'server %s is building: it was still being built' % left
+            [ignored] = [m for m in vmoves if m['status'] == 'ignored']
+            assert ignored['message'].startswith(why), ignored
+            assert getattr(after[building], 'OS-EXT-SRV-ATTR:host') == FAILED
+            steps = ha(cluster, 'GET', '/notifications/' + uuid,
+                       version='1.1')['notification'][
+                'recovery_workflow_details']
+            [settled] = [s for s in steps if s['name'] == 'settle_recovery']
+            assert why in settled['progress_details'][0]['message']
     finally:
         delete()

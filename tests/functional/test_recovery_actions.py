@@ -184,8 +184,45 @@ def test_settling_finds_the_servers_the_plan_did_not_know(cloud):
         'failed', 'evacuated 3 time(s) lately')
 
 
+def fenced_with_an_active_server(cloud, prepare=None):
+    """The first host failed and fenced, once ``prepare(server)`` (if
+    given) has put one of its active servers in the state the test
+    needs: (client, that host, the spare host, the server)."""
+    url, client, spec = cloud
+    source, spare = spec['hosts'][0]['name'], spec['hosts'][2]['name']
+    server = next(s for s in servers_on(client, source)
+                  if s.status == 'ACTIVE')
+    if prepare is not None:
+        prepare(server)
+    fail(url, source)
+    fence(source).execute()
+    return client, source, spare, server
+
+
 class Died(BaseException):
     """The applier dies (no except clause of the action catches it)."""
+
+
+def taken_over_after_death_in(step, client, server, source, spare,
+                              monkeypatch):
+    """Evacuate ``server`` from ``source`` to ``spare``, its applier dying
+    as the action enters ``step`` (one of its methods); then the applier
+    taking over: a new action, whose recover() finds it not done, run
+    again. Returns the server as the death left it."""
+    dying = evacuation(client.servers.get(server.id), source, spare)
+
+    def die(_server):
+        raise Died()
+    monkeypatch.setattr(dying, step, die)
+    dying.pre_condition()
+    with pytest.raises(Died):
+        dying.execute()
+    left = client.servers.get(server.id)
+    again = evacuation(left, source, spare)
+    assert again.recover(None) == base.NOT_DONE
+    again.pre_condition()
+    again.execute()
+    return left
 
 
 def test_a_server_rebuilt_but_not_started_when_its_applier_died_is_started(
@@ -194,31 +231,52 @@ def test_a_server_rebuilt_but_not_started_when_its_applier_died_is_started(
     one that ran. Its applier dies between the two: the applier taking
     over finds the action not done, and running it again starts the
     server, without evacuating it again."""
-    url, client, spec = cloud
-    source, spare = spec['hosts'][0]['name'], spec['hosts'][2]['name']
-    server = next(s for s in servers_on(client, source)
-                  if s.status == 'ACTIVE')
-    fail(url, source)
-    fence(source).execute()
-    dying = evacuation(server, source, spare)
-
-    def die(_server):
-        raise Died()
-    monkeypatch.setattr(dying, '_restart', die)
-    dying.pre_condition()
-    with pytest.raises(Died):
-        dying.execute()
-    rebuilt = client.servers.get(server.id)
+    client, source, spare, server = fenced_with_an_active_server(cloud)
+    rebuilt = taken_over_after_death_in('_come_back', client, server,
+                                        source, spare, monkeypatch)
     assert (nova_base.host_of(rebuilt), rebuilt.status) == (spare,
                                                             'SHUTOFF')
-    # The applier taking over: a new action, its recover() first.
-    again = evacuation(rebuilt, source, spare)
-    assert again.recover(None) == base.NOT_DONE
-    again.pre_condition()
-    again.execute()
     back = client.servers.get(server.id)
     assert (nova_base.host_of(back), back.status) == (spare, 'ACTIVE')
     assert vmove_of(back)['status'] == 'succeeded'
+    assert evacuation(back, source, spare).recover(None) == base.DONE
+    assert len(client.migrations.list(instance_uuid=server.id,
+                                      migration_type='evacuation')) == 1
+
+
+def test_a_paused_server_is_reset_evacuated_and_left_stopped(cloud):
+    """Nova evacuates no paused server: reset to error first, as Masakari
+    does; Nova starts a server rebuilt from error, and the action stops
+    it, as Masakari leaves a paused one."""
+    client, source, spare, server = fenced_with_an_active_server(
+        cloud, lambda server: server.pause())
+    action = evacuation(client.servers.get(server.id), source, spare)
+    action.pre_condition()
+    action.execute()
+    back = client.servers.get(server.id)
+    assert (nova_base.host_of(back), back.status) == (spare, 'SHUTOFF')
+    move = vmove_of(back)
+    assert (move['status'], move['restore_state']) == ('succeeded',
+                                                      'stopped')
+    assert evacuation(back, source, spare).recover(None) == base.DONE
+
+
+def test_a_server_in_error_ends_in_error_though_its_applier_died(
+        cloud, monkeypatch):
+    """A server in error comes back stopped and in error (Nova's rebuild
+    starts it; Masakari stops it and resets it). The applier dies before
+    the reset: the one taking over finds the action not done, and
+    running it again resets the server, without evacuating it again."""
+    client, source, spare, server = fenced_with_an_active_server(
+        cloud, lambda server: server.reset_state('error'))
+    stopped = taken_over_after_death_in('_reset_to_error', client, server,
+                                        source, spare, monkeypatch)
+    assert (nova_base.host_of(stopped), stopped.status) == (spare,
+                                                            'SHUTOFF')
+    back = client.servers.get(server.id)
+    assert (nova_base.host_of(back), back.status,
+            getattr(back, 'OS-EXT-STS:power_state')) == (spare, 'ERROR', 4)
+    assert vmove_of(back)['restore_state'] == 'error'
     assert evacuation(back, source, spare).recover(None) == base.DONE
     assert len(client.migrations.list(instance_uuid=server.id,
                                       migration_type='evacuation')) == 1

@@ -365,6 +365,62 @@ def test_evacuate_refuses_wrong_states(sim):
     assert 'task_state rebuilding' in body['conflictingRequest']['message']
 
 
+def action(sim, name, body, version='2.96'):
+    return call(sim, 'POST', '/servers/%s/action' % uuid_of(sim, name),
+                body, version)
+
+
+@pytest.mark.parametrize('make_it, vm_state, status, power_state', [
+    ({'pause': None}, 'paused', 'PAUSED', 3),
+    ({'suspend': None}, 'suspended', 'SUSPENDED', 7),
+    ({'migrate': {'host': 'compute-2'}}, 'resized', 'VERIFY_RESIZE', 1),
+])
+def test_a_server_nova_will_not_evacuate_is_reset_first(
+        sim, make_it, vm_state, status, power_state):
+    """As Masakari does: os-resetState to error, then evacuate; the
+    rebuild starts a server that was in error, even at 2.95."""
+    name = 'vm-c'       # on compute-1
+    assert action(sim, name, make_it)[0] == 202
+    wait(lambda: show(sim, name)['status'] == status)
+    host = host_of(show(sim, name))
+    hosts.lose_power(sim.cloud, host)
+    force_down(sim, host)
+    found, body = evacuate(sim, name)
+    assert found == 409
+    assert body['conflictingRequest']['message'].endswith(
+        'vm_state %s' % vm_state)
+    assert action(sim, name, {'os-resetState': {'state': 'error'}}) == (
+        202, None)
+    server = show(sim, name)
+    # The power state is the guest's: a reset leaves it.
+    assert (server['status'], server['OS-EXT-STS:task_state'],
+            server['OS-EXT-STS:power_state']) == ('ERROR', None,
+                                                  power_state)
+    assert evacuate(sim, name)[0] == 200
+    server = done(sim, name)
+    assert (server['status'], server['OS-EXT-STS:power_state']) == (
+        'ACTIVE', 1)
+    assert host_of(server) != host
+
+
+def test_suspend_and_resume(sim):
+    assert action(sim, 'vm-a', {'suspend': None})[0] == 202
+    assert show(sim, 'vm-a')['status'] == 'SUSPENDED'
+    assert action(sim, 'vm-a', {'suspend': None})[0] == 409
+    assert action(sim, 'vm-a', {'resume': None})[0] == 202
+    server = show(sim, 'vm-a')
+    assert (server['status'], server['OS-EXT-STS:power_state']) == (
+        'ACTIVE', 1)
+
+
+@pytest.mark.parametrize('body', [{'state': 'stopped'}, {},
+                                  {'state': 'error', 'force': True}])
+def test_reset_state_takes_active_or_error_only(sim, body):
+    status, reply = action(sim, 'vm-a', {'os-resetState': body})
+    assert status == 400, reply
+    assert show(sim, 'vm-a')['status'] == 'ACTIVE'
+
+
 @pytest.mark.parametrize('version,args,status,message', [
     ('2.96', {'host': 'nowhere'}, 404, 'Compute host nowhere not found.'),
     ('2.96', {'host': 'compute-0'}, 400,

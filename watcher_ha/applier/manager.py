@@ -14,6 +14,7 @@ from oslo_log import log
 
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
+from watcher_ha.applier import plan_end
 from watcher_ha.applier import takeover
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
@@ -185,7 +186,7 @@ class ActionPlans:
             metrics.plan_ended(ended.state, time.monotonic() - taken)
         LOG.info('Action plan %s %s%s', uuid, ended.state,
                  ': %s' % ended.message if ended.message else '')
-        notifier.plan_ended(uuid, ended)
+        plan_end.announce(context, uuid, ended)
 
     def interrupt(self, uuids):
         with self._lock:
@@ -214,8 +215,8 @@ class ActionPlans:
         for uuid, ended in cancelled:
             LOG.info('Action plan %s CANCELLED as %s stopped', uuid,
                      self.host)
-            notifier.plan_ended(uuid, ended,
-                                'cancelled as %s stopped' % self.host)
+            plan_end.announce(context, uuid, ended,
+                              'cancelled as %s stopped' % self.host)
 
 
 class ApplierManager:

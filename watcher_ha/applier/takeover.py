@@ -41,6 +41,7 @@ from oslo_log import log
 
 from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
+from watcher_ha.applier import plan_end
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
@@ -226,4 +227,4 @@ class Takeover:
             return
         LOG.warning('Action plan %s %s%s', self.plan['uuid'], ended.state,
                     ': %s' % ended.message if ended.message else '')
-        notifier.plan_ended(self.plan['uuid'], ended)
+        plan_end.announce(self.context, self.plan['uuid'], ended)

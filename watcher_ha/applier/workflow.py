@@ -132,7 +132,7 @@ class ActionTask(task.Task):
                 LOG.exception('Action %s raised', action['uuid'])
             self._failed(err, token, contained=plugin.failure_is_contained)
             return
-        run.end(action, token, ActionState.SUCCEEDED)
+        run.end(action, token, ActionState.SUCCEEDED, plugin.outcome)
         run.succeeded(action, plugin)
         notifier.action('execution.end', action['uuid'])
 

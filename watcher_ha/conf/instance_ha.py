@@ -52,10 +52,6 @@ OPTS = [
     cfg.FloatOpt(
         'recovery_retry_interval', default=30, min=0,
         help='Seconds between a failed recovery attempt and the next.'),
-    cfg.FloatOpt(
-        'recovery_poll_interval', default=1, min=0.05,
-        help='Seconds between two looks of a decision engine at the '
-             'recovery plan it follows.'),
     cfg.IntOpt(
         'max_evacuations', default=3, min=0, mutable=True,
         help='A server evacuated this many times within '
@@ -73,11 +69,17 @@ OPTS = [
         help='Seconds a recovery plan waits for the optimisation plans '
              'holding its servers or hosts, cancelled for it, to end '
              '(an ongoing one stops once its running actions are '
-             'aborted) before its attempt fails.'),
+             'aborted) before its attempt fails. Counted from the '
+             'plan\'s making; the end of each such plan moves the '
+             'recovery on at once, and the engine\'s self-check (every '
+             '[watcher_decision_engine] sweep_interval) notices the '
+             'timeout.'),
     cfg.IntOpt(
         'max_recovery_workers', default=8, min=1,
-        help='Recoveries one decision engine follows at once (each takes '
-             'a thread while its plan runs on the appliers).'),
+        help='Recoveries one decision engine moves on at once (each '
+             'takes a thread while its engine starts or ends an attempt, '
+             'or waits recovery_retry_interval before the next; none '
+             'while its plan runs on the appliers).'),
     # Power fencing (the power_off_host action, through Ironic).
     cfg.StrOpt(
         'power_fencing', default='unknown',

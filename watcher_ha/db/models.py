@@ -357,6 +357,8 @@ class VMove(TimestampMixin, Base):
     type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     status: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
-    # Internal. Whether the server ran when its evacuation began: it is
-    # started again on its new host (an evacuation leaves it stopped).
-    was_running: orm.Mapped[bool | None]
+    # Internal. The state the server comes back in on its new host
+    # (common/instance_ha/failures.comes_back_as), decided when its
+    # evacuation began: 'active', 'stopped' or 'error'.
+    restore_state: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(STATE_LEN))

@@ -16,7 +16,9 @@ import datetime
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
+from watcher_ha.common.instance_ha import attempts
 from watcher_ha.common.instance_ha import statuses
+from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import engine
@@ -53,13 +55,85 @@ def unclaimed(context, grace_seconds, limit=50):
 
 
 def held(context):
-    """(uuid, owner) of every notification an engine holds."""
+    """(uuid, owner, needs_owner) of every notification an engine holds:
+    ``needs_owner`` if its owner has a step to take now (it is in error,
+    or its attempt is over or waits for preempted plans:
+    common/instance_ha/attempts.py), rather than a message to wait
+    for."""
     with engine.reader.connection.using(context) as conn:
-        return list(conn.execute(sa.select(
-            Notification.uuid, Notification.hostname).where(
-                Notification.state.in_(HELD),
-                Notification.hostname.is_not(None))
-            .order_by(Notification.id)))
+        rows = conn.execute(_attempts_query().where(
+            Notification.state.in_(HELD),
+            Notification.hostname.is_not(None))
+            .order_by(Notification.id)).mappings().all()
+    return [(row['uuid'], row['hostname'],
+             row['state'] != statuses.RUNNING
+             or attempts.needs_owner(_attempt_of(row)))
+            for row in rows]
+
+
+def to_tell(context, plan_uuid=None, audit_uuid=None):
+    """(uuid, owner) of the running notifications whose owner has a step
+    to take now that the plan ``plan_uuid`` or the audit ``audit_uuid``
+    ended: the notification whose attempt it was, and, for a plan, those
+    whose recovery plan waits for preempted plans (the end of any plan
+    may free what they wait for). Read after the commit that ended it."""
+    with engine.reader.connection.using(context) as conn:
+        if plan_uuid is not None:
+            audit_uuid = conn.execute(
+                sa.select(Audit.uuid)
+                .join(models.ActionPlan,
+                      models.ActionPlan.audit_id == Audit.id)
+                .where(models.ActionPlan.uuid == plan_uuid)).scalar()
+        concerned = []
+        if audit_uuid is not None:
+            concerned.append(Notification.recovery_audit_uuid == audit_uuid)
+        if plan_uuid is not None:
+            concerned.append(_newest_plan(models.ActionPlan.state)
+                             == ActionPlanState.RECOMMENDED)
+        if not concerned:
+            return []
+        rows = conn.execute(_attempts_query().where(
+            Notification.state == statuses.RUNNING,
+            sa.or_(*concerned)).order_by(Notification.id)
+        ).mappings().all()
+    return [(row['uuid'], row['hostname']) for row in rows
+            if attempts.needs_owner(_attempt_of(row))]
+
+
+def _newest_plan(column):
+    """``column`` of the newest plan of the notification's recovery audit
+    (joined as Audit), as a scalar subquery."""
+    Plan = models.ActionPlan
+    return (sa.select(column).where(Plan.audit_id == Audit.id)
+            .order_by(Plan.id.desc()).limit(1)
+            .correlate(Audit).scalar_subquery())
+
+
+def _attempts_query():
+    """Notifications with where their latest attempt stands (the audit
+    and its newest plan, each state None if missing)."""
+    Plan = models.ActionPlan
+    return (sa.select(
+        Notification.uuid.label('uuid'),
+        Notification.hostname.label('hostname'),
+        Notification.state.label('state'), Audit.id.label('audit_id'),
+        Audit.state.label('audit_state'),
+        Audit.status_message.label('audit_message'),
+        _newest_plan(Plan.state).label('plan_state'))
+        .select_from(Notification)
+        .outerjoin(Audit, Audit.uuid == Notification.recovery_audit_uuid))
+
+
+def _attempt_of(row):
+    """The attempt as attempts.py reads it, from an _attempts_query row
+    (the plan's message is not needed to tell whether it needs its
+    owner)."""
+    if row['audit_id'] is None:
+        return None
+    return {'state': row['audit_state'],
+            'status_message': row['audit_message'],
+            'plan': None if row['plan_state'] is None else {
+                'state': row['plan_state'], 'status_message': None}}
 
 
 @engine.retry_on_deadlock
@@ -154,8 +228,8 @@ def release(context, host):
 
 def attempt(context, audit_uuid):
     """Where the recovery audit ``audit_uuid`` stands: {state, hostname,
-    status_message, plan: {uuid, state, status_message} or None}, its
-    newest plan; None if the audit is gone."""
+    status_message, plan: {uuid, state, status_message, created_at} or
+    None}, its newest plan; None if the audit is gone."""
     with engine.reader.connection.using(context) as conn:
         audit = conn.execute(sa.select(
             Audit.id, Audit.state, Audit.hostname, Audit.status_message)
@@ -164,7 +238,7 @@ def attempt(context, audit_uuid):
             return None
         plan = conn.execute(sa.select(
             models.ActionPlan.uuid, models.ActionPlan.state,
-            models.ActionPlan.status_message)
+            models.ActionPlan.status_message, models.ActionPlan.created_at)
             .where(models.ActionPlan.audit_id == audit['id'])
             .order_by(models.ActionPlan.id.desc())).mappings().first()
     found = dict(audit)

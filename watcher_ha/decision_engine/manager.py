@@ -57,6 +57,13 @@ class Endpoints:
     def recover_notification(self, context, notification_uuid):
         self._manager.recover(notification_uuid)
 
+    def follow_recovery(self, context, notification_uuid):
+        """The attempt of the notification has a step to take (its plan
+        or audit ended, or a plan its recovery plan waits for did): its
+        owner takes it; another engine changes nothing
+        (recoveries.Recoveries.take follows only what it holds)."""
+        self._manager.recover(notification_uuid)
+
     def get_data_model_info(self, context, data_model_type, audit_uuid):
         """The model as Watcher lists it, with its generation and age (an
         engine that keeps no such model lists nothing, and says so)."""
@@ -121,6 +128,14 @@ class Audits:
 
     def take(self, uuid):
         self.auditor.run(uuid)
+        self._ended(uuid)
+
+    def _ended(self, uuid):
+        """The audit computed here may be an instance-HA recovery's: its
+        owner hears that it ended (without a plan, or with one waiting
+        for the plans it preempts; nothing is sent otherwise)."""
+        rpcapi.DecisionEngineAPI().audit_ended(
+            watcher_context.admin_context(), uuid)
 
     def request_id(self, uuid):
         return audit_runs.request_id(watcher_context.admin_context(), uuid)
@@ -130,6 +145,7 @@ class Audits:
 
     def resume(self, uuid, why, previous):
         self.auditor.resume(uuid)
+        self._ended(uuid)
 
     def hand_over(self, context, held, to):
         return audit_runs.change_owner(context, held.uuid, self.host, to)
@@ -318,9 +334,11 @@ class DecisionEngineManager:
             LOG.info('%d action plan(s) recommended for more than %d '
                      'hour(s) and never started are SUPERSEDED',
                      len(expired), hours)
+        engines = rpcapi.DecisionEngineAPI()
         for uuid in expired:
             notifier.action_plan('update', uuid,
                                  old_state=ActionPlanState.RECOMMENDED)
+            engines.plan_ended(watcher_context.admin_context(), uuid)
 
     def expire_pools(self):
         """Delete the notification queues of engines gone for good."""

@@ -5,11 +5,13 @@ started once they have let go.
 A recovery plan is stored started (its audit is auto-triggered) unless
 another started plan holds something it acts on: a migration plan of the
 failed host's servers, a drain of that host. It is then RECOMMENDED, and
-the engine following the recovery calls ``step`` until it has started
-it: each step cancels the holders still running (a PENDING plan at once,
-an ONGOING one is asked to cancel: its applier stops it between actions
-and aborts those under way) and tries to start the recovery plan, which
-succeeds once every holder has ended and released its claims. Another
+the engine that owns the recovery calls ``step`` when the audit ends and
+again at the end of every plan (a message: rpcapi.plan_ended) until it
+has started it: each step cancels the holders still running (a PENDING
+plan at once, an ONGOING one is asked to cancel: its applier stops it
+between actions and aborts those under way) and tries to start the
+recovery plan, which succeeds once every holder has ended and released
+its claims. Another
 recovery's plan is never cancelled: a recovery waits for it, as for
 anything else, and says so.
 
@@ -25,6 +27,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as P
 from watcher_ha.db import action_plans
+from watcher_ha.decision_engine import rpcapi
 from watcher_ha.notifications import notifier
 
 LOG = log.getLogger(__name__)
@@ -84,3 +87,6 @@ def _cancel(context, holder, recovery_plan):
     notifier.action_plan('update', holder['uuid'],
                          old_state=holder['state'])
     notifier.actions_followed(moved)
+    if target in action_plans.ENDED:
+        # Other recoveries may wait for it too.
+        rpcapi.DecisionEngineAPI().plan_ended(context, holder['uuid'])

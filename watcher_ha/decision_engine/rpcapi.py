@@ -4,6 +4,8 @@ import oslo_messaging
 from oslo_log import log
 
 from watcher_ha.common import exception
+from watcher_ha.db import engine as db_engine
+from watcher_ha.db import recoveries
 from watcher_ha.service import rpc
 
 LOG = log.getLogger(__name__)
@@ -32,6 +34,41 @@ class DecisionEngineAPI:
         notification whose message was lost)."""
         rpc.cast_or_log(self._client, context, 'recover_notification',
                         notification_uuid=notification_uuid)
+
+    def plan_ended(self, context, plan_uuid):
+        """Sent after the commit that ended the plan (in any state): the
+        engine that owns the instance-HA recovery it was the plan of
+        ends the attempt, and those whose recovery plan waits for the
+        plans it preempts try to start it (common/instance_ha/
+        attempts.py). Nothing is sent if no recovery has a step to take
+        (an optimisation plan ending while no recovery waits)."""
+        self._tell_recoveries(context, plan_uuid=plan_uuid)
+
+    def audit_ended(self, context, audit_uuid):
+        """Sent after the commit that ended the audit: if it was a
+        recovery's, and ended without a plan or with one that waits for
+        preempted plans, its owner takes the next step."""
+        self._tell_recoveries(context, audit_uuid=audit_uuid)
+
+    def _tell_recoveries(self, context, **ended):
+        """Cast ``follow_recovery`` to the owner of each notification
+        with a step to take, on its own topic (``<topic>.<host>``), or to
+        every engine for one no engine holds (the first to take it
+        follows it). A message lost, or never sent because the database
+        could not say to whom, is made up for by the owner's self-check
+        (service/ownership.py), every [watcher_decision_engine]
+        sweep_interval."""
+        try:
+            notifications = recoveries.to_tell(context, **ended)
+        except db_engine.DB_ERRORS as err:
+            LOG.warning('Could not tell the recoveries that %s ended (%s); '
+                        'their owners\' self-check will', ended, err)
+            return
+        for uuid, owner in notifications:
+            client = (self._client.prepare(server=owner) if owner
+                      else self._client.prepare(fanout=True))
+            rpc.cast_or_log(client, context, 'follow_recovery',
+                            notification_uuid=uuid)
 
     def _call(self, context, method, **kwargs):
         try:

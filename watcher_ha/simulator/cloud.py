@@ -858,6 +858,35 @@ class Cloud:
                 self._emit('instance.unpause.end', server)
             self._touch(server)
 
+    def suspend(self, uuid, suspended):
+        """Nova's suspend (from ACTIVE: the guest's memory saved, power
+        state SUSPENDED) and resume."""
+        with self.lock:
+            server = self.server(uuid)
+            if suspended:
+                self._require(server, 'suspend')
+                self._emit('instance.suspend.start', server)
+                server.vm_state, server.power_state = 'suspended', 7
+                self._emit('instance.suspend.end', server)
+            else:
+                self._require(server, 'resume', states=('suspended',))
+                self._emit('instance.resume.start', server)
+                server.vm_state, server.power_state = 'active', 1
+                self._emit('instance.resume.end', server)
+            self._touch(server)
+
+    def reset_state(self, uuid, state):
+        """Nova's os-resetState: the vm_state set to ``state`` (active or
+        error) and the task cleared, whatever the server was doing, its
+        host up or not, locked or not; the power state stays."""
+        with self.lock:
+            server = self.server(uuid)
+            old_state, old_task_state = server.vm_state, server.task_state
+            server.vm_state, server.task_state = state, None
+            self._touch(server)
+            self._emit('instance.update', server, publisher='api',
+                       old_state=old_state, old_task_state=old_task_state)
+
     def shelve(self, uuid):
         """Nova's shelve: a snapshot uploaded (``shelve_seconds``), the
         guest powered off (SHELVED), then offloaded at once (Nova's

@@ -297,6 +297,17 @@ class ComputeAPI(web.Service):
             cloud.power(uuid, on=action == 'os-start')
         elif action in ('pause', 'unpause'):
             cloud.pause(uuid, action == 'pause')
+        elif action in ('suspend', 'resume'):
+            cloud.suspend(uuid, action == 'suspend')
+        elif action == 'os-resetState':
+            if args.get('state') not in ('active', 'error') or set(
+                    args) != {'state'}:
+                raise web.Reply(400, "Invalid input for field/attribute "
+                                     "state. Value: %s. %r is not one of "
+                                     "['active', 'error']" % (
+                                         args.get('state'),
+                                         args.get('state')))
+            cloud.reset_state(uuid, args['state'])
         elif action == 'shelve':
             cloud.shelve(uuid)
         elif action == 'unshelve':

@@ -8,6 +8,7 @@ import pytest
 from tests.unit.strategies.test_host_maintenance import actions
 from tests.unit.strategies.test_host_maintenance import cluster
 from watcher_ha.common import context
+from watcher_ha.common.instance_ha import failures
 from watcher_ha.db import failover_segments
 from watcher_ha.db import models
 from watcher_ha.db import vmoves
@@ -76,12 +77,14 @@ def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
     found = run(with_metadata(cluster(NODES, SERVERS), HA), segment)
     kinds = [kind for kind, _ in found]
     assert kinds == ['force_host_down', 'claim_reserved_hosts', 'evacuate',
-                     'evacuate', 'evacuate', 'settle_recovery']
+                     'evacuate', 'evacuate', 'evacuate', 'settle_recovery']
     assert found[0][1] == {'resource_name': 'failed'}
     claim = found[1][1]
-    # Paused servers are not evacuated by Nova; the busy host is no
-    # candidate; the reserved hosts offer what they hold.
-    assert set(claim['servers']) == {'uuid-a', 'uuid-b', 'uuid-d'}
+    # A paused server is evacuated too (reset first, as Masakari does);
+    # the busy host is no candidate; the reserved hosts offer what they
+    # hold.
+    assert set(claim['servers']) == {'uuid-a', 'uuid-b', 'uuid-c',
+                                     'uuid-d'}
     assert claim['servers']['uuid-b'] == {'vcpus': 4, 'memory_mb': 8192,
                                           'disk_gb': 10}
     assert set(claim['capacity']) == {'spare-1', 'spare-2'}
@@ -92,14 +95,14 @@ def test_fence_claim_evacuate_in_priority_order_then_settle(segment):
                                   'spare-1': 'uuid-spare-1',
                                   'spare-2': 'uuid-spare-2'}
     order = [p['resource_name'] for kind, p in found if kind == 'evacuate']
-    assert order == ['b', 'a', 'd']
+    assert order == ['b', 'a', 'c', 'd']
     assert all(p['destination_from_claim'] and p['source_node'] == 'failed'
                and p['notification_uuid'] == 'n-1'
                for kind, p in found if kind == 'evacuate')
     assert found[-1] == ('settle_recovery', {
         'notification_uuid': 'n-1', 'segment_uuid': segment['uuid'],
         'source_node': 'failed', 'evacuate_all_instances': False,
-        'left_alone': {}})
+        'left_alone': {}, 'not_evacuated': {}})
 
 
 def test_only_ha_enabled_servers_unless_all_are_asked(segment):
@@ -111,14 +114,41 @@ def test_only_ha_enabled_servers_unless_all_are_asked(segment):
     moved = [p['resource_name'] for kind, p in run(
         snapshot, segment, evacuate_all_instances=True)
         if kind == 'evacuate']
-    assert sorted(moved) == ['a', 'b', 'd']
+    assert sorted(moved) == ['a', 'b', 'c', 'd']
+
+
+@pytest.mark.parametrize('vm_state', ['paused', 'suspended', 'resized',
+                                      'rescued', 'error', 'stopped'])
+def test_a_server_in_any_state_nova_can_rebuild_is_evacuated(segment,
+                                                               vm_state):
+    snapshot = with_metadata(cluster(NODES, [
+        ('x', 'failed', 1, 1024, vm_state)]), {'x': {'HA_Enabled': 'True'}})
+    found = run(snapshot, segment)
+    assert [p['resource_name'] for kind, p in found
+            if kind == 'evacuate'] == ['x']
+    assert found[-1][1]['not_evacuated'] == {}
+
+
+def test_a_server_still_building_is_left_saying_why(segment):
+    snapshot = with_metadata(cluster(NODES, [
+        ('x', 'failed', 1, 1024, 'building'),
+        ('y', 'failed', 1, 1024, 'active')]),
+        {'x': {'HA_Enabled': 'True'}, 'y': {'HA_Enabled': 'True'}})
+    found = run(snapshot, segment)
+    assert [p['resource_name'] for kind, p in found
+            if kind == 'evacuate'] == ['y']
+    assert set(found[1][1]['servers']) == {'uuid-y'}
+    assert found[-1][1]['not_evacuated'] == {
+        'uuid-x': 'server uuid-x is building: it was still being built '
+                  'when its host failed (Nova cannot rebuild it elsewhere '
+                  'before its build ended): delete it and create it again'}
 
 
 def test_auto_leaves_the_destination_to_nova(segment):
     found = run(with_metadata(cluster(NODES, SERVERS), HA), segment,
                 recovery_method='auto')
     assert [k for k, _ in found] == ['force_host_down', 'evacuate',
-                                     'evacuate', 'evacuate',
+                                     'evacuate', 'evacuate', 'evacuate',
                                      'settle_recovery']
     assert all(p['destination_node'] is None
                and not p['destination_from_claim']
@@ -175,11 +205,39 @@ def test_a_server_evacuated_too_often_lately_is_left(segment):
     found = run(snapshot, segment, max_evacuations=3,
                 max_evacuations_window=3600)
     moved = [p['resource_name'] for kind, p in found if kind == 'evacuate']
-    assert moved == ['a', 'd']
+    assert moved == ['a', 'c', 'd']
     left = found[-1][1]['left_alone']
     assert list(left) == [uuid_of['b']]
     assert 'evacuated 3 time(s) in the last 3600 s' in left[uuid_of['b']]
     # No limit: everyone goes.
     found = run(snapshot, segment, max_evacuations=0)
     assert [p['resource_name'] for kind, p in found
-            if kind == 'evacuate'] == ['b', 'a', 'd']
+            if kind == 'evacuate'] == ['b', 'a', 'c', 'd']
+
+
+@pytest.mark.parametrize('vm_state, power_state, reset, comes_back', [
+    ('active', 1, False, 'active'),
+    ('stopped', 4, False, 'stopped'),
+    # Nova starts a server evacuated from error: Masakari stops it and
+    # resets it to error again.
+    ('error', 1, False, 'error'),
+    ('error', 4, False, 'error'),
+    # Reset to error first; back stopped, but a resize whose guest ran.
+    ('paused', 3, True, 'stopped'),
+    ('suspended', 7, True, 'stopped'),
+    ('resized', 1, True, 'active'),
+    ('resized', 4, True, 'stopped'),
+    ('rescued', 1, True, 'stopped'),
+    ('shelved', 4, True, 'stopped'),
+])
+def test_each_state_comes_back_as_masakari_leaves_it(vm_state, power_state,
+                                                     reset, comes_back):
+    assert failures.not_evacuated('x', vm_state) is None
+    assert failures.reset_before_evacuation(vm_state) is reset
+    assert failures.comes_back_as(vm_state, power_state) == comes_back
+
+
+@pytest.mark.parametrize('vm_state', ['building', 'soft-delete'])
+def test_a_server_building_or_deleted_is_not_evacuated(vm_state):
+    assert failures.not_evacuated('x', vm_state).startswith(
+        'server x is %s: ' % vm_state)

@@ -61,6 +61,9 @@ class Action:
         # Set by ``cancel`` once it stopped the action: how (the action's
         # status message as it ends CANCELLED).
         self.cancelled = None
+        # Set by ``execute`` when its success has something to say: the
+        # action's status message as it ends SUCCEEDED.
+        self.outcome = None
 
     @classmethod
     def resources(cls, input_parameters):

@@ -2,11 +2,20 @@
 
 Nova evacuates a server only once its host's compute service is down
 (reported down, or forced down: the recovery's force_host_down comes
-first). The server is rebuilt on ``destination_node`` (a reserved host
-its recovery claimed) or where Nova's scheduler puts it, and the action
-waits until it rests there. From compute API 2.95 Nova leaves an
-evacuated server stopped: a server that ran when its host failed (Nova
-still shows it ACTIVE) is started again, so that it ends as it was.
+first), and only from the vm_states active, stopped and error. As
+Masakari does, a server in another state (paused, suspended, waiting for
+its resize to be confirmed, rescued, shelved) is reset to error first
+(os-resetState), then evacuated. The server is rebuilt on
+``destination_node`` (a reserved host its recovery claimed) or where
+Nova's scheduler puts it, and the action waits until it rests there.
+
+It then ends in the state it should come back in, as Masakari leaves it
+(common/instance_ha/failures.comes_back_as), decided when its evacuation
+began and recorded with its move, since the reset and the rebuild lose
+it: a server that ran, or a resize whose guest ran, is started again
+(from compute API 2.95 Nova leaves an evacuated server stopped, but
+starts one that was in error: a server reset first included); the others
+are stopped; one that was in error is stopped and reset to error again.
 
 With a ``notification_uuid``, the move is recorded as a vmove of that
 notification (the instance-ha API shows them), through the fence like any
@@ -18,14 +27,17 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.common.instance_ha import failures
 from watcher_ha.db import models
 from watcher_ha.db import vmoves
 
 CONF = cfg.CONF
 
-# Statuses Nova evacuates from (its vm_states active, stopped, error).
-EVACUABLE = ('ACTIVE', 'SHUTOFF', 'ERROR')
 RESTING = ('ACTIVE', 'SHUTOFF')
+# The status Nova shows a server in once it is in each state it comes
+# back in.
+STATUS = {failures.ACTIVE: 'ACTIVE', failures.STOPPED: 'SHUTOFF',
+          failures.ERROR: 'ERROR'}
 
 
 class Evacuate(nova_base.ServerMove):
@@ -56,8 +68,8 @@ class Evacuate(nova_base.ServerMove):
 
     def __init__(self, input_parameters, context=None, fence=None):
         super().__init__(input_parameters, context, fence)
-        # Whether the server ran when its host failed; None until read.
-        self._was_running = None
+        # The state the server comes back in; None until read.
+        self._comes_back = None
         # The server's move in the recovery, as this action found it;
         # None until read, {} if there is none.
         self._move = None
@@ -65,7 +77,8 @@ class Evacuate(nova_base.ServerMove):
     def _recorded(self):
         """The move of the server in its recovery as it was when this
         action first looked (the claim recorded its destination; an
-        earlier run whether it ran); {} outside a recovery."""
+        earlier run the state it comes back in); {} outside a
+        recovery."""
         if self._move is None:
             notification = self.input_parameters.get('notification_uuid')
             self._move = (vmoves.of_server(
@@ -85,14 +98,17 @@ class Evacuate(nova_base.ServerMove):
                 'server %s' % self.uuid)
         return move['dest_host']
 
-    def _ran(self, server):
-        """Whether the server ran when its host failed: as recorded when
-        its evacuation began (by an earlier run or attempt: after the
-        evacuation it is stopped, or in ERROR), else as Nova shows it."""
-        recorded = self._recorded().get('was_running')
+    def _comes_back_as(self, server):
+        """The state the server comes back in: as recorded when its
+        evacuation began (by an earlier run or attempt: reset and
+        rebuilt, it says nothing of it any more), else as Nova shows it
+        now."""
+        recorded = self._recorded().get('restore_state')
         if recorded is not None:
             return recorded
-        return server.status == 'ACTIVE'
+        return failures.comes_back_as(
+            nova_base.vm_state(server),
+            getattr(server, 'OS-EXT-STS:power_state', None))
 
     def pre_condition(self):
         # A task under way (an evacuation an earlier attempt started):
@@ -100,33 +116,46 @@ class Evacuate(nova_base.ServerMove):
         server = self.wait_for(self._rested_anywhere,
                                CONF.watcher_applier.migration_timeout,
                                'server %s to settle' % self.uuid)
-        self._was_running = self._ran(server)
+        self._comes_back = self._comes_back_as(server)
         if nova_base.host_of(server) != self.source:
-            return      # moved already: execute finds it done
-        if server.status not in EVACUABLE:
-            raise base.ActionError(
-                'server %s is %s: Nova evacuates only %s servers'
-                % (self.uuid, server.status, ', '.join(EVACUABLE)))
+            return      # moved already: execute brings it back as it was
+        refused = failures.not_evacuated(self.uuid,
+                                         nova_base.vm_state(server))
+        if refused:
+            raise base.ActionError(refused)
 
     def execute(self):
         server = self.server(self.uuid)
-        if self._was_running is None:
-            self._was_running = self._ran(server)
+        if self._comes_back is None:
+            self._comes_back = self._comes_back_as(server)
         if nova_base.host_of(server) == self.source:
+            # Recorded before the reset, which loses the server's state.
             self._record(vmoves.ONGOING, start_time=models.utcnow(),
-                         was_running=self._was_running)
-            try:
-                self.nova.servers.evacuate(server, host=self.destination)
-            except nova_exc.ClientException as err:
-                self._failed('Nova refused to evacuate server %s from %s: '
-                             '%s' % (self.uuid, self.source, err))
+                         restore_state=self._comes_back)
+            self._evacuate(server)
         try:
             server = self._arrived()
         except base.ActionError as err:
             self._failed(str(err))
-        self._restart(server)
+        self._come_back(server)
         self._record(vmoves.SUCCEEDED, end_time=models.utcnow(),
                      dest_host=nova_base.host_of(server))
+        if (self._comes_back == failures.ERROR
+                and self.server(self.uuid).status != 'ERROR'):
+            # After the move is recorded SUCCEEDED: a server in ERROR on
+            # its new host is then known to be there by this reset, not
+            # by a rebuild that failed (see recover()).
+            self._reset_to_error(server)
+
+    def _evacuate(self, server):
+        state = nova_base.vm_state(server)
+        try:
+            if failures.reset_before_evacuation(state):
+                self.nova.servers.reset_state(server, 'error')
+            self.nova.servers.evacuate(server, host=self.destination)
+        except nova_exc.ClientException as err:
+            self._failed('Nova refused to evacuate server %s (%s) from %s: '
+                         '%s' % (self.uuid, state, self.source, err))
 
     def _arrived(self):
         """Wait until the server rests off its failed host."""
@@ -169,19 +198,28 @@ class Evacuate(nova_base.ServerMove):
                 return True
         return False
 
-    def _restart(self, server):
-        if not self._was_running or server.status != 'SHUTOFF':
-            return
+    def _come_back(self, server):
+        """Start or stop the server, now on its new host, as it should
+        come back (one to end in error is stopped first)."""
         try:
-            server.start()
+            if self._comes_back == failures.ACTIVE:
+                if server.status == 'SHUTOFF':
+                    self.start_server()
+            elif server.status == 'ACTIVE':
+                self.stop_server()
+        except base.ActionError as err:
+            self._failed('server %s was evacuated to %s but could not be '
+                         'brought back %s: %s' % (
+                             self.uuid, nova_base.host_of(server),
+                             self._comes_back, err))
+
+    def _reset_to_error(self, server):
+        try:
+            self.nova.servers.reset_state(self.uuid, 'error')
         except nova_exc.ClientException as err:
-            self._failed('server %s was evacuated to %s but Nova refused '
-                         'to start it again: %s' % (
-                             self.uuid, nova_base.host_of(server), err))
-        self.wait_for(lambda: self.server(self.uuid).status == 'ACTIVE',
-                      CONF.watcher_applier.migration_timeout,
-                      'server %s to start on %s' % (
-                          self.uuid, nova_base.host_of(server)))
+            self._failed('server %s was evacuated to %s and stopped, but '
+                         'Nova refused to reset it to error as it was: %s'
+                         % (self.uuid, nova_base.host_of(server), err))
 
     def _failed(self, message):
         self._record(vmoves.FAILED, end_time=models.utcnow(),
@@ -204,11 +242,14 @@ class Evacuate(nova_base.ServerMove):
                                    % (self.uuid, self.source))
 
     def recover(self, started_at):
-        """Done once the server rests off its failed host, started again
-        if it ran; not done while it rests there idle, so that evacuating
-        it again is safe, nor while it rests stopped on its new host
-        though it ran (its applier died between the rebuild and the
-        start), so that running again starts it."""
+        """Done once the server rests off its failed host in the state it
+        should come back in; not done while it rests there idle, so that
+        evacuating it again is safe, nor while it rests on its new host
+        otherwise (its applier died between the rebuild and the start,
+        stop or reset), so that running again finishes it. A server to
+        end in error that is in ERROR on its new host is done only if
+        its move was recorded SUCCEEDED: otherwise its rebuild failed
+        there, and running again says so."""
         server = self.wait_for(
             lambda: self._rested_anywhere(),
             CONF.watcher_applier.migration_timeout,
@@ -218,7 +259,11 @@ class Evacuate(nova_base.ServerMove):
         if self.destination and nova_base.host_of(
                 server) != self.destination:
             return base.UNKNOWN
-        if server.status == 'SHUTOFF' and self._ran(server):
+        wanted = self._comes_back_as(server)
+        if server.status != STATUS[wanted]:
+            return base.NOT_DONE
+        if wanted == failures.ERROR and self._recorded().get(
+                'status') != vmoves.SUCCEEDED:
             return base.NOT_DONE
         return base.DONE
 

@@ -146,7 +146,7 @@ class ServerAction(NovaAction):
                       'server %s to be %s' % (self.uuid, state))
 
 
-class ServerMove(NovaAction):
+class ServerMove(ServerAction):
     """An action that moves one server (``resource_id``) off its
     ``source_node``, to ``destination_node`` if given."""
 
@@ -163,10 +163,6 @@ class ServerMove(NovaAction):
             found.add((holds.COMPUTE_NODE,
                        input_parameters['destination_node']))
         return found
-
-    @property
-    def uuid(self):
-        return self.input_parameters['resource_id']
 
     @property
     def source(self):

@@ -1,7 +1,9 @@
 """settle_recovery: the last action of a host-failure recovery.
 
 The failed host is put on maintenance in its segment: it stays there
-until an operator has repaired it and clears it. The action fails, naming
+until an operator has repaired it and clears it. The servers the
+recovery does not evacuate (common/instance_ha/failures.not_evacuated)
+get a move ignored, saying why. The action fails, naming
 them, if some of the failed host's servers were not moved, or if Nova
 still has there servers the recovery should have moved and did not know
 of: the recovery keeps the reserved hosts it holds for its next attempt.
@@ -11,7 +13,7 @@ segment's pool, disabled again in Nova (cloud/reserved_pool.py).
 """
 
 from watcher_ha.applier.actions import base
-from watcher_ha.applier.actions import evacuate
+from watcher_ha.applier.actions import nova_base
 from watcher_ha.applier.actions import recovery_base
 from watcher_ha.cloud import compute_services
 from watcher_ha.cloud import reserved_pool
@@ -29,23 +31,37 @@ class SettleRecovery(recovery_base.RecoveryAction):
                   # {server: why} of those the plan does not move.
                   'left_alone': {'type': 'object',
                                  'additionalProperties': {
-                                     'type': 'string'}}})
+                                     'type': 'string'}},
+                  # {server: why} of those left where they are by rule.
+                  'not_evacuated': {'type': 'object',
+                                    'additionalProperties': {
+                                        'type': 'string'}}})
 
     def execute(self):
         notification = self.notification
         failover_segments.set_maintenance(
             self.context, self.input_parameters['segment_uuid'],
             self.input_parameters['source_node'])
-        for server, why in sorted(
-                (self.input_parameters.get('left_alone') or {}).items()):
-            self.fence()
-            vmoves.record(self.context, notification, server,
-                          unless=(vmoves.SUCCEEDED,), status=vmoves.FAILED,
-                          source_host=self.input_parameters['source_node'],
-                          message=why)
+        ignored = self.input_parameters.get('not_evacuated') or {}
+        if ignored:
+            # Shown with the recovery's steps (recovery_workflow_details).
+            self.outcome = 'left on %s: %s' % (
+                self.input_parameters['source_node'],
+                '; '.join(why for _, why in sorted(ignored.items())))
+        for key, status in (('left_alone', vmoves.FAILED),
+                            ('not_evacuated', vmoves.IGNORED)):
+            for server, why in sorted(
+                    (self.input_parameters.get(key) or {}).items()):
+                self.fence()
+                vmoves.record(
+                    self.context, notification, server,
+                    unless=(vmoves.SUCCEEDED,), status=status,
+                    source_host=self.input_parameters['source_node'],
+                    message=why)
         moves = vmoves.of(self.context, notification)
         left = sorted(uuid for uuid, move in moves.items()
-                      if move['status'] != vmoves.SUCCEEDED)
+                      if move['status'] not in (vmoves.SUCCEEDED,
+                                                vmoves.IGNORED))
         left += self._unknown_to_the_plan(moves)
         if left:
             # The claims stay: the next attempt moves these onto the
@@ -71,7 +87,8 @@ class SettleRecovery(recovery_base.RecoveryAction):
                 search_opts={'host': self.input_parameters['source_node'],
                              'all_tenants': 1}, limit=-1)
             if server.id not in moves
-            and server.status in evacuate.EVACUABLE
+            and not failures.not_evacuated(server.id,
+                                           nova_base.vm_state(server))
             and (everyone or failures.ha_enabled(server.metadata)))
 
     def recover(self, started_at):

@@ -1,6 +1,7 @@
 """Which failures of a server (VM notifications) and of a process
-(PROCESS notifications) are recovered, as Masakari decides it: rules as
-data and pure functions, shared by the decision engine (which records a
+(PROCESS notifications) are recovered, and what becomes of each server
+of a failed host (COMPUTE_HOST), as Masakari decides it: rules as data
+and pure functions, shared by the decision engine (which records a
 report it will not recover as ignored, saying why) and the actions
 (which check again when they run).
 
@@ -74,3 +75,60 @@ def process_not_recovered(payload):
         return '%s reports it is %s: nothing to recover' % (
             payload.get('process_name'), payload.get('event'))
     return None
+
+
+# Host failures (COMPUTE_HOST): what becomes of each server of the failed
+# host, by its Nova vm_state, as Masakari's host-failure flow decides it
+# (masakari/engine/drivers/taskflow/host_failure.py, EvacuateInstances-
+# Task._evacuate_and_confirm). Nova evacuates only these (its
+# check_instance_state on evacuate), each as it is:
+EVACUABLE = frozenset(('active', 'stopped', 'error'))
+# Masakari resets any other vm_state to error first (os-resetState), and
+# evacuates then; so does watcher_ha, except for the states below.
+# A server in these is left on the failed host, saying why.
+NOT_EVACUATED = {
+    'building': 'it was still being built when its host failed (Nova '
+                'cannot rebuild it elsewhere before its build ended): '
+                'delete it and create it again',
+    'soft-delete': 'it is deleted (soft): Masakari would reset and '
+                   'evacuate it, bringing a deleted server back; '
+                   'restore it (openstack server restore) and evacuate '
+                   'it by hand if it is still wanted',
+}
+# What a server comes back in on its new host: running, stopped, or in
+# error (stopped, then reset to error).
+ACTIVE = 'active'
+STOPPED = 'stopped'
+ERROR = 'error'
+# Nova's power_state of a guest that runs.
+RUNNING = 1
+
+
+def not_evacuated(uuid, vm_state):
+    """Why the server ``uuid`` of a failed host, in ``vm_state``, is left
+    where it is (None: it is evacuated)."""
+    reason = NOT_EVACUATED.get(vm_state)
+    if reason is None:
+        return None
+    return 'server %s is %s: %s' % (uuid, vm_state, reason)
+
+
+def reset_before_evacuation(vm_state):
+    """Whether Nova evacuates the server only once its state is reset
+    (to error, as Masakari resets it)."""
+    return vm_state not in EVACUABLE
+
+
+def comes_back_as(vm_state, power_state):
+    """The state the evacuated server should end in, as Masakari leaves
+    it: an active server running again, a stopped one stopped, one in
+    error stopped and in error again; the ones reset first stopped
+    (paused, suspended, rescued, shelved...), except a resize waiting for
+    its confirmation whose guest ran, which runs again."""
+    if vm_state == 'active':
+        return ACTIVE
+    if vm_state == 'error':
+        return ERROR
+    if vm_state == 'resized' and power_state == RUNNING:
+        return ACTIVE
+    return STOPPED

@@ -20,8 +20,17 @@ host_status UNKNOWN, or for every report as the segment says), and
 starts an attempt: a host_recovery audit
 (db/recoveries.py), which it computes itself at once; the plan starts by
 itself and an applier runs it (fenced, taken over if its applier dies).
-The engine follows the attempt until its plan ends: finished if it
-succeeded; otherwise error, and a new attempt. Each attempt uses one
+Meanwhile the engine holds the notification and does nothing: whoever
+ends the plan (or the audit, without a plan) casts ``follow_recovery``
+to it after that commit (decision_engine/rpcapi.py), and it ends the
+attempt then: finished if the plan succeeded; otherwise error, and a new
+attempt. A recovery plan that waits for the plans it preempts is moved
+on by the same message, sent when any plan ends. A message lost is made
+up for by the engine's self-check (service/ownership.py), which resumes
+the notifications whose attempt has a step to take
+(common/instance_ha/attempts.py) and no job on them: the safety net,
+every [watcher_decision_engine] sweep_interval, not the way an attempt
+normally ends. Each attempt uses one
 method: ``reserved_host`` or ``auto`` as the segment says, while
 ``auto_priority`` and ``rh_priority`` make rounds of two attempts, the
 second, with the other method, at once when the first fails
@@ -33,11 +42,12 @@ back to the pool, and the failed host is put on maintenance. A report of
 a host that came back (STARTED), or from a disabled segment, is ignored.
 
 If the engine dies, its notifications are adopted by another engine,
-which follows the attempt under way (or starts the next); the recovery
-audit and plan have owners of their own and go on meanwhile.
+which looks at the attempt under way (or starts the next); the recovery
+audit and plan have owners of their own and go on meanwhile. The end of
+a plan reads the notification's owner after its own commit, and an
+adopter reads the attempt after its adoption's: either the message
+reaches the adopter, or the adopter sees the end.
 """
-
-import time
 
 from keystoneauth1 import exceptions as ks_exc
 from novaclient import exceptions as nova_exc
@@ -48,13 +58,13 @@ from watcher_ha.cloud import clients
 from watcher_ha.cloud import compute_services
 from watcher_ha.cloud import reserved_pool
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common.instance_ha import attempts
 from watcher_ha.common.instance_ha import exception
 from watcher_ha.common.instance_ha import failures
 from watcher_ha.common.instance_ha import statuses
-from watcher_ha.common.states import ActionPlanState as P
-from watcher_ha.common.states import AuditState as S
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
+from watcher_ha.db import models
 from watcher_ha.db import recoveries
 from watcher_ha.db import reserved_hosts
 from watcher_ha.decision_engine import preemption
@@ -62,11 +72,6 @@ from watcher_ha.service import ownership
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
-
-# Plan states after which an attempt is over.
-PLAN_ENDED = {P.SUCCEEDED, P.FAILED, P.CANCELLED, P.SUPERSEDED,
-              P.DELETED}
-AUDIT_ENDED_WITHOUT_PLAN = {S.FAILED, S.CANCELLED, S.DELETED}
 
 
 def _power_fencing(segment):
@@ -227,8 +232,12 @@ class Recoveries:
             context, CONF.watcher_decision_engine.pending_grace)
 
     def held(self, context):
-        return [ownership.Held(uuid, owner)
-                for uuid, owner in recoveries.held(context)]
+        # A running notification needs its owner's work only when its
+        # attempt has a step to take; meanwhile the end of its plan (or
+        # audit) comes as a message, and the self-check resumes it only
+        # if that message was lost.
+        return [ownership.Held(uuid, owner, needs_worker=needs_owner)
+                for uuid, owner, needs_owner in recoveries.held(context)]
 
     def take(self, uuid):
         self._run(uuid)
@@ -297,6 +306,10 @@ class Recoveries:
             return None
         LOG.info('Notification %s: attempt %d (%s), recovery audit %s',
                  row['uuid'], row['attempts'] + 1, what, audit)
+        # Computed here at once, as the audits' own work (the audits'
+        # sweep takes it if this engine dies first); its end comes back
+        # as a message (Endpoints.follow_recovery).
+        self.trigger_audit(audit)
         return _notification(context, row['uuid'])
 
     def _follow(self, context, row):
@@ -304,7 +317,9 @@ class Recoveries:
             if row['state'] == statuses.RUNNING:
                 target, message = self._outcome(context, row)
                 if target is None:
-                    return      # stopping: the next owner follows it
+                    # Under way: the end of its plan or audit comes as a
+                    # message (rpcapi.plan_ended, audit_ended).
+                    return
                 recoveries.end_attempt(context, row['uuid'], self.host,
                                        target, message)
                 LOG.info('Notification %s: %s%s', row['uuid'], target,
@@ -373,40 +388,27 @@ class Recoveries:
         return ''
 
     def _outcome(self, context, row):
-        """Follow the attempt under way until it ends: (finished or
-        error, message); (None, None) if the engine stops first."""
-        audit_uuid = row['recovery_audit_uuid']
-        # Since when its plan waits for the plans it preempted.
-        waited = None
-        while not self.stopping.is_set():
-            found = recoveries.attempt(context, audit_uuid)
-            if found is None:
-                return statuses.ERROR, 'its recovery audit was deleted'
-            plan = found['plan']
-            if plan is not None and plan['state'] in PLAN_ENDED:
-                if plan['state'] == P.SUCCEEDED:
-                    return statuses.FINISHED, None
-                return statuses.ERROR, 'the recovery plan ended %s: %s' % (
-                    plan['state'], plan['status_message'])
-            if plan is not None and plan['state'] == P.RECOMMENDED:
-                # Other plans hold its servers or hosts: they go.
-                outcome, why = preemption.step(context, plan['uuid'])
-                if waited is None:
-                    waited = time.monotonic()
-                if outcome == preemption.BLOCKED or (
-                        outcome == preemption.WAITING
-                        and time.monotonic() - waited
-                        > CONF.instance_ha.preemption_timeout):
-                    return statuses.ERROR, (
-                        'the recovery plan could not start: %s' % (
-                            why or found['status_message']
-                            or 'see the decision engine\'s log'))
-            if plan is None and found['state'] in AUDIT_ENDED_WITHOUT_PLAN:
-                return statuses.ERROR, 'the recovery audit ended %s: %s' % (
-                    found['state'], found['status_message'])
-            if found['state'] == S.PENDING and found['hostname'] is None:
-                # Computed here; an engine that is faster (the audits' own
-                # sweep) makes this a no-op.
-                self.trigger_audit(audit_uuid)
-            self.stopping.wait(CONF.instance_ha.recovery_poll_interval)
+        """Where the attempt under way stands: (finished or error,
+        message) once it is over, (None, None) while it goes on. A plan
+        waiting for the plans it preempts takes a step: the holders
+        still running are cancelled, and it starts once they have let
+        go (each of their ends brings a message here again); after
+        ``[instance_ha] preemption_timeout`` from its making, the
+        attempt fails."""
+        found = recoveries.attempt(context, row['recovery_audit_uuid'])
+        ended = attempts.outcome(found)
+        if ended is not None:
+            return ended
+        if not attempts.waits_for_preemption(found):
+            return None, None
+        plan = found['plan']
+        outcome, why = preemption.step(context, plan['uuid'])
+        waited = (models.utcnow() - plan['created_at']).total_seconds()
+        if outcome == preemption.BLOCKED or (
+                outcome == preemption.WAITING
+                and waited > CONF.instance_ha.preemption_timeout):
+            return statuses.ERROR, (
+                'the recovery plan could not start: %s' % (
+                    why or found['status_message']
+                    or 'see the decision engine\'s log'))
         return None, None

@@ -17,8 +17,12 @@ Only servers with the metadata ``HA_Enabled=True`` are evacuated, unless
 times within ``max_evacuations_window`` seconds (left for an operator,
 the attempt failing on them). They go in order of their ``HA_Priority``
 metadata (an integer, lowest first), unprioritised last; ``[watcher_
-planners.weight] parallelization`` says how many at once. Nova evacuates
-servers that are active, stopped or in error; the others stay.
+planners.weight] parallelization`` says how many at once. As Masakari
+does, a server in any state is evacuated (evacuate resets to error first
+one Nova would refuse: paused, suspended, waiting for its resize to be
+confirmed...), except one still being built or deleted (soft): those are
+left where they are, their vmove ignored saying why
+(common/instance_ha/failures.py).
 """
 
 import datetime
@@ -34,7 +38,6 @@ from watcher_ha.decision_engine.strategy import base
 
 RESERVED_HOST = 'reserved_host'
 AUTO = 'auto'
-EVACUABLE = frozenset(('active', 'stopped', 'error'))
 
 
 def _priority(instance):
@@ -112,10 +115,13 @@ class HostRecovery(base.Strategy):
                                      'model' % failed)
         servers = sorted(
             (i for i in cluster.instances_on(failed)
-             if i.state in EVACUABLE and (
-                 parameters['evacuate_all_instances'] or _ha_enabled(i))),
+             if parameters['evacuate_all_instances'] or _ha_enabled(i)),
             key=_priority)
         notification = parameters['notification_uuid']
+        refused = {i.uuid: failures.not_evacuated(i.uuid, i.state)
+                   for i in servers}
+        refused = {uuid: why for uuid, why in refused.items() if why}
+        servers = [i for i in servers if i.uuid not in refused]
         looping = self._looping(servers, parameters)
         servers = [i for i in servers if i.uuid not in looping]
         solution = self.new_solution()
@@ -151,7 +157,8 @@ class HostRecovery(base.Strategy):
             'segment_uuid': parameters['segment_uuid'],
             'source_node': failed,
             'evacuate_all_instances': parameters['evacuate_all_instances'],
-            'left_alone': looping})
+            'left_alone': looping,
+            'not_evacuated': refused})
         return solution
 
     @staticmethod

@@ -13,6 +13,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as State
 from watcher_ha.db import action_plans as db
+from watcher_ha.decision_engine import rpcapi as engine_rpcapi
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import action_plan as plan_policy
 from watcher_ha.policies import policy
@@ -101,6 +102,9 @@ class ActionPlansController(base.ResourceController):
             notifier.action_plan('update', row['uuid'],
                                  old_state=row['state'])
             notifier.actions_followed(moved)
+            if target in db.ENDED:
+                engine_rpcapi.DecisionEngineAPI().plan_ended(context,
+                                                             row['uuid'])
         return self.serialize(self._find(context, ident))
 
     @method.expose(status_code=204)
@@ -114,3 +118,4 @@ class ActionPlansController(base.ResourceController):
             raise exception.DeleteError(state=row['state'])
         notifier.action_plan('delete', row['uuid'])
         notifier.actions_followed(moved, deleted=True)
+        engine_rpcapi.DecisionEngineAPI().plan_ended(context, row['uuid'])

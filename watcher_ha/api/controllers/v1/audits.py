@@ -197,6 +197,9 @@ class AuditsController(base.ResourceController):
             # Resumed with no owner: the engine the cast reaches takes it
             # (or the first engine's look, if the cast is lost).
             rpcapi.DecisionEngineAPI().trigger_audit(context, row['uuid'])
+        elif new_state == AuditState.CANCELLED:
+            # An instance-HA recovery's: its owner moves on.
+            rpcapi.DecisionEngineAPI().audit_ended(context, row['uuid'])
         return self.serialize(updated)
 
     def _changed_values(self, context, row, old, new):
@@ -238,4 +241,5 @@ class AuditsController(base.ResourceController):
         row = db.get(context, ident)
         db.archive(context, row)
         notifier.audit('delete', row['uuid'])
+        rpcapi.DecisionEngineAPI().audit_ended(context, row['uuid'])
 
