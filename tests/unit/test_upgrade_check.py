@@ -275,6 +275,14 @@ x = 1
     assert '[no_such_group] x: not an option of watcher-ha' in details
 
 
+def test_an_option_of_ours_that_is_gone_says_what_replaced_it(tmp_path):
+    conf = make_conf(tmp_path, '[instance_ha]\nrecovery_poll_interval = 5\n')
+    result = status.check_unused_options(conf)
+    assert result.code == Code.WARNING
+    assert ('[instance_ha] recovery_poll_interval: removed: the end of a '
+            'recovery\'s plan reaches the engine') in result.details
+
+
 def test_no_configuration_file_warns(tmp_path):
     result = status.check_unused_options(private_conf.private_conf())
     assert result.code == Code.WARNING

@@ -40,6 +40,14 @@ NAMESPACES = (
 
 UNKNOWN = 'not an option of watcher-ha (mistyped, or another service\'s)'
 
+# Options of ours that are gone, with what took their place.
+REMOVED = {
+    ('instance_ha', 'recovery_poll_interval'):
+        'removed: the end of a recovery\'s plan reaches the engine that '
+        'owns its notification by a message; [watcher_decision_engine] '
+        'sweep_interval paces the safety net for a lost one',
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class Unused:
@@ -127,6 +135,7 @@ def unused_options(conf):
         for name in sorted(found[group]):
             if (group, name) in known:
                 continue
-            why = watcher_ignored.why_ignored(group, name)
+            why = (REMOVED.get((group, name))
+                   or watcher_ignored.why_ignored(group, name))
             unused.append(Unused(group, name, why or UNKNOWN))
     return unused
