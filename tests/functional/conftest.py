@@ -25,7 +25,10 @@ def authenticated_requests():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(requests.Session, 'request', request)
-        yield
+        try:
+            yield
+        finally:
+            identity.stop_keystone()
 
 
 @pytest.fixture(params=['mysql', 'postgresql'])

@@ -3,14 +3,13 @@
 The watcher_ha processes the tests start run with ``auth_strategy =
 keystone`` (fixtures.base_config): keystonemiddleware validates every
 token at the simulator's Keystone, served from a thread of the test
-process (one per process, started on first use). Its admin's token goes
-with every request the tests send through ``requests``
-(tests/functional/conftest.py) and with the CLIs they run
-(``watcher_cli_auth``, ``openstack_cli_auth``): the tests call the API
-as a logged-in client does.
+process (one per process, started on first use, stopped at the end of
+the test session). Its admin's token goes with every request the tests
+send through ``requests`` (tests/functional/conftest.py) and with the
+CLIs they run (``watcher_cli_auth``, ``openstack_cli_auth``): the tests
+call the API as a logged-in client does.
 """
 
-import atexit
 import contextlib
 import datetime
 import threading
@@ -89,8 +88,19 @@ def keystone():
     with _started:
         if _keystone is None:
             _keystone = Keystone()
-            atexit.register(_keystone.stop)
         return _keystone
+
+
+def stop_keystone():
+    """Stop this process's Keystone, if it was started. The test
+    session's end calls this: its server's worker threads are not
+    daemons, and Python joins those before it runs atexit handlers, so
+    a process that left it serving would never exit."""
+    global _keystone
+    with _started:
+        if _keystone is not None:
+            _keystone.stop()
+            _keystone = None
 
 
 def watcher_cli_auth(url):
