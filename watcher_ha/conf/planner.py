@@ -48,9 +48,11 @@ WEIGHT_PARALLELIZATION = {
     'power_off_host': 1,
     'force_host_down': 1,
     'claim_reserved_hosts': 1,
-    # A failed host's servers come back 20 at a time (Masakari: 3):
-    # rebuilds spread over the reserved hosts claimed, or the cloud.
-    'evacuate': 20,
+    # A failed host's servers come back 50 at a time (Masakari: 3), a
+    # dense host's hundred in two waves of rebuilds: Nova caps new builds
+    # per compute (max_concurrent_builds), not evacuations' rebuilds, and
+    # these spread over the reserved hosts claimed, or the cloud.
+    'evacuate': 50,
     'settle_recovery': 1,
     'restart_server': 10,
     'set_host_maintenance': 1,

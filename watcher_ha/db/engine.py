@@ -89,9 +89,6 @@ def _tune_sqlite(engine):
         cursor.close()
 
 
-context_manager.append_on_engine_create(_tune_sqlite)
-
-
 def _begin_writers_immediately(engine):
     """On SQLite, a write transaction begins as a writer (BEGIN
     IMMEDIATE), a read transaction as a reader (oslo.db's BEGIN).
@@ -118,8 +115,6 @@ def _begin_writers_immediately(engine):
             conn.exec_driver_sql('COMMIT')
         conn.exec_driver_sql('BEGIN IMMEDIATE')
 
-
-context_manager.append_on_engine_create(_begin_writers_immediately)
 
 # How long a statement waits for a row another connection holds locked.
 # Every transaction here lasts milliseconds, so a longer wait means the
@@ -168,8 +163,18 @@ def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS,
             dbapi_conn.commit()
 
 
-context_manager.append_on_engine_create(limit_lock_waits)
-context_manager.append_on_engine_create(statement_metrics.time_statements)
+# What every engine of the product is set up with, in this order.
+ENGINE_SET_UP = (_tune_sqlite, _begin_writers_immediately, limit_lock_waits,
+                 statement_metrics.time_statements)
+for _set_up in ENGINE_SET_UP:
+    context_manager.append_on_engine_create(_set_up)
+
+
+def prepare(engine):
+    """Set ``engine`` up as the product's own engines are (for an
+    engine made outside enginefacade, as the tests make theirs)."""
+    for set_up in ENGINE_SET_UP:
+        set_up(engine)
 
 
 def configure(conf):

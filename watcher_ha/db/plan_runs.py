@@ -63,6 +63,17 @@ def _lock_owned(session, plan, host, states=RUNNING):
                             owner=host)
 
 
+def _share_owned(session, plan, host, states=RUNNING):
+    """Lock the plan row shared if ``host`` runs it (in ``states``): 1,
+    else 0. The writes of one action of a running plan take this: those
+    of its other actions go on beside them (a plan's evacuations start
+    together), while an adoption, or the plan's end, which lock the row
+    for writing, wait for them to commit."""
+    return transitions.share(session, ActionPlan,
+                             [ActionPlan.id == plan['id']], states=states,
+                             owner=host)
+
+
 @engine.retry_on_deadlock
 def claim(context, uuid, host):
     """PENDING -> ONGOING stamped with ``host``: the plan row, or None if
@@ -103,10 +114,10 @@ def move_action(context, plan, host, action, source, target,
     in since the caller looked raises PlanCancelling."""
     starting = target == ActionState.ONGOING
     with engine.writer.using(context) as session:
-        if not _lock_owned(session, plan, host,
-                           (ActionPlanState.ONGOING,) if starting
-                           else RUNNING):
-            if starting and _lock_owned(session, plan, host):
+        if not _share_owned(session, plan, host,
+                            (ActionPlanState.ONGOING,) if starting
+                            else RUNNING):
+            if starting and _share_owned(session, plan, host):
                 raise PlanCancelling()
             raise LostPlan(plan['uuid'], host)
         if not transitions.write(
@@ -123,7 +134,7 @@ def note_action(context, plan, host, action, state, status_message):
     """Set the status message of an action in ``state`` while ``host``
     runs its plan (what a rollback did to it); True if written."""
     with engine.writer.using(context) as session:
-        if not _lock_owned(session, plan, host):
+        if not _share_owned(session, plan, host):
             return False
         return bool(transitions.write(
             session, Action, [Action.id == action['id']], states=(state,),
@@ -135,11 +146,12 @@ def pass_fence(context, plan, host, action, state, token):
     """The fence before a call to the cloud: True if ``host`` still runs
     the plan and the action is still in ``state`` at version ``token``
     (nobody took it over since, even to give it back); the pass is
-    stamped on the action (``fenced_at``). The plan row is locked first,
-    as every writer of a running plan's actions locks it: an adoption
-    waits for the pass to commit, or the pass sees the adoption."""
+    stamped on the action (``fenced_at``). The plan row is locked shared
+    first, as every writer of a running plan's actions locks it: an
+    adoption waits for the pass to commit, or the pass sees the
+    adoption; the passes of the plan's other actions do not wait."""
     with engine.writer.using(context) as session:
-        return bool(_lock_owned(session, plan, host) and transitions.write(
+        return bool(_share_owned(session, plan, host) and transitions.write(
             session, Action, [Action.id == action['id']],
             states=(state,), version=token,
             values={'fenced_at': models.utcnow()}, bump=False,

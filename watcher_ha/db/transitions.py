@@ -140,6 +140,23 @@ def lock(session, model, where, *, states=None, owner=ANY_OWNER):
             **unchanged)).rowcount
 
 
+def share(session, model, where, *, states=None, owner=ANY_OWNER):
+    """Lock the rows matching ``where`` (in ``states``, held by
+    ``owner``) against writers but not against other sharers, for the
+    caller's transaction; how many.
+
+    SELECT ... FOR SHARE (LOCK IN SHARE MODE on MariaDB): transactions
+    that only read the row's owner and state, then write other rows, run
+    side by side, while one that writes the row (a ``lock`` or a write)
+    waits for them to commit, and they for it. A locking read sees the
+    latest committed row, not the transaction's snapshot. On SQLite it
+    locks nothing more than the write transaction already does.
+    """
+    return len(session.execute(sa.select(model.id).where(
+        *_matching(model, where, states, owner)).with_for_update(
+            read=True)).all())
+
+
 def _matching(model, where, states, owner):
     conditions = list(where)
     if states is not None:

@@ -14,9 +14,9 @@ def empty_engine(request, tmp_path):
         url, drop = 'sqlite:///%s/test.sqlite' % tmp_path, lambda: None
     else:
         url, drop = servers.create_database(request.param)
-    # The same engine set-up the product uses (oslo.db + our SQLite tuning).
+    # The same engine set-up the product uses (oslo.db's, then ours).
     engine = engines.create_engine(url)
-    db_engine._tune_sqlite(engine)
+    db_engine.prepare(engine)
     yield engine
     engine.dispose()
     drop()
