@@ -14,9 +14,9 @@ import webob
 from tests import nova_samples
 from tests.unit.feed.test_nova_events import event
 from tests.unit.feed.test_nova_events import model_with
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts
 
 
 class Recorder:

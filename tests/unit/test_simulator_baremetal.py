@@ -9,8 +9,8 @@ import time
 import pytest
 import webob
 
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import time
 import pytest
 import webob
 
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts
 
 FLAVORS = [{'id': '1', 'name': 'small', 'vcpus': 1, 'ram': 1024, 'disk': 10},
            {'id': '2', 'name': 'big', 'vcpus': 2, 'ram': 30000, 'disk': 10}]

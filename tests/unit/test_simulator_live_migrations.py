@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import scenario
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 
 class Recorded:

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import evacuation
-from watcher_ha.simulator import hosts as hosts_mod
 from watcher_ha.simulator import scenario
+from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import evacuation
+from watcher_ha.simulator.nova import hosts as hosts_mod
 
 
 def scanned(cloud, host):

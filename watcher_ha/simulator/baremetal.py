@@ -18,8 +18,8 @@ import dataclasses
 import datetime
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import hosts
 
 POWER_ON = 'power on'
 POWER_OFF = 'power off'

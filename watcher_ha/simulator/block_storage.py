@@ -17,7 +17,7 @@ import itertools
 import uuid as uuidlib
 
 from watcher_ha.simulator import block_storage_notifications as notes
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 Refused = cloud_mod.Refused
 

@@ -5,9 +5,9 @@ path is served with and without a project id after ``/v3``, as Cinder
 does."""
 
 from watcher_ha.simulator import block_storage_moves as moves
-from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import web
 from watcher_ha.simulator.block_storage_notifications import api_time
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 # Cinder's osapi_max_limit.
 MAX_LIMIT = 1000

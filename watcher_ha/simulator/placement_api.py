@@ -1,8 +1,8 @@
 """The Placement API subset: resource providers (one per compute node),
 their inventories, usages, aggregates and traits, and allocations."""
 
-from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import web
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 CLASSES = (('VCPU', 'vcpus', 'vcpu_reserved', 'vcpu_ratio'),
            ('MEMORY_MB', 'memory_mb', 'memory_mb_reserved', 'memory_ratio'),

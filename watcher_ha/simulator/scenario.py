@@ -61,9 +61,9 @@ import uuid as uuidlib
 
 import yaml
 
-from watcher_ha.simulator import aggregates
 from watcher_ha.simulator import block_storage
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import aggregates
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
                        'project': 'admin', 'domain': 'Default'}

@@ -9,15 +9,15 @@ from watcher_ha.simulator import baremetal
 from watcher_ha.simulator import baremetal_api
 from watcher_ha.simulator import block_storage_api
 from watcher_ha.simulator import block_storage_notifications
-from watcher_ha.simulator import compute_api
 from watcher_ha.simulator import faults as faults_mod
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import placement_api
 from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
 from watcher_ha.simulator.keystone import api as identity_api
+from watcher_ha.simulator.nova import api as compute_api
+from watcher_ha.simulator.nova import hosts
 
 
 # Timeline keys naming a host, and what happens to it (see hosts.py).

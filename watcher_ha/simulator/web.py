@@ -11,7 +11,7 @@ import routes
 import webob
 import webob.dec
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 # HTTP status -> Nova's fault name.
 FAULT_NAMES = {400: 'badRequest', 401: 'unauthorized', 403: 'forbidden',

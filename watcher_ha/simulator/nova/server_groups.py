@@ -10,7 +10,7 @@ the simulator's scheduler does not do: they never refuse a host.
 import dataclasses
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')

@@ -30,8 +30,8 @@ fence not yet done), the server runs twice: Nova allows it, the simulator
 records it in ``cloud.split_brain``.
 """
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import hosts
 
 # The share of an evacuation's time before the destination starts the
 # rebuild (the conductor's cast, the resource claim).

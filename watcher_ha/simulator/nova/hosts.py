@@ -30,7 +30,7 @@ if Nova last saw it running or paused, because whenever the system starts
 again (``start_compute``) Nova's power sync makes the records true again.
 """
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 # Nova's power states of a live guest: running, paused.
 LIVE_POWER_STATES = (1, 3)

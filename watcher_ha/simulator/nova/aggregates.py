@@ -19,7 +19,7 @@ import dataclasses
 import datetime
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import cloud as cloud_mod
 
 # Nova's [DEFAULT] default_availability_zone.
 DEFAULT_ZONE = 'nova'

@@ -19,7 +19,7 @@ import math
 import threading
 import uuid as uuidlib
 
-from watcher_ha.simulator import server_groups
+from watcher_ha.simulator.nova import server_groups
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # Placement's resource class of each.

@@ -4,10 +4,10 @@ import hashlib
 import secrets
 import uuid as uuidlib
 
-from watcher_ha.simulator import aggregates
-from watcher_ha.simulator import evacuation
-from watcher_ha.simulator import server_groups
 from watcher_ha.simulator import web
+from watcher_ha.simulator.nova import aggregates
+from watcher_ha.simulator.nova import evacuation
+from watcher_ha.simulator.nova import server_groups
 
 # Nova's [api] max_limit: the most items a page holds; a scenario's
 # ``max_limit`` sets another.
