@@ -12,9 +12,9 @@ import oslo_messaging
 import pytest
 import webob
 
-from watcher_ha.simulator import block_storage_notifications as notes
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.cinder import notifications as notes
 
 VOLUME_A = '0a000000-0000-4000-8000-000000000001'
 VOLUME_B = '0b000000-0000-4000-8000-000000000002'

@@ -33,7 +33,7 @@
       - {at: 60, partition_host: compute-0003}  # guests run, Nova deaf
       - {at: 120, recover_host: compute-0001}
       - {at: 30, faults: {drop_notifications: 0.5}}
-    storage:                          # Cinder (see block_storage.py)
+    storage:                          # Cinder (see cinder/storage.py)
       default_volume_type: lvm-fast
       volume_migration_seconds_per_gb: 0.05
       volume_create_seconds: 1
@@ -61,7 +61,7 @@ import uuid as uuidlib
 
 import yaml
 
-from watcher_ha.simulator import block_storage
+from watcher_ha.simulator.cinder import storage as cinder_storage
 from watcher_ha.simulator.nova import aggregates
 from watcher_ha.simulator.nova import cloud as cloud_mod
 
@@ -163,7 +163,7 @@ def build(spec, cloud=None):
             load=dict(item.get('load') or {'profile': 'steady',
                                             'cpu': 0.3})))
     try:
-        cloud.storage = block_storage.build(spec.get('storage'), cloud, rng)
+        cloud.storage = cinder_storage.build(spec.get('storage'), cloud, rng)
     except (KeyError, ValueError, cloud_mod.Refused) as err:
         raise ScenarioError('storage: %s' % err)
     return cloud

@@ -5,22 +5,22 @@ simulator's own API, under the path prefixes devstack uses."""
 import threading
 
 from watcher_ha.simulator import admin_api
-from watcher_ha.simulator import baremetal
-from watcher_ha.simulator import baremetal_api
-from watcher_ha.simulator import block_storage_api
-from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import faults as faults_mod
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
-from watcher_ha.simulator import placement_api
 from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
+from watcher_ha.simulator.cinder import api as cinder_api
+from watcher_ha.simulator.cinder import notifications as cinder_notifications
+from watcher_ha.simulator.ironic import api as ironic_api
+from watcher_ha.simulator.ironic import baremetal
 from watcher_ha.simulator.keystone import api as identity_api
 from watcher_ha.simulator.nova import api as compute_api
 from watcher_ha.simulator.nova import hosts
+from watcher_ha.simulator.placement import api as placement_api
 
 
-# Timeline keys naming a host, and what happens to it (see hosts.py).
+# Timeline keys naming a host, and what happens to it (see nova/hosts.py).
 TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
                         'crash_host': hosts.crash,
                         'partition_host': hosts.partition,
@@ -34,7 +34,7 @@ class Simulator:
         """Nova's notifications go to ``transport`` (a notification
         transport made by notifications.nova_transport), or to one made
         for ``transport_url``; with neither, nowhere. Cinder's go to
-        ``cinder_transport`` (made by block_storage_notifications.
+        ``cinder_transport`` (made by cinder_notifications.
         cinder_transport: Cinder's exchange is not Nova's), or to one made
         for ``transport_url``; with neither, nowhere."""
         self.spec = spec
@@ -50,11 +50,11 @@ class Simulator:
             self.notifier = notifications.Notifier(transport, self.faults)
             self.cloud.events = self.notifier
         if cinder_transport is None and transport_url:
-            cinder_transport = block_storage_notifications.cinder_transport(
+            cinder_transport = cinder_notifications.cinder_transport(
                 transport_url)
         self.cinder_notifier = None
         if cinder_transport is not None:
-            self.cinder_notifier = block_storage_notifications.Notifier(
+            self.cinder_notifier = cinder_notifications.Notifier(
                 cinder_transport, self.faults)
             self.cloud.storage.events = self.cinder_notifier
         self.identity = identity_api.IdentityAPI(self)
@@ -62,8 +62,8 @@ class Simulator:
             '/identity': self.identity,
             '/compute': compute_api.ComputeAPI(self),
             '/placement': placement_api.PlacementAPI(self),
-            '/baremetal': baremetal_api.BaremetalAPI(self),
-            '/volume': block_storage_api.BlockStorageAPI(self),
+            '/baremetal': ironic_api.BaremetalAPI(self),
+            '/volume': cinder_api.BlockStorageAPI(self),
             '/metrics': metrics.MetricsApp(self),
             '/simulator': admin_api.AdminAPI(self),
         }

@@ -6,9 +6,10 @@ raises ``Refused`` with the HTTP status and message Nova would give.
 Operations that take time in Nova (live migration, cold migration,
 evacuation, a host's power actions and boot) finish later on a timer
 (``_later``); each step emits the notifications Nova emits, through
-``events`` (see notifications.py). A host's failures and power are
-hosts.py, evacuation is evacuation.py, Ironic's view of the hosts is
-baremetal.py: each works on this cloud, under its lock.
+``events`` (see the simulator's notifications.py). A host's failures
+and power are hosts.py, evacuation is evacuation.py, Ironic's view of
+the hosts is ironic/baremetal.py: each works on this cloud, under its
+lock.
 """
 
 import collections

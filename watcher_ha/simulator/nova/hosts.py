@@ -19,8 +19,8 @@ admin API call:
 ``recover_host`` undoes any of them: a dead host is booted at once (its
 nova-compute starts and cleans up), a partition heals (nothing restarts,
 so nothing is cleaned up: the guests evacuated meanwhile keep running on
-it, as in Nova). Ironic's power actions (baremetal.py) use ``power_off``,
-``power_on`` and ``reboot``, a power-on taking the cloud's
+it, as in Nova). Ironic's power actions (ironic/baremetal.py) use
+``power_off``, ``power_on`` and ``reboot``, a power-on taking the cloud's
 ``boot_seconds`` until nova-compute starts.
 
 Nova learns of a failure by silence only: a server's record (vm_state,

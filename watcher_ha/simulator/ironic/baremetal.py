@@ -5,7 +5,7 @@ uses.
 A power action is checked and accepted at once, as ironic-conductor does
 under the node's lock: the node is reserved, ``target_power_state`` set,
 ``last_error`` cleared. ``power_seconds`` later the BMC has done it
-(hosts.py powers the host off or on, or cycles it) or failed: with the
+(nova/hosts.py powers the host off or on, or cycles it) or failed: with the
 fault ``bmc_unreachable`` the power state stays and ``last_error`` says
 why, with Ironic's words. Another action meanwhile is NodeLocked (409).
 

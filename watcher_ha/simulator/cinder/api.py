@@ -4,9 +4,9 @@ extend), attachments, back-end pools, volume types and services. Every
 path is served with and without a project id after ``/v3``, as Cinder
 does."""
 
-from watcher_ha.simulator import block_storage_moves as moves
 from watcher_ha.simulator import web
-from watcher_ha.simulator.block_storage_notifications import api_time
+from watcher_ha.simulator.cinder import moves
+from watcher_ha.simulator.cinder.notifications import api_time
 from watcher_ha.simulator.nova import cloud as cloud_mod
 
 # Cinder's osapi_max_limit.

@@ -3,20 +3,19 @@ pools, volume types, volumes and their attachments to the cloud's
 servers, with Cinder's rules (see /work/cinder_contract.md, kept as
 doc/source/simulator.rst's Block Storage section).
 
-It works on the cloud (cloud.py) and under its lock: an operation either
-changes the storage or raises ``cloud.Refused`` with the status and
-message Cinder gives. What takes time in Cinder (creating, deleting,
+It works on the cloud (nova/cloud.py) and under its lock: an operation
+either changes the storage or raises ``cloud.Refused`` with the status
+and message Cinder gives. What takes time in Cinder (creating, deleting,
 extending, migrating a volume) finishes later on the cloud's timers, each
 step sending Cinder's notifications through ``events`` (see
-block_storage_notifications.py). Migrations and retypes are
-block_storage_moves.py.
+notifications.py). Migrations and retypes are moves.py.
 """
 
 import dataclasses
 import itertools
 import uuid as uuidlib
 
-from watcher_ha.simulator import block_storage_notifications as notes
+from watcher_ha.simulator.cinder import notifications as notes
 from watcher_ha.simulator.nova import cloud as cloud_mod
 
 Refused = cloud_mod.Refused
@@ -128,7 +127,7 @@ class BlockStorage:
         self.volumes = {}         # id -> Volume
         self.order = []           # volume ids, creation order
         self.attachments = {}     # id -> Attachment
-        # Every migration and retype asked for (block_storage_moves.Move).
+        # Every migration and retype asked for (moves.Move).
         self.moves = []
         self.move_ids = itertools.count(1)
         self.events = notes.NoEvents()

@@ -17,7 +17,7 @@ ends with ``volume.retype``.
 
 import dataclasses
 
-from watcher_ha.simulator import block_storage as storage_mod
+from watcher_ha.simulator.cinder import storage as storage_mod
 from watcher_ha.simulator.nova import cloud as cloud_mod
 
 Refused = cloud_mod.Refused
