@@ -9,6 +9,7 @@ import pytest
 
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model
 
 
 class Recorded:
@@ -88,7 +89,7 @@ def test_an_abort_leaves_the_server_on_its_source_and_starts_the_next():
         ('instance.live_migration_rollback.start', 'vm-a1'),
         ('instance.live_migration_rollback.end', 'vm-a1')]
     # Over: Nova refuses to abort it again.
-    with pytest.raises(cloud_mod.Refused) as refused:
+    with pytest.raises(model.Refused) as refused:
         cloud.abort_live_migration(vm['vm-a1'], first.id)
     assert refused.value.status == 400
 
@@ -97,7 +98,7 @@ def test_a_queued_migration_is_aborted_only_from_2_65():
     cloud, vm, events = make(seconds=5)
     cloud.live_migrate(vm['vm-a1'], 'c')
     queued = cloud.live_migrate(vm['vm-a2'], 'c')
-    with pytest.raises(cloud_mod.Refused) as refused:
+    with pytest.raises(model.Refused) as refused:
         cloud.abort_live_migration(vm['vm-a2'], queued.id, queued_too=False)
     assert refused.value.status == 400
     cloud.abort_live_migration(vm['vm-a2'], queued.id)
@@ -113,6 +114,6 @@ def test_a_queued_migration_is_aborted_only_from_2_65():
 
 def test_an_unknown_migration_is_404():
     cloud, vm, _ = make()
-    with pytest.raises(cloud_mod.Refused) as refused:
+    with pytest.raises(model.Refused) as refused:
         cloud.abort_live_migration(vm['vm-a1'], 999)
     assert refused.value.status == 404

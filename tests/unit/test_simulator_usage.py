@@ -11,14 +11,14 @@ import time
 import pytest
 
 from watcher_ha.simulator import scenario
-from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model
 from watcher_ha.simulator.nova import evacuation
 from watcher_ha.simulator.nova import hosts as hosts_mod
 
 
 def scanned(cloud, host):
     """Placement's usage of ``host``, from every server in the cloud."""
-    totals = dict.fromkeys(cloud_mod.RESOURCES, 0)
+    totals = dict.fromkeys(model.RESOURCES, 0)
     for server in cloud.servers.values():
         held = []
         if (server.host == host or server.evacuating_to == host
@@ -77,7 +77,7 @@ def test_usages_follow_servers_as_they_move():
         action = rng.choice(sorted(actions))
         try:
             actions[action](uuid, step)
-        except cloud_mod.Refused:
+        except model.Refused:
             continue
         done.add(action)
         settle(cloud)
@@ -117,6 +117,6 @@ def test_allocations_are_what_nova_asks_placement_for():
                                 'disk_gb': 54}
     # 46 GB of disk are left: an image-backed 'plain' (47) does not fit,
     # the same flavor booted from a volume (7) does.
-    with pytest.raises(cloud_mod.Refused, match='No valid host'):
+    with pytest.raises(model.Refused, match='No valid host'):
         cloud.create_server('more', 'plain', host='h1')
     cloud.create_server('more', 'plain', host='h1', root_volume='vol-1')

@@ -64,6 +64,7 @@ import yaml
 from watcher_ha.simulator.cinder import storage as cinder_storage
 from watcher_ha.simulator.nova import aggregates
 from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
                        'project': 'admin', 'domain': 'Default'}
@@ -117,7 +118,7 @@ def build(spec, cloud=None):
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
-        cloud.add_flavor(cloud_mod.Flavor(
+        cloud.add_flavor(nova_model.Flavor(
             id=str(item['id']), name=item['name'], vcpus=int(item['vcpus']),
             ram=int(item['ram']), disk=int(item['disk']),
             ephemeral=int(item.get('ephemeral', 0)),
@@ -125,7 +126,7 @@ def build(spec, cloud=None):
             extra_specs=dict(item.get('extra_specs') or {})))
     for item in spec.get('hosts') or ():
         try:
-            cloud.add_host(cloud_mod.Host(
+            cloud.add_host(nova_model.Host(
                 name=item['name'], vcpus=int(item['vcpus']),
                 memory_mb=int(item['memory_mb']),
                 disk_gb=int(item['disk_gb']), uuid=_uuid(rng),
@@ -146,8 +147,8 @@ def build(spec, cloud=None):
             raise ScenarioError('server %s: unknown host %s'
                                 % (item.get('name'), host))
         state = item.get('state', 'active')
-        created = cloud_mod.utcnow()
-        cloud.add_server(cloud_mod.Server(
+        created = nova_model.utcnow()
+        cloud.add_server(nova_model.Server(
             uuid=item.get('uuid') or _uuid(rng),
             name=item.get('name') or 'vm-%06d' % index, flavor=flavor,
             host=host, vm_state=state,
@@ -164,7 +165,7 @@ def build(spec, cloud=None):
                                             'cpu': 0.3})))
     try:
         cloud.storage = cinder_storage.build(spec.get('storage'), cloud, rng)
-    except (KeyError, ValueError, cloud_mod.Refused) as err:
+    except (KeyError, ValueError, nova_model.Refused) as err:
         raise ScenarioError('storage: %s' % err)
     return cloud
 

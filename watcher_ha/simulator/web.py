@@ -11,7 +11,7 @@ import routes
 import webob
 import webob.dec
 
-from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
 # HTTP status -> Nova's fault name.
 FAULT_NAMES = {400: 'badRequest', 401: 'unauthorized', 403: 'forbidden',
@@ -176,7 +176,7 @@ class Service:
                 status, body, *headers = handler(req, version, **match)
         except Reply as err:
             resp = self.error(err.status, err.message)
-        except cloud_mod.Refused as err:
+        except nova_model.Refused as err:
             resp = self.error(err.status, err.message)
         else:
             resp = json_response(body, status, *headers)

@@ -7,7 +7,7 @@ does."""
 from watcher_ha.simulator import web
 from watcher_ha.simulator.cinder import moves
 from watcher_ha.simulator.cinder.notifications import api_time
-from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
 # Cinder's osapi_max_limit.
 MAX_LIMIT = 1000
@@ -441,4 +441,4 @@ class BlockStorageAPI(web.Service):
 
     @staticmethod
     def _now():
-        return cloud_mod.utcnow()
+        return nova_model.utcnow()

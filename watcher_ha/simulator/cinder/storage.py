@@ -16,9 +16,9 @@ import itertools
 import uuid as uuidlib
 
 from watcher_ha.simulator.cinder import notifications as notes
-from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
-Refused = cloud_mod.Refused
+Refused = nova_model.Refused
 
 # Seconds each operation takes; a scenario's storage section sets others.
 TIMINGS = {'volume_create_seconds': 1.0, 'volume_delete_seconds': 0.5,
@@ -46,7 +46,7 @@ class Backend:
     service_uuid: str
     status: str = 'enabled'
     disabled_reason: str | None = None
-    updated_at: object = dataclasses.field(default_factory=cloud_mod.utcnow)
+    updated_at: object = dataclasses.field(default_factory=nova_model.utcnow)
 
     @property
     def service_host(self):
@@ -109,7 +109,7 @@ class Volume:
     # counts there from the copy's start.
     migration_target: str | None = None
     attachments: list = dataclasses.field(default_factory=list)
-    created_at: object = dataclasses.field(default_factory=cloud_mod.utcnow)
+    created_at: object = dataclasses.field(default_factory=nova_model.utcnow)
     updated_at: object = None
     launched_at: object = None
 
@@ -221,7 +221,7 @@ class BlockStorage:
             'driver_version': '3.0.0',
             'location_info': 'LVMVolumeDriver:%s:%s:%s:0' % (
                 backend.host, pool.name, 'thin' if pool.thin else 'default'),
-            'timestamp': notes.api_time(cloud_mod.utcnow()),
+            'timestamp': notes.api_time(nova_model.utcnow()),
         }
 
     def fits(self, volume_type, pool):
@@ -271,7 +271,7 @@ class BlockStorage:
                                  notes.capacity_payload(self, pool))
 
     def touch(self, volume):
-        volume.updated_at = cloud_mod.utcnow()
+        volume.updated_at = nova_model.utcnow()
 
     # Volumes.
 
@@ -320,7 +320,7 @@ class BlockStorage:
         if self.volumes.get(volume.id) is not volume:
             return
         volume.status = 'available'
-        volume.launched_at = cloud_mod.utcnow()
+        volume.launched_at = nova_model.utcnow()
         self.touch(volume)
         self.notify('volume.create.end', volume)
         self.notify_capacity(volume.pool)
@@ -429,7 +429,7 @@ class BlockStorage:
             volume = self.volume(attachment.volume_id)
             self.notify('volume.attach.start', volume)
             attachment.status = 'attached'
-            attachment.attach_time = cloud_mod.utcnow()
+            attachment.attach_time = nova_model.utcnow()
             server = self.cloud.servers.get(attachment.server_uuid)
             attachment.attached_host = server.host if server else None
             volume.status = 'in-use'
@@ -523,7 +523,7 @@ def _add_scenario_volume(storage, item, index, uuid):
                             ', '.join(sorted(storage.pools))))
     volume_type = storage.volume_type(item.get('type')
                                       or storage.default_type)
-    now = cloud_mod.utcnow()
+    now = nova_model.utcnow()
     volume = Volume(
         id=item.get('id') or uuid(), name=item.get('name',
                                                    'volume-%04d' % index),
