@@ -100,8 +100,9 @@ def _uuid(rng):
     return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
 
 
-def build(spec, cloud=None):
-    """A Cloud holding what ``spec`` describes."""
+def build(spec, cloud=None, clock=None):
+    """A Cloud holding what ``spec`` describes, on ``clock`` (real time
+    when None)."""
     cloud = cloud or cloud_mod.Cloud(
         bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)),
         evacuate_seconds=float(spec.get('evacuate_seconds',
@@ -114,7 +115,8 @@ def build(spec, cloud=None):
             'max_concurrent_live_migrations',
             cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)),
         rpc_response_timeout=float(spec.get(
-            'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)))
+            'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
+        clock=clock)
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
@@ -136,7 +138,8 @@ def build(spec, cloud=None):
                 reserved=bool(item.get('reserved', False)),
                 vcpu_ratio=float(item.get('vcpu_ratio', 16.0)),
                 memory_ratio=float(item.get('memory_ratio', 1.5)),
-                disk_ratio=float(item.get('disk_ratio', 1.0))))
+                disk_ratio=float(item.get('disk_ratio', 1.0)),
+                created_at=cloud.clock.now()))
             aggregates.register(cloud, cloud.hosts[item['name']])
         except KeyError as err:
             raise ScenarioError('host %s lacks %s' % (item, err))
@@ -147,7 +150,7 @@ def build(spec, cloud=None):
             raise ScenarioError('server %s: unknown host %s'
                                 % (item.get('name'), host))
         state = item.get('state', 'active')
-        created = nova_model.utcnow()
+        created = cloud.clock.now()
         cloud.add_server(nova_model.Server(
             uuid=item.get('uuid') or _uuid(rng),
             name=item.get('name') or 'vm-%06d' % index, flavor=flavor,

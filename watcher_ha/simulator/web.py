@@ -4,7 +4,6 @@ JSON replies, Nova-style fault bodies, microversion negotiation
 
 import copy
 import json
-import time
 
 import microversion_parse
 import routes
@@ -154,7 +153,7 @@ class Service:
     def __call__(self, req):
         status, delay = self.sim.faults.api_fault(req.method, req.path)
         if delay:
-            time.sleep(delay)
+            self.sim.clock.sleep(delay)
         if status is not None:
             # In the service's own error format.
             return self.error(status, 'Injected failure (simulator fault '
@@ -181,7 +180,7 @@ class Service:
         else:
             resp = json_response(body, status, *headers)
         if req.environ.get(HOLD):
-            time.sleep(req.environ[HOLD])
+            self.sim.clock.sleep(req.environ[HOLD])
         if version is not None:
             for name, value in self.microversions.headers(version).items():
                 resp.headers[name] = value

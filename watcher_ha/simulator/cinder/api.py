@@ -7,7 +7,6 @@ does."""
 from watcher_ha.simulator import web
 from watcher_ha.simulator.cinder import moves
 from watcher_ha.simulator.cinder.notifications import api_time
-from watcher_ha.simulator.nova import model as nova_model
 
 # Cinder's osapi_max_limit.
 MAX_LIMIT = 1000
@@ -439,6 +438,5 @@ class BlockStorageAPI(web.Service):
             services = [s for s in services if s['host'] == params['host']]
         return 200, {'services': services}
 
-    @staticmethod
-    def _now():
-        return nova_model.utcnow()
+    def _now(self):
+        return self.cloud.clock.now()

@@ -15,6 +15,7 @@ import dataclasses
 import itertools
 import uuid as uuidlib
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator.cinder import notifications as notes
 from watcher_ha.simulator.nova import model as nova_model
 
@@ -46,7 +47,8 @@ class Backend:
     service_uuid: str
     status: str = 'enabled'
     disabled_reason: str | None = None
-    updated_at: object = dataclasses.field(default_factory=nova_model.utcnow)
+    updated_at: object = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
 
     @property
     def service_host(self):
@@ -109,7 +111,8 @@ class Volume:
     # counts there from the copy's start.
     migration_target: str | None = None
     attachments: list = dataclasses.field(default_factory=list)
-    created_at: object = dataclasses.field(default_factory=nova_model.utcnow)
+    created_at: object = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     updated_at: object = None
     launched_at: object = None
 
@@ -221,7 +224,7 @@ class BlockStorage:
             'driver_version': '3.0.0',
             'location_info': 'LVMVolumeDriver:%s:%s:%s:0' % (
                 backend.host, pool.name, 'thin' if pool.thin else 'default'),
-            'timestamp': notes.api_time(nova_model.utcnow()),
+            'timestamp': notes.api_time(self.cloud.clock.now()),
         }
 
     def fits(self, volume_type, pool):
@@ -271,7 +274,7 @@ class BlockStorage:
                                  notes.capacity_payload(self, pool))
 
     def touch(self, volume):
-        volume.updated_at = nova_model.utcnow()
+        volume.updated_at = self.cloud.clock.now()
 
     # Volumes.
 
@@ -293,6 +296,7 @@ class BlockStorage:
             pool = self.schedule(volume_type, size, zone=zone)
             volume = Volume(
                 id=str(uuidlib.uuid4()), name=name, size=size,
+                created_at=self.cloud.clock.now(),
                 type_id=volume_type.id,
                 pool=pool.full_name if pool else None,
                 project_id=project_id, user_id=user_id,
@@ -320,7 +324,7 @@ class BlockStorage:
         if self.volumes.get(volume.id) is not volume:
             return
         volume.status = 'available'
-        volume.launched_at = nova_model.utcnow()
+        volume.launched_at = self.cloud.clock.now()
         self.touch(volume)
         self.notify('volume.create.end', volume)
         self.notify_capacity(volume.pool)
@@ -429,7 +433,7 @@ class BlockStorage:
             volume = self.volume(attachment.volume_id)
             self.notify('volume.attach.start', volume)
             attachment.status = 'attached'
-            attachment.attach_time = nova_model.utcnow()
+            attachment.attach_time = self.cloud.clock.now()
             server = self.cloud.servers.get(attachment.server_uuid)
             attachment.attached_host = server.host if server else None
             volume.status = 'in-use'
@@ -485,7 +489,8 @@ def build(spec, cloud, rng):
         backend = Backend(host=item['host'], name=item['backend'],
                           zone=item.get('zone', 'nova'),
                           service_uuid=uuid(),
-                          status=item.get('status', 'enabled'))
+                          status=item.get('status', 'enabled'),
+                          updated_at=cloud.clock.now())
         storage.backends[backend.service_host] = backend
         for pool_spec in item.get('pools') or ({'name': item['backend'],
                                                 'total_capacity_gb': 1000},):
@@ -523,7 +528,7 @@ def _add_scenario_volume(storage, item, index, uuid):
                             ', '.join(sorted(storage.pools))))
     volume_type = storage.volume_type(item.get('type')
                                       or storage.default_type)
-    now = nova_model.utcnow()
+    now = storage.cloud.clock.now()
     volume = Volume(
         id=item.get('id') or uuid(), name=item.get('name',
                                                    'volume-%04d' % index),

@@ -18,6 +18,7 @@ import dataclasses
 import datetime
 import uuid as uuidlib
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator.nova import model as nova_model
 from watcher_ha.simulator.nova import hosts
 
@@ -43,7 +44,7 @@ class Node:
     # The conductor holding the node's lock while an action runs.
     reservation: str | None = None
     created_at: datetime.datetime = dataclasses.field(
-        default_factory=nova_model.utcnow)
+        default_factory=clock_mod.REAL.now)
     updated_at: datetime.datetime | None = None
 
 
@@ -96,14 +97,14 @@ class Ironic:
         node.reservation = self.conductor
         node.target_power_state = TARGETS[target]
         node.last_error = None
-        node.updated_at = nova_model.utcnow()
+        node.updated_at = self.cloud.clock.now()
         self.cloud._later(self.cloud.power_seconds, self._done, node,
                           target)
 
     def _done(self, node, target):
         node.reservation = None
         node.target_power_state = None
-        node.updated_at = nova_model.utcnow()
+        node.updated_at = self.cloud.clock.now()
         wanted = TARGETS[target]
         if not self._reachable(node):
             # Ironic first reads the power state, except for a reboot.

@@ -21,6 +21,7 @@ import itertools
 import threading
 import uuid as uuidlib
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator.nova import migrations
 from watcher_ha.simulator.nova import model
 from watcher_ha.simulator.nova import server_actions
@@ -61,8 +62,10 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
                  power_seconds=POWER_SECONDS, boot_seconds=BOOT_SECONDS,
                  service_down_time=0.0,
                  max_concurrent_live_migrations=MAX_CONCURRENT_LIVE_MIGRATIONS,
-                 rpc_response_timeout=RPC_RESPONSE_TIMEOUT):
+                 rpc_response_timeout=RPC_RESPONSE_TIMEOUT, clock=None):
         self.lock = threading.RLock()
+        # What its timers run on and its records are stamped with.
+        self.clock = clock or clock_mod.REAL
         self.hosts = {}
         # name -> aggregates.Aggregate; the members are the hosts naming it.
         self.aggregates = {}
@@ -108,6 +111,7 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         with self.lock:
             host.hypervisor_id = next(self._hypervisor_ids)
             host.service_down_time = self.service_down_time
+            host.clock = self.clock
             self.hosts[host.name] = host
 
     def add_flavor(self, flavor):
@@ -226,7 +230,7 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
     # Changing.
 
     def _touch(self, server):
-        server.updated_at = model.utcnow()
+        server.updated_at = self.clock.now()
 
     def _require(self, server, action, states=('active',), task=None):
         if server.locked:
@@ -251,10 +255,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         self.events.emit(event_type, publisher_id, server=server, **extra)
 
     def _later(self, seconds, func, *args):
-        timer = threading.Timer(seconds, self._run_later, (func, args))
-        timer.daemon = True
-        self.timers.add(timer)
-        timer.start()
+        self.timers.add(self.clock.later(seconds, self._run_later, func,
+                                         args))
 
     def _run_later(self, func, args):
         with self.lock:
@@ -272,7 +274,7 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
             needs = flavor.needs(volume_backed=root_volume is not None)
             target = (self._check_destination(host, needs, None) if host
                       else self._schedule(needs, zone=zone, group=group))
-            now = model.utcnow()
+            now = self.clock.now()
             server = model.Server(
                 uuid=str(uuidlib.uuid4()), name=name, flavor=flavor,
                 host=None, tenant_id=tenant_id, user_id=user_id,

@@ -109,7 +109,7 @@ def _schedule(cloud, server, migration, host, force, stop):
 
 def _fail(cloud, server, migration, message, vm_state):
     """The conductor's failure: migration ``error``, an instance fault."""
-    now = model.utcnow()
+    now = cloud.clock.now()
     migration.status = 'error'
     migration.updated_at = now
     old_state, old_task_state = server.vm_state, server.task_state
@@ -126,7 +126,7 @@ def _going_on(cloud, server, migration, dest):
     nova-compute works."""
     if cloud.servers.get(server.uuid) is not server:
         migration.status = 'failed'
-        migration.updated_at = model.utcnow()
+        migration.updated_at = cloud.clock.now()
         return False
     return cloud.hosts[dest].reporting
 
@@ -136,7 +136,7 @@ def _claim(cloud, server, migration, dest, stop):
     if not _going_on(cloud, server, migration, dest):
         return
     migration.status, migration.dest = 'pre-migrating', dest
-    migration.updated_at = model.utcnow()
+    migration.updated_at = cloud.clock.now()
     cloud._emit('instance.rebuild.start', server, publisher=dest)
     server.task_state = 'rebuild_spawning'
     cloud._touch(server)
@@ -149,7 +149,7 @@ def _finish(cloud, server, migration, dest, stop):
     name the source: Nova moves the server after rebuild.end)."""
     if not _going_on(cloud, server, migration, dest):
         return
-    now = model.utcnow()
+    now = cloud.clock.now()
     source = cloud.hosts[migration.source]
     if not migration.source_cleaned and hosts.guest_running(source, server):
         cloud.split_brain.append({

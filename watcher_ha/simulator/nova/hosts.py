@@ -30,8 +30,6 @@ if Nova last saw it running or paused, because whenever the system starts
 again (``start_compute``) Nova's power sync makes the records true again.
 """
 
-from watcher_ha.simulator.nova import model
-
 # Nova's power states of a live guest: running, paused.
 LIVE_POWER_STATES = (1, 3)
 # The statuses of an evacuation that the source's nova-compute cleans up
@@ -50,7 +48,7 @@ def _change(host, **machine):
     was_reporting = host.reporting
     for name, value in machine.items():
         setattr(host, name, value)
-    now = model.utcnow()
+    now = host.clock.now()
     if was_reporting and not host.reporting:
         host.silent_since = now
     host.updated_at = now
@@ -120,7 +118,7 @@ def start_compute(cloud, host):
     ``completed``), then its power sync stops the servers Nova still
     believes running (done at once here; Nova's periodic task runs every
     10 minutes). Then it reports."""
-    now = model.utcnow()
+    now = cloud.clock.now()
     for migration in cloud.migrations.values():
         if (migration.kind != 'evacuation' or migration.source != host.name
                 or migration.status not in LEFT_BEHIND):

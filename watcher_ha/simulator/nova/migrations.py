@@ -20,7 +20,8 @@ class Migrations:
             kind=kind, status=status,
             old_flavor_id=server.flavor.id,
             new_flavor_id=(new_flavor or server.flavor).id,
-            memory_total_bytes=server.flavor.ram * 2 ** 20)
+            memory_total_bytes=server.flavor.ram * 2 ** 20,
+            created_at=self.clock.now())
         self.migrations[migration.id] = migration
         return migration
 
@@ -73,7 +74,7 @@ class Migrations:
                 continue
             self._live_running[source] += 1
             migration.status = 'running'
-            migration.started_at = migration.updated_at = model.utcnow()
+            migration.started_at = migration.updated_at = self.clock.now()
             self._emit('instance.live_migration_pre.start', server,
                        publisher=migration.dest)
             self._emit('instance.live_migration_pre.end', server,
@@ -111,7 +112,7 @@ class Migrations:
         self._touch(server)
         self._emit('instance.live_migration_post_dest.end', server)
         migration.status = 'completed'
-        migration.updated_at = model.utcnow()
+        migration.updated_at = self.clock.now()
         # The source reports last, still naming itself (as Nova does).
         moved_host, server.host = server.host, migration.source
         server.task_state = 'migrating'
@@ -123,7 +124,7 @@ class Migrations:
         self._emit('instance.live_migration_rollback.start', server)
         server.task_state = None
         self._touch(server)
-        migration.updated_at = model.utcnow()
+        migration.updated_at = self.clock.now()
         self._emit('instance.live_migration_rollback.end', server)
         self._emit('instance.live_migration_rollback_dest.start', server,
                    publisher=migration.dest)
@@ -140,7 +141,7 @@ class Migrations:
             raise model.Refused(400, message)
         migration = self._migration(server, 'live-migration', dest.name,
                                     status='error')
-        migration.updated_at = model.utcnow()
+        migration.updated_at = self.clock.now()
         return migration
 
     def live_migrations_of(self, uuid):
@@ -173,7 +174,7 @@ class Migrations:
             self._emit('instance.live_migration_abort.start', server)
             running = migration.status == 'running'
             migration.status = 'cancelled'
-            migration.updated_at = model.utcnow()
+            migration.updated_at = self.clock.now()
             if not running:
                 # Taken off its source's queue before it began: nothing
                 # to roll back on the destination.

@@ -10,14 +10,12 @@ import datetime
 import math
 import uuid as uuidlib
 
+from watcher_ha.simulator import clock as clock_mod
+
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # Placement's resource class of each.
 RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
                     'DISK_GB': 'disk_gb'}
-
-
-def utcnow():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
 class Refused(Exception):
@@ -80,7 +78,8 @@ class Host:
     disabled_reason: str | None = None
     forced_down: bool = False
     report_count: int = 0
-    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    created_at: datetime.datetime = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     updated_at: datetime.datetime | None = None
     # When a failed host's service last reported.
     silent_since: datetime.datetime | None = None
@@ -96,6 +95,10 @@ class Host:
     # Nova's [DEFAULT] service_down_time: how long a silent service still
     # counts as up (0: down at once, the simulator's default; Nova's 60).
     service_down_time: float = 0.0
+    # What tells the time whether a silent service is down yet: the
+    # cloud's clock, once the host is the cloud's.
+    clock: clock_mod.Clock = dataclasses.field(
+        default=clock_mod.REAL, repr=False, compare=False)
 
     @property
     def reporting(self):
@@ -113,7 +116,7 @@ class Host:
         if self.reporting:
             return 'up'
         if self.silent_since is not None and (
-                utcnow() - self.silent_since).total_seconds() \
+                self.clock.now() - self.silent_since).total_seconds() \
                 < self.service_down_time:
             return 'up'
         return 'down'
@@ -122,7 +125,7 @@ class Host:
     def last_seen_up(self):
         """The service's last report: a reporting service reports all
         the time (Nova's report_interval is 10 s)."""
-        return utcnow() if self.reporting else self.silent_since
+        return self.clock.now() if self.reporting else self.silent_since
 
     def capacity(self, resource):
         total, reserved, ratio = {
@@ -152,7 +155,8 @@ class Server:
     image_uuid: str = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
     availability_zone: str | None = 'nova'
     pinned_availability_zone: str | None = None
-    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    created_at: datetime.datetime = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     launched_at: datetime.datetime | None = None
     updated_at: datetime.datetime | None = None
     # While a cold migration or resize waits for confirmation.
@@ -266,7 +270,8 @@ class Migration:
     #                      pre-migrating, done, completed, failed, error
     old_flavor_id: str
     new_flavor_id: str
-    created_at: datetime.datetime = dataclasses.field(default_factory=utcnow)
+    created_at: datetime.datetime = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     updated_at: datetime.datetime | None = None
     # When a live migration left its source's queue and began.
     started_at: datetime.datetime | None = None

@@ -33,7 +33,7 @@ class Services:
                                         if status == 'disabled' else None)
             if forced_down is not None:
                 host.forced_down = forced_down
-            host.updated_at = model.utcnow()
+            host.updated_at = self.clock.now()
             self.events.emit('service.update', 'nova-compute:%s' % host.name,
                              host=host)
             if (status is None or host.state != 'up'
@@ -41,7 +41,7 @@ class Services:
                 return host, 0.0
             self.rpc_timeouts.append({'host': host.name,
                                       'method': 'set_host_enabled',
-                                      'at': model.utcnow().isoformat()})
+                                      'at': self.clock.now().isoformat()})
             return host, self.rpc_response_timeout
 
     def _check_for_evacuations(self, host):
