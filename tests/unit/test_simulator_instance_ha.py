@@ -11,6 +11,7 @@ import time
 import pytest
 import webob
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import simulator
 from watcher_ha.simulator.nova import hosts
 
@@ -18,9 +19,10 @@ FLAVORS = [{'id': '1', 'name': 'small', 'vcpus': 1, 'ram': 1024, 'disk': 10},
            {'id': '2', 'name': 'big', 'vcpus': 2, 'ram': 30000, 'disk': 10}]
 
 
-def make(**settings):
+def make(clock=None, **settings):
     """Three hosts: compute-0 with vm-a (active), vm-b (stopped) and
-    vm-big; compute-1 with vm-c; compute-2 empty. Fast timings."""
+    vm-big; compute-1 with vm-c; compute-2 empty. Fast timings; time
+    told by ``clock`` (real when None)."""
     spec = {'flavors': FLAVORS,
             'hosts': [{'name': 'compute-%d' % i, 'vcpus': 8,
                        'memory_mb': 32768, 'disk_gb': 500}
@@ -34,7 +36,7 @@ def make(**settings):
             'evacuate_seconds': 0.1, 'power_seconds': 0.05,
             'boot_seconds': 0.05}
     spec.update(settings)
-    return simulator.Simulator(spec)
+    return simulator.Simulator(spec, clock=clock)
 
 
 @pytest.fixture
@@ -129,14 +131,14 @@ def test_three_ways_to_fail_look_alike_to_nova(sim, fail, powered, guests):
 
 
 def test_a_silent_service_is_up_for_service_down_time():
-    sim = make(service_down_time=60)
+    clock = clock_mod.FakeClock()
+    sim = make(clock, service_down_time=60)
     hosts.lose_power(sim.cloud, 'compute-0')
     assert sim.cloud.hosts['compute-0'].state == 'up'
     status, body = evacuate(sim, 'vm-a')
     assert status == 400
     assert 'still in use' in body['badRequest']['message']
-    sim.cloud.hosts['compute-0'].silent_since -= datetime.timedelta(
-        seconds=61)
+    clock.advance(61)
     assert sim.cloud.hosts['compute-0'].state == 'down'
     assert evacuate(sim, 'vm-a')[0] == 200
     sim.stop()
@@ -607,13 +609,14 @@ def test_only_a_forced_host_may_be_disabled(sim, version, args, ends):
 
 
 def test_an_evacuation_whose_destination_dies_stays_in_rebuild():
-    sim = make(evacuate_seconds=0.3)
+    clock = clock_mod.FakeClock()
+    sim = make(clock, evacuate_seconds=0.3)
     try:
         hosts.lose_power(sim.cloud, 'compute-0')
         force_down(sim, 'compute-0')
         evacuate(sim, 'vm-a', host='compute-2')
         hosts.lose_power(sim.cloud, 'compute-2')
-        time.sleep(0.5)
+        clock.advance(0.5)
         assert show(sim, 'vm-a')['status'] == 'REBUILD'
         assert migration_of(sim, 'vm-a').status == 'accepted'
     finally:

@@ -6,10 +6,10 @@ source) and shelving, every host's usage is what a scan of every server
 gives."""
 
 import random
-import time
 
 import pytest
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator.nova import model
 from watcher_ha.simulator.nova import evacuation
@@ -33,18 +33,16 @@ def scanned(cloud, host):
 
 
 def settle(cloud):
-    """Wait for the migrations under way (timers) to finish."""
-    deadline = time.monotonic() + 10
-    while any(timer.is_alive() for timer in cloud.timers):
-        assert time.monotonic() < deadline, 'migrations did not finish'
-        time.sleep(0.01)
+    """Let the migrations under way (timers) finish."""
+    cloud.clock.advance(10)
+    assert cloud.clock.pending == 0, 'migrations did not finish'
 
 
 def test_usages_follow_servers_as_they_move():
     spec = scenario.generate(hosts=5, servers=40, seed=21)
     spec['bandwidth_mb_per_s'] = 10 ** 7
     spec['evacuate_seconds'] = 0.001
-    cloud = scenario.build(spec)
+    cloud = scenario.build(spec, clock=clock_mod.FakeClock())
     rng = random.Random(4)
     hosts = sorted(cloud.hosts)
     flavors = sorted(cloud.flavors)
