@@ -3,10 +3,9 @@ max_concurrent_live_migrations (Nova's default: 1) out of one host at a
 time, the others queued in order; an abort stops a running one (the
 server stays on its source) and, from compute 2.65, a queued one."""
 
-import time
-
 import pytest
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator.nova import cloud as cloud_mod
 from watcher_ha.simulator.nova import model
@@ -34,16 +33,18 @@ def make(limit=1, seconds=0.4):
     events = Recorded()
     cloud = scenario.build(spec, cloud_mod.Cloud(
         bandwidth_mb_per_s=spec['bandwidth_mb_per_s'], events=events,
-        max_concurrent_live_migrations=limit))
+        max_concurrent_live_migrations=limit, clock=clock_mod.FakeClock()))
     by_name = {s.name: s.uuid for s in cloud.servers.values()}
     return cloud, by_name, events
 
 
-def wait_until(check, timeout=5):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, 'timed out'
-        time.sleep(0.01)
+def wait_until(cloud, check, timeout=5):
+    """Move the cloud's time on until ``check`` holds."""
+    for _step in range(int(timeout / 0.01)):
+        if check():
+            return
+        cloud.clock.advance(0.01)
+    assert check(), 'timed out'
 
 
 def status(cloud, migration):
@@ -60,9 +61,9 @@ def test_one_host_migrates_one_server_at_a_time_others_in_parallel():
         'running', 'queued', 'running']
     # Queued, the server is already migrating, as in Nova.
     assert cloud.servers[vm['vm-a2']].task_state == 'migrating'
-    wait_until(lambda: status(cloud, first) == 'completed')
+    wait_until(cloud, lambda: status(cloud, first) == 'completed')
     assert status(cloud, second) == 'running'
-    wait_until(lambda: status(cloud, second) == 'completed')
+    wait_until(cloud, lambda: status(cloud, second) == 'completed')
     assert {cloud.servers[vm[name]].host
             for name in ('vm-a1', 'vm-a2', 'vm-b1')} == {'c'}
 
