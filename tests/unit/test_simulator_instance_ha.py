@@ -41,7 +41,7 @@ def make(clock=None, **settings):
 
 @pytest.fixture
 def sim():
-    found = make()
+    found = make(clock_mod.FakeClock())
     yield found
     found.stop()
 
@@ -93,16 +93,19 @@ def migration_of(sim, name):
     return found
 
 
-def wait(check, timeout=5):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, 'not reached'
-        time.sleep(0.01)
+def wait(sim, check, timeout=5):
+    """Until ``check`` holds: on a fake clock, move the simulator's time
+    on; on the real one, wait for it."""
+    for _step in range(int(timeout / 0.01)):
+        if check():
+            return
+        sim.clock.sleep(0.01)
+    assert check(), 'not reached'
 
 
 def done(sim, name):
-    wait(lambda: migration_of(sim, name).status in ('done', 'error',
-                                                     'failed'))
+    wait(sim, lambda: migration_of(sim, name).status in (
+        'done', 'error', 'failed'))
     return show(sim, name)
 
 
@@ -170,15 +173,16 @@ def test_a_healed_partition_restarts_nothing(sim):
     ('partition_host', True, True, True),
 ])
 def test_timeline_entries_fail_hosts(key, powered, running, partitioned):
-    sim = make(timeline=[{'at': 0, key: 'compute-1'},
+    sim = make(clock_mod.FakeClock(),
+               timeline=[{'at': 0, key: 'compute-1'},
                          {'at': 0.2, 'recover_host': 'compute-1'}])
     sim.start_timeline()
     host = sim.cloud.hosts['compute-1']
     try:
-        wait(lambda: not host.reporting)
+        wait(sim, lambda: not host.reporting)
         assert (host.powered_on, host.compute_running,
                 host.partitioned) == (powered, running, partitioned)
-        wait(lambda: host.reporting)
+        wait(sim, lambda: host.reporting)
     finally:
         sim.stop()
 
@@ -336,7 +340,7 @@ def test_other_requests_go_on_while_one_waits_for_a_compute():
     waiting = threading.Thread(target=put_service,
                                args=(sim, {'status': 'disabled'}))
     waiting.start()
-    wait(lambda: sim.cloud.rpc_timeouts)
+    wait(sim, lambda: sim.cloud.rpc_timeouts)
     started = time.monotonic()
     assert call(sim, 'GET', '/os-services')[0] == 200
     assert put_service(sim, {'forced_down': True}, host='compute-1')[0] \
@@ -383,7 +387,7 @@ def test_a_server_nova_will_not_evacuate_is_reset_first(
     rebuild starts a server that was in error, even at 2.95."""
     name = 'vm-c'       # on compute-1
     assert action(sim, name, make_it)[0] == 202
-    wait(lambda: show(sim, name)['status'] == status)
+    wait(sim, lambda: show(sim, name)['status'] == status)
     host = host_of(show(sim, name))
     hosts.lose_power(sim.cloud, host)
     force_down(sim, host)
@@ -489,7 +493,7 @@ def test_an_evacuation_ends_done_on_the_destination(sim):
     hosts.lose_power(sim.cloud, 'compute-0')
     force_down(sim, 'compute-0')
     evacuate(sim, 'vm-a', '2.94')
-    wait(lambda: migration_of(sim, 'vm-a').status == 'pre-migrating')
+    wait(sim, lambda: migration_of(sim, 'vm-a').status == 'pre-migrating')
     assert show(sim, 'vm-a')['OS-EXT-STS:task_state'] == 'rebuild_spawning'
     server = done(sim, 'vm-a')
     migration = migration_of(sim, 'vm-a')
@@ -630,7 +634,7 @@ def test_deleting_a_server_under_evacuation_fails_its_migration(sim):
     uuid = uuid_of(sim, 'vm-a')
     migration = migration_of(sim, 'vm-a')
     assert call(sim, 'DELETE', '/servers/%s' % uuid)[0] == 204
-    wait(lambda: migration.status == 'failed')
+    wait(sim, lambda: migration.status == 'failed')
     assert all(uuid not in sim.cloud.by_host.uuids(h)
                for h in sim.cloud.hosts)
 
@@ -665,7 +669,8 @@ def test_evacuating_a_dead_host_runs_nothing_twice(sim):
 
 
 def test_evacuating_before_the_fence_is_done_runs_servers_twice():
-    sim = make(power_seconds=1.0, evacuate_seconds=0.1)
+    sim = make(clock_mod.FakeClock(), power_seconds=1.0,
+               evacuate_seconds=0.1)
     try:
         hosts.partition(sim.cloud, 'compute-0')
         force_down(sim, 'compute-0')
@@ -681,7 +686,7 @@ def test_evacuating_after_the_fence_runs_nothing_twice(sim):
     hosts.partition(sim.cloud, 'compute-0')
     force_down(sim, 'compute-0')
     sim.ironic.set_power(sim.ironic.node('compute-0'), 'power off')
-    wait(lambda: not sim.cloud.hosts['compute-0'].powered_on)
+    wait(sim, lambda: not sim.cloud.hosts['compute-0'].powered_on)
     evacuate(sim, 'vm-a')
     done(sim, 'vm-a')
     assert split_brain(sim) == []
