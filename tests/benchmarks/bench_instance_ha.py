@@ -64,8 +64,8 @@ from tests.functional.test_host_recovery import segment_of  # noqa: E402
 from watcher_ha.conf import applier as applier_conf  # noqa: E402
 from watcher_ha.db import models  # noqa: E402
 from watcher_ha.decision_engine.planner import weight  # noqa: E402
-from watcher_ha.simulator import cloud as sim_cloud  # noqa: E402
 from watcher_ha.simulator import scenario  # noqa: E402
+from watcher_ha.simulator.nova import cloud as sim_cloud  # noqa: E402
 
 TARGET_SERVERS, TARGET_SECONDS = 100, 30.0
 # Masakari's [host_failure] defaults, and its wait in seconds after it

@@ -4,13 +4,13 @@ power actions that are accepted at once, done later, locked meanwhile,
 and fail as an unreachable BMC makes them fail."""
 
 import json
-import time
 
 import pytest
 import webob
 
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts
 
 
 @pytest.fixture
@@ -20,7 +20,8 @@ def sim():
                    'memory_mb': 32768, 'disk_gb': 500} for i in range(3)],
         'servers': [{'name': 'vm-a', 'flavor': 'm1.small',
                      'host': 'compute-0'}],
-        'power_seconds': 0.05, 'boot_seconds': 0.05})
+        'power_seconds': 0.05, 'boot_seconds': 0.05},
+        clock=clock_mod.FakeClock())
     yield found
     found.stop()
 
@@ -43,11 +44,13 @@ def fault(resp):
     return inner['faultstring']
 
 
-def wait(check, timeout=5):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, 'not reached'
-        time.sleep(0.01)
+def wait(sim, check, timeout=5):
+    """Move the simulator's time on until ``check`` holds."""
+    for _step in range(int(timeout / 0.01)):
+        if check():
+            return
+        sim.clock.advance(0.01)
+    assert check(), 'not reached'
 
 
 def node(sim, ident, version='1.96'):
@@ -178,7 +181,7 @@ def test_power_off_is_accepted_then_done(sim):
     assert fault(again) == (
         'Node %s is locked by host controller, please retry after the '
         'current operation is completed.' % shown['uuid'])
-    wait(lambda: node(sim, 'compute-0')['target_power_state'] is None)
+    wait(sim, lambda: node(sim, 'compute-0')['target_power_state'] is None)
     shown = node(sim, 'compute-0')
     assert (shown['power_state'], shown['reservation']) == ('power off',
                                                             None)
@@ -195,7 +198,7 @@ def test_power_on_boots_the_host_and_its_compute(sim):
     call(sim, 'PUT', '/v1/nodes/compute-0/states/power',
          {'target': 'power on'}, '1.96')
     host = sim.cloud.hosts['compute-0']
-    wait(lambda: host.reporting)
+    wait(sim, lambda: host.reporting)
     assert node(sim, 'compute-0')['power_state'] == 'power on'
     # The guests died with the power; Nova stops their servers.
     [server] = sim.cloud.servers.values()
@@ -208,12 +211,12 @@ def test_reboot_brings_a_crashed_host_back(sim):
     assert node(sim, 'compute-1')['power_state'] == 'power on'
     call(sim, 'PUT', '/v1/nodes/compute-1/states/power',
          {'target': 'power on'}, '1.96')
-    wait(lambda: node(sim, 'compute-1')['reservation'] is None)
+    wait(sim, lambda: node(sim, 'compute-1')['reservation'] is None)
     # Already on: nothing happens.
     assert not sim.cloud.hosts['compute-1'].reporting
     call(sim, 'PUT', '/v1/nodes/compute-1/states/power',
          {'target': 'reboot'}, '1.96')
-    wait(lambda: sim.cloud.hosts['compute-1'].reporting)
+    wait(sim, lambda: sim.cloud.hosts['compute-1'].reporting)
 
 
 def test_an_unreachable_bmc_fails_the_power_off(sim):
@@ -223,7 +226,7 @@ def test_an_unreachable_bmc_fails_the_power_off(sim):
     assert resp.json['bmc_unreachable'] == ['compute-2']
     call(sim, 'PUT', '/v1/nodes/compute-2/states/power',
          {'target': 'power off'}, '1.96')
-    wait(lambda: node(sim, 'compute-2')['target_power_state'] is None)
+    wait(sim, lambda: node(sim, 'compute-2')['target_power_state'] is None)
     shown = node(sim, 'compute-2')
     assert shown['power_state'] == 'power on'
     assert shown['last_error'] == ("Failed to change power state to 'power "
@@ -234,7 +237,7 @@ def test_an_unreachable_bmc_fails_the_power_off(sim):
     call(sim, 'PUT', '/v1/nodes/compute-2/states/power',
          {'target': 'power off'}, '1.96')
     assert node(sim, 'compute-2')['last_error'] is None
-    wait(lambda: node(sim, 'compute-2')['power_state'] == 'power off')
+    wait(sim, lambda: node(sim, 'compute-2')['power_state'] == 'power off')
 
 
 @pytest.mark.parametrize('body,version,status,message', [
@@ -263,7 +266,7 @@ def test_soft_power_off_from_1_27(sim):
     assert call(sim, 'PUT', '/v1/nodes/compute-0/states/power',
                 {'target': 'soft power off', 'timeout': 60},
                 '1.27').status_int == 202
-    wait(lambda: not sim.cloud.hosts['compute-0'].powered_on)
+    wait(sim, lambda: not sim.cloud.hosts['compute-0'].powered_on)
 
 
 def test_the_catalog_names_ironic(sim):

@@ -6,15 +6,15 @@ simulator's servers; Cinder's notifications on the wire (oslo.messaging,
 exchange openstack, topic notifications)."""
 
 import threading
-import time
 
 import oslo_messaging
 import pytest
 import webob
 
-from watcher_ha.simulator import block_storage_notifications as notes
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.cinder import notifications as notes
 
 VOLUME_A = '0a000000-0000-4000-8000-000000000001'
 VOLUME_B = '0b000000-0000-4000-8000-000000000002'
@@ -71,7 +71,7 @@ class Recorder:
 
 @pytest.fixture
 def sim():
-    found = simulator.Simulator(SPEC)
+    found = simulator.Simulator(SPEC, clock=clock_mod.FakeClock())
     found.cloud.storage.events = Recorder()
     yield found
     found.stop()
@@ -101,11 +101,13 @@ def pool(sim, name):
     return found['capabilities']
 
 
-def wait(check, timeout=5):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, 'not reached'
-        time.sleep(0.01)
+def wait(sim, check, timeout=5):
+    """Move the simulator's time on until ``check`` holds."""
+    for _step in range(int(timeout / 0.01)):
+        if check():
+            return
+        sim.clock.advance(0.01)
+    assert check(), 'not reached'
 
 
 def action(sim, ident, body, version='3.60'):
@@ -196,7 +198,7 @@ def test_a_volume_is_created_on_the_emptiest_pool_of_its_type(sim):
     assert made['status'] == 'creating'
     # stor1's pool holds 35 GiB already.
     assert made['os-vol-host-attr:host'] == FAST2
-    wait(lambda: volume(sim, made['id'])['status'] == 'available')
+    wait(sim, lambda: volume(sim, made['id'])['status'] == 'available')
     events = sim.cloud.storage.events.sent
     assert [e for e, _p, _d in events] == [
         'volume.create.start', 'volume.create.end', 'capacity.pool']
@@ -238,8 +240,8 @@ def test_a_volume_is_deleted_unless_attached(sim):
         'badRequest']['message']
     assert call(sim, 'DELETE', '/volumes/%s' % VOLUME_A).status_int == 202
     assert volume(sim, VOLUME_A)['status'] == 'deleting'
-    wait(lambda: call(sim, 'GET', '/volumes/%s' % VOLUME_A).status_int
-         == 404)
+    wait(sim, lambda: call(sim, 'GET',
+                           '/volumes/%s' % VOLUME_A).status_int == 404)
     assert pool(sim, FAST1)['allocated_capacity_gb'] == 25.0
     assert sim.cloud.storage.events.types() == [
         'volume.delete.start', 'volume.delete.end', 'capacity.pool']
@@ -254,7 +256,7 @@ def test_extend_grows_the_volume_and_its_pool(sim):
     assert action(sim, VOLUME_B, {'os-extend': {'new_size': 30}}
                   ).status_int == 202
     assert volume(sim, VOLUME_B)['status'] == 'extending'
-    wait(lambda: volume(sim, VOLUME_B)['status'] == 'in-use')
+    wait(sim, lambda: volume(sim, VOLUME_B)['status'] == 'in-use')
     assert volume(sim, VOLUME_B)['size'] == 30
     assert pool(sim, FAST1)['allocated_capacity_gb'] == 45.0
     resize = [d for e, _p, d in sim.cloud.storage.events.sent
@@ -309,10 +311,11 @@ def migrate(sim, ident, host, version='3.60'):
 def test_a_migration_moves_the_volume_in_steps(sim):
     seen = [volume(sim, VOLUME_A)['migration_status']]
     assert migrate(sim, VOLUME_A, FAST2).status_int == 202
-    deadline = time.monotonic() + 5
-    while seen[-1] != 'success' and time.monotonic() < deadline:
+    for _step in range(2500):
+        if seen[-1] == 'success':
+            break
         seen.append(volume(sim, VOLUME_A)['migration_status'])
-        time.sleep(0.002)
+        sim.clock.advance(0.002)
     steps = [s for i, s in enumerate(seen) if i == 0 or seen[i - 1] != s]
     assert steps == [None, 'starting', 'migrating', 'completing', 'success']
     moved = volume(sim, VOLUME_A)
@@ -341,7 +344,7 @@ def test_a_migration_cinder_refuses(sim):
     again = migrate(sim, VOLUME_A, SLOW)
     assert 'must not be migrating' in again.json['badRequest']['message']
     sim.faults.configure({'storage_backends_down': ['stor3@slow']})
-    wait(lambda: volume(sim, VOLUME_A)['migration_status'] == 'success')
+    wait(sim, lambda: volume(sim, VOLUME_A)['migration_status'] == 'success')
     assert migrate(sim, VOLUME_A, SLOW).status_int == 400
     assert len(simulator_state(sim)['volume_migrations']) == 1
 
@@ -349,7 +352,7 @@ def test_a_migration_cinder_refuses(sim):
 def test_a_failing_migration_leaves_the_volume_where_it_was(sim):
     sim.faults.configure({'fail_volume_migrations': [VOLUME_A]})
     assert migrate(sim, VOLUME_A, FAST2).status_int == 202
-    wait(lambda: volume(sim, VOLUME_A)['migration_status'] == 'error')
+    wait(sim, lambda: volume(sim, VOLUME_A)['migration_status'] == 'error')
     found = volume(sim, VOLUME_A)
     assert (found['os-vol-host-attr:host'], found['status'],
             found['os-vol-mig-status-attr:migstat']) == (
@@ -357,7 +360,7 @@ def test_a_failing_migration_leaves_the_volume_where_it_was(sim):
     assert pool(sim, FAST2)['allocated_capacity_gb'] == 0.0
     # The fault was for one migration: the next one succeeds.
     assert migrate(sim, VOLUME_A, FAST2).status_int == 202
-    wait(lambda: volume(sim, VOLUME_A)['migration_status'] == 'success')
+    wait(sim, lambda: volume(sim, VOLUME_A)['migration_status'] == 'success')
     assert [m['status'] for m in simulator_state(sim)[
         'volume_migrations']] == ['error', 'success']
 
@@ -365,8 +368,8 @@ def test_a_failing_migration_leaves_the_volume_where_it_was(sim):
 def test_an_attached_volume_migrates_only_while_its_server_runs(sim):
     assert migrate(sim, VOLUME_B, FAST2).status_int == 202
     assert migrate(sim, VOLUME_C, FAST2).status_int == 202
-    wait(lambda: volume(sim, VOLUME_B)['migration_status'] == 'success')
-    wait(lambda: volume(sim, VOLUME_C)['migration_status'] == 'error')
+    wait(sim, lambda: volume(sim, VOLUME_B)['migration_status'] == 'success')
+    wait(sim, lambda: volume(sim, VOLUME_C)['migration_status'] == 'error')
     assert volume(sim, VOLUME_B)['status'] == 'in-use'
     assert volume(sim, VOLUME_C)['os-vol-host-attr:host'] == FAST1
 
@@ -376,12 +379,12 @@ def test_a_retype_migrates_on_demand_to_a_pool_of_the_new_type(sim):
                   ).status_int == 202
     assert volume(sim, VOLUME_A)['status'] == 'retyping'
     # The policy is never: it stays as it was.
-    wait(lambda: volume(sim, VOLUME_A)['status'] == 'available')
+    wait(sim, lambda: volume(sim, VOLUME_A)['status'] == 'available')
     assert volume(sim, VOLUME_A)['volume_type'] == 'fast'
     assert action(sim, VOLUME_A, {'os-retype': {
         'new_type': 'slow', 'migration_policy': 'on-demand'}}
         ).status_int == 202
-    wait(lambda: volume(sim, VOLUME_A)['status'] == 'available')
+    wait(sim, lambda: volume(sim, VOLUME_A)['status'] == 'available')
     found = volume(sim, VOLUME_A)
     assert (found['volume_type'], found['os-vol-host-attr:host'],
             found['migration_status']) == ('slow', SLOW, 'success')
@@ -396,7 +399,7 @@ def test_a_retype_migrates_on_demand_to_a_pool_of_the_new_type(sim):
 def test_a_retype_in_place_and_the_refused_ones(sim):
     assert action(sim, VOLUME_A, {'os-retype': {'new_type': 'any'}}
                   ).status_int == 202
-    wait(lambda: volume(sim, VOLUME_A)['volume_type'] == 'any')
+    wait(sim, lambda: volume(sim, VOLUME_A)['volume_type'] == 'any')
     found = volume(sim, VOLUME_A)
     assert (found['os-vol-host-attr:host'], found['status'],
             found['migration_status']) == (FAST1, 'available', None)

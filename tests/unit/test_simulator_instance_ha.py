@@ -11,16 +11,18 @@ import time
 import pytest
 import webob
 
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts
 
 FLAVORS = [{'id': '1', 'name': 'small', 'vcpus': 1, 'ram': 1024, 'disk': 10},
            {'id': '2', 'name': 'big', 'vcpus': 2, 'ram': 30000, 'disk': 10}]
 
 
-def make(**settings):
+def make(clock=None, **settings):
     """Three hosts: compute-0 with vm-a (active), vm-b (stopped) and
-    vm-big; compute-1 with vm-c; compute-2 empty. Fast timings."""
+    vm-big; compute-1 with vm-c; compute-2 empty. Fast timings; time
+    told by ``clock`` (real when None)."""
     spec = {'flavors': FLAVORS,
             'hosts': [{'name': 'compute-%d' % i, 'vcpus': 8,
                        'memory_mb': 32768, 'disk_gb': 500}
@@ -34,12 +36,12 @@ def make(**settings):
             'evacuate_seconds': 0.1, 'power_seconds': 0.05,
             'boot_seconds': 0.05}
     spec.update(settings)
-    return simulator.Simulator(spec)
+    return simulator.Simulator(spec, clock=clock)
 
 
 @pytest.fixture
 def sim():
-    found = make()
+    found = make(clock_mod.FakeClock())
     yield found
     found.stop()
 
@@ -91,16 +93,19 @@ def migration_of(sim, name):
     return found
 
 
-def wait(check, timeout=5):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, 'not reached'
-        time.sleep(0.01)
+def wait(sim, check, timeout=5):
+    """Until ``check`` holds: on a fake clock, move the simulator's time
+    on; on the real one, wait for it."""
+    for _step in range(int(timeout / 0.01)):
+        if check():
+            return
+        sim.clock.sleep(0.01)
+    assert check(), 'not reached'
 
 
 def done(sim, name):
-    wait(lambda: migration_of(sim, name).status in ('done', 'error',
-                                                     'failed'))
+    wait(sim, lambda: migration_of(sim, name).status in (
+        'done', 'error', 'failed'))
     return show(sim, name)
 
 
@@ -129,14 +134,14 @@ def test_three_ways_to_fail_look_alike_to_nova(sim, fail, powered, guests):
 
 
 def test_a_silent_service_is_up_for_service_down_time():
-    sim = make(service_down_time=60)
+    clock = clock_mod.FakeClock()
+    sim = make(clock, service_down_time=60)
     hosts.lose_power(sim.cloud, 'compute-0')
     assert sim.cloud.hosts['compute-0'].state == 'up'
     status, body = evacuate(sim, 'vm-a')
     assert status == 400
     assert 'still in use' in body['badRequest']['message']
-    sim.cloud.hosts['compute-0'].silent_since -= datetime.timedelta(
-        seconds=61)
+    clock.advance(61)
     assert sim.cloud.hosts['compute-0'].state == 'down'
     assert evacuate(sim, 'vm-a')[0] == 200
     sim.stop()
@@ -168,15 +173,16 @@ def test_a_healed_partition_restarts_nothing(sim):
     ('partition_host', True, True, True),
 ])
 def test_timeline_entries_fail_hosts(key, powered, running, partitioned):
-    sim = make(timeline=[{'at': 0, key: 'compute-1'},
+    sim = make(clock_mod.FakeClock(),
+               timeline=[{'at': 0, key: 'compute-1'},
                          {'at': 0.2, 'recover_host': 'compute-1'}])
     sim.start_timeline()
     host = sim.cloud.hosts['compute-1']
     try:
-        wait(lambda: not host.reporting)
+        wait(sim, lambda: not host.reporting)
         assert (host.powered_on, host.compute_running,
                 host.partitioned) == (powered, running, partitioned)
-        wait(lambda: host.reporting)
+        wait(sim, lambda: host.reporting)
     finally:
         sim.stop()
 
@@ -334,7 +340,7 @@ def test_other_requests_go_on_while_one_waits_for_a_compute():
     waiting = threading.Thread(target=put_service,
                                args=(sim, {'status': 'disabled'}))
     waiting.start()
-    wait(lambda: sim.cloud.rpc_timeouts)
+    wait(sim, lambda: sim.cloud.rpc_timeouts)
     started = time.monotonic()
     assert call(sim, 'GET', '/os-services')[0] == 200
     assert put_service(sim, {'forced_down': True}, host='compute-1')[0] \
@@ -381,7 +387,7 @@ def test_a_server_nova_will_not_evacuate_is_reset_first(
     rebuild starts a server that was in error, even at 2.95."""
     name = 'vm-c'       # on compute-1
     assert action(sim, name, make_it)[0] == 202
-    wait(lambda: show(sim, name)['status'] == status)
+    wait(sim, lambda: show(sim, name)['status'] == status)
     host = host_of(show(sim, name))
     hosts.lose_power(sim.cloud, host)
     force_down(sim, host)
@@ -487,7 +493,7 @@ def test_an_evacuation_ends_done_on_the_destination(sim):
     hosts.lose_power(sim.cloud, 'compute-0')
     force_down(sim, 'compute-0')
     evacuate(sim, 'vm-a', '2.94')
-    wait(lambda: migration_of(sim, 'vm-a').status == 'pre-migrating')
+    wait(sim, lambda: migration_of(sim, 'vm-a').status == 'pre-migrating')
     assert show(sim, 'vm-a')['OS-EXT-STS:task_state'] == 'rebuild_spawning'
     server = done(sim, 'vm-a')
     migration = migration_of(sim, 'vm-a')
@@ -607,13 +613,14 @@ def test_only_a_forced_host_may_be_disabled(sim, version, args, ends):
 
 
 def test_an_evacuation_whose_destination_dies_stays_in_rebuild():
-    sim = make(evacuate_seconds=0.3)
+    clock = clock_mod.FakeClock()
+    sim = make(clock, evacuate_seconds=0.3)
     try:
         hosts.lose_power(sim.cloud, 'compute-0')
         force_down(sim, 'compute-0')
         evacuate(sim, 'vm-a', host='compute-2')
         hosts.lose_power(sim.cloud, 'compute-2')
-        time.sleep(0.5)
+        clock.advance(0.5)
         assert show(sim, 'vm-a')['status'] == 'REBUILD'
         assert migration_of(sim, 'vm-a').status == 'accepted'
     finally:
@@ -627,7 +634,7 @@ def test_deleting_a_server_under_evacuation_fails_its_migration(sim):
     uuid = uuid_of(sim, 'vm-a')
     migration = migration_of(sim, 'vm-a')
     assert call(sim, 'DELETE', '/servers/%s' % uuid)[0] == 204
-    wait(lambda: migration.status == 'failed')
+    wait(sim, lambda: migration.status == 'failed')
     assert all(uuid not in sim.cloud.by_host.uuids(h)
                for h in sim.cloud.hosts)
 
@@ -662,7 +669,8 @@ def test_evacuating_a_dead_host_runs_nothing_twice(sim):
 
 
 def test_evacuating_before_the_fence_is_done_runs_servers_twice():
-    sim = make(power_seconds=1.0, evacuate_seconds=0.1)
+    sim = make(clock_mod.FakeClock(), power_seconds=1.0,
+               evacuate_seconds=0.1)
     try:
         hosts.partition(sim.cloud, 'compute-0')
         force_down(sim, 'compute-0')
@@ -678,7 +686,7 @@ def test_evacuating_after_the_fence_runs_nothing_twice(sim):
     hosts.partition(sim.cloud, 'compute-0')
     force_down(sim, 'compute-0')
     sim.ironic.set_power(sim.ironic.node('compute-0'), 'power off')
-    wait(lambda: not sim.cloud.hosts['compute-0'].powered_on)
+    wait(sim, lambda: not sim.cloud.hosts['compute-0'].powered_on)
     evacuate(sim, 'vm-a')
     done(sim, 'vm-a')
     assert split_brain(sim) == []

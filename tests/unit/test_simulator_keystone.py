@@ -7,7 +7,6 @@ catalog with the endpoints registered beside the simulator's own.
 keystoneauth1 and keystonemiddleware run for real against it."""
 
 import datetime
-import time
 
 import pytest
 import requests
@@ -19,6 +18,7 @@ from keystonemiddleware import auth_token
 
 from tests import served
 from watcher_ha.cmd import simulator as simulator_cmd
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import embedded
 from watcher_ha.simulator import simulator
 
@@ -250,11 +250,12 @@ def test_a_revoked_token_no_longer_validates(sim):
 
 
 def test_an_expired_token_no_longer_validates():
-    sim = simulator.Simulator(dict(SPEC, token_expiration=1))
+    clock = clock_mod.FakeClock()
+    sim = simulator.Simulator(dict(SPEC, token_expiration=1), clock=clock)
     try:
         admin_id, _ = issue(sim, scope=ADMIN_PROJECT)
         token_id, _ = issue(sim, scope=ADMIN_PROJECT)
-        time.sleep(1.1)
+        clock.advance(1.1)
         assert_keystone_error(call(sim, 'GET', '/v3/auth/tokens',
                                    X_Auth_Token=admin_id,
                                    X_Subject_Token=token_id), 401)

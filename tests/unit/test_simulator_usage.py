@@ -6,19 +6,19 @@ source) and shelving, every host's usage is what a scan of every server
 gives."""
 
 import random
-import time
 
 import pytest
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import evacuation
-from watcher_ha.simulator import hosts as hosts_mod
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
+from watcher_ha.simulator.nova import model
+from watcher_ha.simulator.nova import evacuation
+from watcher_ha.simulator.nova import hosts as hosts_mod
 
 
 def scanned(cloud, host):
     """Placement's usage of ``host``, from every server in the cloud."""
-    totals = dict.fromkeys(cloud_mod.RESOURCES, 0)
+    totals = dict.fromkeys(model.RESOURCES, 0)
     for server in cloud.servers.values():
         held = []
         if (server.host == host or server.evacuating_to == host
@@ -33,18 +33,16 @@ def scanned(cloud, host):
 
 
 def settle(cloud):
-    """Wait for the migrations under way (timers) to finish."""
-    deadline = time.monotonic() + 10
-    while any(timer.is_alive() for timer in cloud.timers):
-        assert time.monotonic() < deadline, 'migrations did not finish'
-        time.sleep(0.01)
+    """Let the migrations under way (timers) finish."""
+    cloud.clock.advance(10)
+    assert cloud.clock.pending == 0, 'migrations did not finish'
 
 
 def test_usages_follow_servers_as_they_move():
     spec = scenario.generate(hosts=5, servers=40, seed=21)
     spec['bandwidth_mb_per_s'] = 10 ** 7
     spec['evacuate_seconds'] = 0.001
-    cloud = scenario.build(spec)
+    cloud = scenario.build(spec, clock=clock_mod.FakeClock())
     rng = random.Random(4)
     hosts = sorted(cloud.hosts)
     flavors = sorted(cloud.flavors)
@@ -77,7 +75,7 @@ def test_usages_follow_servers_as_they_move():
         action = rng.choice(sorted(actions))
         try:
             actions[action](uuid, step)
-        except cloud_mod.Refused:
+        except model.Refused:
             continue
         done.add(action)
         settle(cloud)
@@ -117,6 +115,6 @@ def test_allocations_are_what_nova_asks_placement_for():
                                 'disk_gb': 54}
     # 46 GB of disk are left: an image-backed 'plain' (47) does not fit,
     # the same flavor booted from a volume (7) does.
-    with pytest.raises(cloud_mod.Refused, match='No valid host'):
+    with pytest.raises(model.Refused, match='No valid host'):
         cloud.create_server('more', 'plain', host='h1')
     cloud.create_server('more', 'plain', host='h1', root_volume='vol-1')

@@ -5,9 +5,9 @@ as a workload would change it."""
 
 import numbers
 
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import web
+from watcher_ha.simulator.nova import hosts
 
 # POST /simulator/hosts/{name}/{event}: what happens to the host.
 HOST_EVENTS = {'fail': hosts.lose_power, 'crash': hosts.crash,

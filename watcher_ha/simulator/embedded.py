@@ -15,10 +15,10 @@ from oslo_log import log
 from oslo_service import service
 
 from watcher_ha.service import wsgi_server
-from watcher_ha.simulator import block_storage_notifications
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.cinder import notifications as cinder_notifications
 
 LOG = log.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class EmbeddedCloud(service.ServiceBase):
         # The engine listens on this very transport object: the in-process
         # driver delivers only between users of one transport.
         self.nova_transport = notifications.nova_transport('fake://')
-        self.cinder_transport = block_storage_notifications.cinder_transport(
+        self.cinder_transport = cinder_notifications.cinder_transport(
             'fake://')
         self.cloud = simulator.Simulator(
             spec, transport=self.nova_transport,

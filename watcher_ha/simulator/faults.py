@@ -1,7 +1,7 @@
 """Faults to inject into the simulated cloud, by the admin API or by a
 scenario's timeline: failed live migrations and volume migrations,
 failing or slow API calls, dropped or delayed notifications, unreachable
-BMCs, cinder-volume backends down. Host failures are hosts.py."""
+BMCs, cinder-volume backends down. Host failures are nova/hosts.py."""
 
 import random
 import re

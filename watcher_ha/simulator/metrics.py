@@ -20,7 +20,6 @@ and a server's L3 cache follow the CPU load (host_sensors, l3_cache).
 import math
 import random
 import threading
-import time
 
 from prometheus_client import core
 from prometheus_client import exposition
@@ -97,7 +96,7 @@ class _Collector:
         self.counters = _Counters()
 
     def collect(self):
-        now = time.time()
+        now = self.sim.clock.time()
         cloud = self.sim.cloud
         rates = {}
         memory_used = {}

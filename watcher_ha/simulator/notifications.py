@@ -7,13 +7,13 @@ go out on the configured transport, exchange ``nova``, topic
 ``versioned_notifications``, through oslo.messaging as Nova sends them.
 """
 
-import datetime
-import threading
 import uuid as uuidlib
 
 import oslo_messaging
 from oslo_config import cfg
 from oslo_log import log
+
+from watcher_ha.simulator import clock as clock_mod
 
 LOG = log.getLogger(__name__)
 
@@ -71,9 +71,10 @@ def flavor_payload(flavor):
         'vcpu_weight': 0, 'vcpus': flavor.vcpus})
 
 
-def instance_payload(event_type, server, old_state=None,
+def instance_payload(event_type, server, now, old_state=None,
                      old_task_state=None, new_flavor=None):
-    """The payload Nova sends with ``event_type`` for ``server``."""
+    """The payload Nova sends with ``event_type`` for ``server`` at
+    ``now``."""
     name, version, extra = PAYLOAD_CLASSES.get(event_type, _ACTION)
     data = {
         'action_initiator_project': server.tenant_id,
@@ -112,8 +113,7 @@ def instance_payload(event_type, server, old_state=None,
             'audit_period_beginning': _time(
                 server.created_at.replace(day=1, hour=0, minute=0,
                                           second=0)),
-            'audit_period_ending': _time(datetime.datetime.now(
-                datetime.timezone.utc))}),
+            'audit_period_ending': _time(now)}),
         'state_update': _object('InstanceStateUpdatePayload', '1.0', {
             'new_task_state': server.task_state,
             'old_state': old_state or server.vm_state,
@@ -158,10 +158,13 @@ class Sender:
     """Sends a service's notifications on its topic, unless the fault
     injection says to drop or delay them."""
 
-    def __init__(self, transport, topic, faults=None):
+    def __init__(self, transport, topic, faults=None, clock=None):
         self._notifier = oslo_messaging.Notifier(
             transport, driver='messagingv2', topics=[topic])
         self.faults = faults
+        # What a delayed notification waits on, and Nova's payloads are
+        # dated by.
+        self.clock = clock or clock_mod.REAL
         self.sent = 0
 
     def send(self, event_type, publisher, payload):
@@ -172,10 +175,8 @@ class Sender:
                 return
             delay = self.faults.notification_delay()
         if delay:
-            timer = threading.Timer(delay, self._send,
-                                    (publisher, event_type, payload))
-            timer.daemon = True
-            timer.start()
+            self.clock.later(delay, self._send, publisher, event_type,
+                             payload)
         else:
             self._send(publisher, event_type, payload)
 
@@ -189,8 +190,8 @@ class Notifier(Sender):
     """The cloud's event sink: builds each of Nova's payloads and sends
     it."""
 
-    def __init__(self, transport, faults=None):
-        super().__init__(transport, TOPIC, faults)
+    def __init__(self, transport, faults=None, clock=None):
+        super().__init__(transport, TOPIC, faults, clock)
 
     def emit(self, event_type, publisher, server=None, host=None, **extra):
         if event_type.startswith('service.'):
@@ -198,5 +199,6 @@ class Notifier(Sender):
         elif event_type.startswith('aggregate.'):
             payload = aggregate_payload(extra['aggregate'])
         else:
-            payload = instance_payload(event_type, server, **extra)
+            payload = instance_payload(event_type, server,
+                                       self.clock.now(), **extra)
         self.send(event_type, publisher, payload)

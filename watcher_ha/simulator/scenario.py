@@ -33,7 +33,7 @@
       - {at: 60, partition_host: compute-0003}  # guests run, Nova deaf
       - {at: 120, recover_host: compute-0001}
       - {at: 30, faults: {drop_notifications: 0.5}}
-    storage:                          # Cinder (see block_storage.py)
+    storage:                          # Cinder (see cinder/storage.py)
       default_volume_type: lvm-fast
       volume_migration_seconds_per_gb: 0.05
       volume_create_seconds: 1
@@ -61,9 +61,10 @@ import uuid as uuidlib
 
 import yaml
 
-from watcher_ha.simulator import aggregates
-from watcher_ha.simulator import block_storage
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.cinder import storage as cinder_storage
+from watcher_ha.simulator.nova import aggregates
+from watcher_ha.simulator.nova import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
                        'project': 'admin', 'domain': 'Default'}
@@ -99,8 +100,9 @@ def _uuid(rng):
     return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
 
 
-def build(spec, cloud=None):
-    """A Cloud holding what ``spec`` describes."""
+def build(spec, cloud=None, clock=None):
+    """A Cloud holding what ``spec`` describes, on ``clock`` (real time
+    when None)."""
     cloud = cloud or cloud_mod.Cloud(
         bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)),
         evacuate_seconds=float(spec.get('evacuate_seconds',
@@ -113,11 +115,12 @@ def build(spec, cloud=None):
             'max_concurrent_live_migrations',
             cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)),
         rpc_response_timeout=float(spec.get(
-            'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)))
+            'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
+        clock=clock)
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
-        cloud.add_flavor(cloud_mod.Flavor(
+        cloud.add_flavor(nova_model.Flavor(
             id=str(item['id']), name=item['name'], vcpus=int(item['vcpus']),
             ram=int(item['ram']), disk=int(item['disk']),
             ephemeral=int(item.get('ephemeral', 0)),
@@ -125,7 +128,7 @@ def build(spec, cloud=None):
             extra_specs=dict(item.get('extra_specs') or {})))
     for item in spec.get('hosts') or ():
         try:
-            cloud.add_host(cloud_mod.Host(
+            cloud.add_host(nova_model.Host(
                 name=item['name'], vcpus=int(item['vcpus']),
                 memory_mb=int(item['memory_mb']),
                 disk_gb=int(item['disk_gb']), uuid=_uuid(rng),
@@ -135,7 +138,8 @@ def build(spec, cloud=None):
                 reserved=bool(item.get('reserved', False)),
                 vcpu_ratio=float(item.get('vcpu_ratio', 16.0)),
                 memory_ratio=float(item.get('memory_ratio', 1.5)),
-                disk_ratio=float(item.get('disk_ratio', 1.0))))
+                disk_ratio=float(item.get('disk_ratio', 1.0)),
+                created_at=cloud.clock.now()))
             aggregates.register(cloud, cloud.hosts[item['name']])
         except KeyError as err:
             raise ScenarioError('host %s lacks %s' % (item, err))
@@ -146,8 +150,8 @@ def build(spec, cloud=None):
             raise ScenarioError('server %s: unknown host %s'
                                 % (item.get('name'), host))
         state = item.get('state', 'active')
-        created = cloud_mod.utcnow()
-        cloud.add_server(cloud_mod.Server(
+        created = cloud.clock.now()
+        cloud.add_server(nova_model.Server(
             uuid=item.get('uuid') or _uuid(rng),
             name=item.get('name') or 'vm-%06d' % index, flavor=flavor,
             host=host, vm_state=state,
@@ -163,8 +167,8 @@ def build(spec, cloud=None):
             load=dict(item.get('load') or {'profile': 'steady',
                                             'cpu': 0.3})))
     try:
-        cloud.storage = block_storage.build(spec.get('storage'), cloud, rng)
-    except (KeyError, ValueError, cloud_mod.Refused) as err:
+        cloud.storage = cinder_storage.build(spec.get('storage'), cloud, rng)
+    except (KeyError, ValueError, nova_model.Refused) as err:
         raise ScenarioError('storage: %s' % err)
     return cloud
 

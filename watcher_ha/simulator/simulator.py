@@ -2,25 +2,24 @@
 Placement, Ironic (the compute hosts' power), Cinder, metrics and the
 simulator's own API, under the path prefixes devstack uses."""
 
-import threading
-
 from watcher_ha.simulator import admin_api
-from watcher_ha.simulator import baremetal
-from watcher_ha.simulator import baremetal_api
-from watcher_ha.simulator import block_storage_api
-from watcher_ha.simulator import block_storage_notifications
-from watcher_ha.simulator import compute_api
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import faults as faults_mod
-from watcher_ha.simulator import hosts
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
-from watcher_ha.simulator import placement_api
 from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
+from watcher_ha.simulator.cinder import api as cinder_api
+from watcher_ha.simulator.cinder import notifications as cinder_notifications
+from watcher_ha.simulator.ironic import api as ironic_api
+from watcher_ha.simulator.ironic import baremetal
 from watcher_ha.simulator.keystone import api as identity_api
+from watcher_ha.simulator.nova import api as compute_api
+from watcher_ha.simulator.nova import hosts
+from watcher_ha.simulator.placement import api as placement_api
 
 
-# Timeline keys naming a host, and what happens to it (see hosts.py).
+# Timeline keys naming a host, and what happens to it (see nova/hosts.py).
 TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
                         'crash_host': hosts.crash,
                         'partition_host': hosts.partition,
@@ -30,16 +29,19 @@ TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
 class Simulator:
 
     def __init__(self, spec, transport_url=None, transport=None,
-                 cinder_transport=None):
+                 cinder_transport=None, clock=None):
         """Nova's notifications go to ``transport`` (a notification
         transport made by notifications.nova_transport), or to one made
         for ``transport_url``; with neither, nowhere. Cinder's go to
-        ``cinder_transport`` (made by block_storage_notifications.
+        ``cinder_transport`` (made by cinder_notifications.
         cinder_transport: Cinder's exchange is not Nova's), or to one made
-        for ``transport_url``; with neither, nowhere."""
+        for ``transport_url``; with neither, nowhere. Every service tells
+        the time by ``clock`` (real time when None; a test's
+        clock.FakeClock)."""
         self.spec = spec
+        self.clock = clock or clock_mod.REAL
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
-        self.cloud = scenario_mod.build(spec)
+        self.cloud = scenario_mod.build(spec, clock=self.clock)
         self.cloud.faults = self.faults
         self.cloud.storage.faults = self.faults
         self.ironic = baremetal.Ironic(self.cloud, self.faults)
@@ -47,23 +49,24 @@ class Simulator:
         if transport is None and transport_url:
             transport = notifications.nova_transport(transport_url)
         if transport is not None:
-            self.notifier = notifications.Notifier(transport, self.faults)
+            self.notifier = notifications.Notifier(transport, self.faults,
+                                                   self.clock)
             self.cloud.events = self.notifier
         if cinder_transport is None and transport_url:
-            cinder_transport = block_storage_notifications.cinder_transport(
+            cinder_transport = cinder_notifications.cinder_transport(
                 transport_url)
         self.cinder_notifier = None
         if cinder_transport is not None:
-            self.cinder_notifier = block_storage_notifications.Notifier(
-                cinder_transport, self.faults)
+            self.cinder_notifier = cinder_notifications.Notifier(
+                cinder_transport, self.faults, self.clock)
             self.cloud.storage.events = self.cinder_notifier
         self.identity = identity_api.IdentityAPI(self)
         self.apps = {
             '/identity': self.identity,
             '/compute': compute_api.ComputeAPI(self),
             '/placement': placement_api.PlacementAPI(self),
-            '/baremetal': baremetal_api.BaremetalAPI(self),
-            '/volume': block_storage_api.BlockStorageAPI(self),
+            '/baremetal': ironic_api.BaremetalAPI(self),
+            '/volume': cinder_api.BlockStorageAPI(self),
             '/metrics': metrics.MetricsApp(self),
             '/simulator': admin_api.AdminAPI(self),
         }
@@ -83,11 +86,8 @@ class Simulator:
     def start_timeline(self):
         """Run the scenario's timed events (host failures, faults)."""
         for entry in self.spec.get('timeline') or ():
-            timer = threading.Timer(float(entry['at']), self._happen,
-                                    (entry,))
-            timer.daemon = True
-            timer.start()
-            self._timeline.append(timer)
+            self._timeline.append(self.clock.later(float(entry['at']),
+                                                   self._happen, entry))
 
     def _happen(self, entry):
         for key, happen in TIMELINE_HOST_EVENTS.items():

@@ -4,14 +4,13 @@ JSON replies, Nova-style fault bodies, microversion negotiation
 
 import copy
 import json
-import time
 
 import microversion_parse
 import routes
 import webob
 import webob.dec
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import model as nova_model
 
 # HTTP status -> Nova's fault name.
 FAULT_NAMES = {400: 'badRequest', 401: 'unauthorized', 403: 'forbidden',
@@ -154,7 +153,7 @@ class Service:
     def __call__(self, req):
         status, delay = self.sim.faults.api_fault(req.method, req.path)
         if delay:
-            time.sleep(delay)
+            self.sim.clock.sleep(delay)
         if status is not None:
             # In the service's own error format.
             return self.error(status, 'Injected failure (simulator fault '
@@ -176,12 +175,12 @@ class Service:
                 status, body, *headers = handler(req, version, **match)
         except Reply as err:
             resp = self.error(err.status, err.message)
-        except cloud_mod.Refused as err:
+        except nova_model.Refused as err:
             resp = self.error(err.status, err.message)
         else:
             resp = json_response(body, status, *headers)
         if req.environ.get(HOLD):
-            time.sleep(req.environ[HOLD])
+            self.sim.clock.sleep(req.environ[HOLD])
         if version is not None:
             for name, value in self.microversions.headers(version).items():
                 resp.headers[name] = value

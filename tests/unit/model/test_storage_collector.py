@@ -23,9 +23,9 @@ from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model import metrics
 from watcher_ha.decision_engine.model.collector import manager
 from watcher_ha.decision_engine.model.collector import storage
-from watcher_ha.simulator import block_storage_notifications as notes
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.cinder import notifications as notes
 
 HEADERS = {'X-Auth-Token': 'any', 'OpenStack-API-Version': 'volume 3.60'}
 POOLS = ['stor1@lvm-fast#pool1', 'stor1@lvm-fast#pool2',

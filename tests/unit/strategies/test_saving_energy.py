@@ -22,8 +22,8 @@ from watcher_ha.decision_engine.model import state
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import saving_energy as se
 from watcher_ha.service import wsgi_server
-from watcher_ha.simulator import hosts as sim_hosts
 from watcher_ha.simulator import simulator
+from watcher_ha.simulator.nova import hosts as sim_hosts
 
 CONF = cfg.CONF
 ON, OFF = 'power on', 'power off'

@@ -64,7 +64,8 @@ class IdentityAPI(web.Service):
             spec, scenario.DEFAULT_CREDENTIALS)
         self.tokens = tokens_mod.Tokens(
             self.directory, spec.get('token_expiration',
-                                     tokens_mod.DEFAULT_LIFETIME))
+                                     tokens_mod.DEFAULT_LIFETIME),
+            simulator.clock)
         self.catalog = catalog_mod.Catalog()
         for service_type, name, path in OWN_SERVICES:
             self.catalog.register(service_type, path, name)

@@ -6,17 +6,13 @@ import dataclasses
 import datetime
 import secrets
 
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import web
 from watcher_ha.simulator.keystone import directory as directory_mod
 
 # Keystone's [token] expiration.
 DEFAULT_LIFETIME = 3600
 METHODS = ('password', 'token')
-
-
-def now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(
-        microsecond=0)
 
 
 def isotime(moment):
@@ -67,8 +63,9 @@ class Token:
 
 class Tokens:
 
-    def __init__(self, directory, lifetime=DEFAULT_LIFETIME):
+    def __init__(self, directory, lifetime=DEFAULT_LIFETIME, clock=None):
         self.directory = directory
+        self.clock = clock or clock_mod.REAL
         self.lifetime = datetime.timedelta(seconds=lifetime)
         self._issued = {}   # id -> Token
         self._revoked = set()   # audit ids
@@ -81,10 +78,15 @@ class Tokens:
         token = self._issued.get(token_id)
         if token is None:
             raise web.Reply(404, 'Could not find token: %s.' % token_id)
-        if (token.expires_at <= now()
+        if (token.expires_at <= self._now()
                 or token.audit_ids[0] in self._revoked):
             raise web.Reply(404, 'Failed to validate token')
         return token
+
+    def _now(self):
+        # Keystone's times are to the second.
+        return self.clock.now().replace(tzinfo=datetime.timezone.utc,
+                                        microsecond=0)
 
     def revoke(self, token):
         """That token (not those rescoped from it or it from)."""
@@ -109,7 +111,7 @@ class Tokens:
                 raise bad_request(
                     'Expecting to find %s in identity. %s' % (method,
                                                               MALFORMED))
-        started = now()
+        started = self._now()
         parent = None
         if 'token' in methods:
             parent = self._parent(identity['token'])

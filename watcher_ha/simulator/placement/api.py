@@ -1,8 +1,8 @@
 """The Placement API subset: resource providers (one per compute node),
 their inventories, usages, aggregates and traits, and allocations."""
 
-from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import web
+from watcher_ha.simulator.nova import model as nova_model
 
 CLASSES = (('VCPU', 'vcpus', 'vcpu_reserved', 'vcpu_ratio'),
            ('MEMORY_MB', 'memory_mb', 'memory_mb_reserved', 'memory_ratio'),
@@ -91,7 +91,7 @@ class PlacementAPI(web.Service):
     @staticmethod
     def _resources(needs):
         return {cls: needs[key]
-                for cls, key in cloud_mod.RESOURCE_CLASSES.items()}
+                for cls, key in nova_model.RESOURCE_CLASSES.items()}
 
     def rp_allocations(self, req, version, uuid):
         host = self._provider(uuid)

@@ -5,7 +5,7 @@ uses.
 A power action is checked and accepted at once, as ironic-conductor does
 under the node's lock: the node is reserved, ``target_power_state`` set,
 ``last_error`` cleared. ``power_seconds`` later the BMC has done it
-(hosts.py powers the host off or on, or cycles it) or failed: with the
+(nova/hosts.py powers the host off or on, or cycles it) or failed: with the
 fault ``bmc_unreachable`` the power state stays and ``last_error`` says
 why, with Ironic's words. Another action meanwhile is NodeLocked (409).
 
@@ -18,8 +18,9 @@ import dataclasses
 import datetime
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator import clock as clock_mod
+from watcher_ha.simulator.nova import model as nova_model
+from watcher_ha.simulator.nova import hosts
 
 POWER_ON = 'power on'
 POWER_OFF = 'power off'
@@ -43,7 +44,7 @@ class Node:
     # The conductor holding the node's lock while an action runs.
     reservation: str | None = None
     created_at: datetime.datetime = dataclasses.field(
-        default_factory=cloud_mod.utcnow)
+        default_factory=clock_mod.REAL.now)
     updated_at: datetime.datetime | None = None
 
 
@@ -73,8 +74,8 @@ class Ironic:
             found = next((n for n in self.nodes.values()
                           if n.uuid == ident), None)
         if found is None:
-            raise cloud_mod.Refused(404, 'Node %s could not be found.'
-                                    % ident)
+            raise nova_model.Refused(404, 'Node %s could not be found.'
+                                     % ident)
         return self._read(found)
 
     def listed(self):
@@ -89,21 +90,21 @@ class Ironic:
     def set_power(self, node, target):
         """Accept power action ``target`` (one of TARGETS) on ``node``."""
         if node.reservation is not None:
-            raise cloud_mod.Refused(409, 'Node %s is locked by host %s, '
-                                         'please retry after the current '
-                                         'operation is completed.'
-                                    % (node.uuid, node.reservation))
+            raise nova_model.Refused(409, 'Node %s is locked by host %s, '
+                                          'please retry after the current '
+                                          'operation is completed.'
+                                     % (node.uuid, node.reservation))
         node.reservation = self.conductor
         node.target_power_state = TARGETS[target]
         node.last_error = None
-        node.updated_at = cloud_mod.utcnow()
+        node.updated_at = self.cloud.clock.now()
         self.cloud._later(self.cloud.power_seconds, self._done, node,
                           target)
 
     def _done(self, node, target):
         node.reservation = None
         node.target_power_state = None
-        node.updated_at = cloud_mod.utcnow()
+        node.updated_at = self.cloud.clock.now()
         wanted = TARGETS[target]
         if not self._reachable(node):
             # Ironic first reads the power state, except for a reboot.

@@ -10,7 +10,7 @@ the simulator's scheduler does not do: they never refuse a host.
 import dataclasses
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import model
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')
@@ -39,8 +39,8 @@ def create(cloud, name, policy, rules=None, project_id='admin-project'):
 def get(cloud, ident):
     found = cloud.server_groups.get(ident)
     if found is None:
-        raise cloud_mod.Refused(404, 'Instance group %s could not be '
-                                     'found.' % ident)
+        raise model.Refused(404, 'Instance group %s could not be '
+                                 'found.' % ident)
     return found
 
 

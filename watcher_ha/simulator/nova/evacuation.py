@@ -30,8 +30,8 @@ fence not yet done), the server runs twice: Nova allows it, the simulator
 records it in ``cloud.split_brain``.
 """
 
-from watcher_ha.simulator import cloud as cloud_mod
-from watcher_ha.simulator import hosts
+from watcher_ha.simulator.nova import model
+from watcher_ha.simulator.nova import hosts
 
 # The share of an evacuation's time before the destination starts the
 # rebuild (the conductor's cast, the resource claim).
@@ -49,26 +49,26 @@ def evacuate(cloud, uuid, host=None, force=False, stop=False):
     with cloud.lock:
         server = cloud.server(uuid)
         if host is not None and host not in cloud.hosts:
-            raise cloud_mod.Refused(404, 'Compute host %s not found.' % host)
+            raise model.Refused(404, 'Compute host %s not found.' % host)
         if host is not None and host == server.host:
-            raise cloud_mod.Refused(400, "The target host can't be the "
-                                         "same one.")
+            raise model.Refused(400, "The target host can't be the "
+                                     "same one.")
         for attr, state, allowed in (
                 ('vm_state', server.vm_state, EVACUABLE),
                 ('task_state', server.task_state, (None,))):
             if state not in allowed:
-                raise cloud_mod.Refused(
+                raise model.Refused(
                     409, "Cannot 'evacuate' instance %s while it is in "
                          "%s %s" % (uuid, attr, state))
         source = cloud.hosts.get(server.host)
         if source is None:
             # Nova's service lookup fails, unexpectedly for its API.
-            raise cloud_mod.Refused(500, 'Unexpected API Error. '
-                                         "<class 'nova.exception."
-                                         "ComputeHostNotFound'>")
+            raise model.Refused(500, 'Unexpected API Error. '
+                                     "<class 'nova.exception."
+                                     "ComputeHostNotFound'>")
         if source.state == 'up':
-            raise cloud_mod.Refused(400, 'Compute service of %s is still '
-                                         'in use.' % source.name)
+            raise model.Refused(400, 'Compute service of %s is still '
+                                     'in use.' % source.name)
         server.task_state = 'rebuilding'
         cloud._touch(server)
         migration = cloud._migration(server, 'evacuation', host)
@@ -96,7 +96,7 @@ def _schedule(cloud, server, migration, host, force, stop):
                                              server.host, zone=zone) if host
                     else cloud._schedule(server.needs(), zone=zone,
                                          exclude=(server.host,)))
-        except cloud_mod.Refused:
+        except model.Refused:
             _fail(cloud, server, migration, NO_VALID_HOST, vm_state='error')
             return
     server.evacuating_to = dest.name
@@ -109,7 +109,7 @@ def _schedule(cloud, server, migration, host, force, stop):
 
 def _fail(cloud, server, migration, message, vm_state):
     """The conductor's failure: migration ``error``, an instance fault."""
-    now = cloud_mod.utcnow()
+    now = cloud.clock.now()
     migration.status = 'error'
     migration.updated_at = now
     old_state, old_task_state = server.vm_state, server.task_state
@@ -126,7 +126,7 @@ def _going_on(cloud, server, migration, dest):
     nova-compute works."""
     if cloud.servers.get(server.uuid) is not server:
         migration.status = 'failed'
-        migration.updated_at = cloud_mod.utcnow()
+        migration.updated_at = cloud.clock.now()
         return False
     return cloud.hosts[dest].reporting
 
@@ -136,7 +136,7 @@ def _claim(cloud, server, migration, dest, stop):
     if not _going_on(cloud, server, migration, dest):
         return
     migration.status, migration.dest = 'pre-migrating', dest
-    migration.updated_at = cloud_mod.utcnow()
+    migration.updated_at = cloud.clock.now()
     cloud._emit('instance.rebuild.start', server, publisher=dest)
     server.task_state = 'rebuild_spawning'
     cloud._touch(server)
@@ -149,7 +149,7 @@ def _finish(cloud, server, migration, dest, stop):
     name the source: Nova moves the server after rebuild.end)."""
     if not _going_on(cloud, server, migration, dest):
         return
-    now = cloud_mod.utcnow()
+    now = cloud.clock.now()
     source = cloud.hosts[migration.source]
     if not migration.source_cleaned and hosts.guest_running(source, server):
         cloud.split_brain.append({

@@ -3,23 +3,23 @@ pools, volume types, volumes and their attachments to the cloud's
 servers, with Cinder's rules (see /work/cinder_contract.md, kept as
 doc/source/simulator.rst's Block Storage section).
 
-It works on the cloud (cloud.py) and under its lock: an operation either
-changes the storage or raises ``cloud.Refused`` with the status and
-message Cinder gives. What takes time in Cinder (creating, deleting,
+It works on the cloud (nova/cloud.py) and under its lock: an operation
+either changes the storage or raises ``cloud.Refused`` with the status
+and message Cinder gives. What takes time in Cinder (creating, deleting,
 extending, migrating a volume) finishes later on the cloud's timers, each
 step sending Cinder's notifications through ``events`` (see
-block_storage_notifications.py). Migrations and retypes are
-block_storage_moves.py.
+notifications.py). Migrations and retypes are moves.py.
 """
 
 import dataclasses
 import itertools
 import uuid as uuidlib
 
-from watcher_ha.simulator import block_storage_notifications as notes
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator import clock as clock_mod
+from watcher_ha.simulator.cinder import notifications as notes
+from watcher_ha.simulator.nova import model as nova_model
 
-Refused = cloud_mod.Refused
+Refused = nova_model.Refused
 
 # Seconds each operation takes; a scenario's storage section sets others.
 TIMINGS = {'volume_create_seconds': 1.0, 'volume_delete_seconds': 0.5,
@@ -47,7 +47,8 @@ class Backend:
     service_uuid: str
     status: str = 'enabled'
     disabled_reason: str | None = None
-    updated_at: object = dataclasses.field(default_factory=cloud_mod.utcnow)
+    updated_at: object = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
 
     @property
     def service_host(self):
@@ -110,7 +111,8 @@ class Volume:
     # counts there from the copy's start.
     migration_target: str | None = None
     attachments: list = dataclasses.field(default_factory=list)
-    created_at: object = dataclasses.field(default_factory=cloud_mod.utcnow)
+    created_at: object = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     updated_at: object = None
     launched_at: object = None
 
@@ -128,7 +130,7 @@ class BlockStorage:
         self.volumes = {}         # id -> Volume
         self.order = []           # volume ids, creation order
         self.attachments = {}     # id -> Attachment
-        # Every migration and retype asked for (block_storage_moves.Move).
+        # Every migration and retype asked for (moves.Move).
         self.moves = []
         self.move_ids = itertools.count(1)
         self.events = notes.NoEvents()
@@ -222,7 +224,7 @@ class BlockStorage:
             'driver_version': '3.0.0',
             'location_info': 'LVMVolumeDriver:%s:%s:%s:0' % (
                 backend.host, pool.name, 'thin' if pool.thin else 'default'),
-            'timestamp': notes.api_time(cloud_mod.utcnow()),
+            'timestamp': notes.api_time(self.cloud.clock.now()),
         }
 
     def fits(self, volume_type, pool):
@@ -272,7 +274,7 @@ class BlockStorage:
                                  notes.capacity_payload(self, pool))
 
     def touch(self, volume):
-        volume.updated_at = cloud_mod.utcnow()
+        volume.updated_at = self.cloud.clock.now()
 
     # Volumes.
 
@@ -294,6 +296,7 @@ class BlockStorage:
             pool = self.schedule(volume_type, size, zone=zone)
             volume = Volume(
                 id=str(uuidlib.uuid4()), name=name, size=size,
+                created_at=self.cloud.clock.now(),
                 type_id=volume_type.id,
                 pool=pool.full_name if pool else None,
                 project_id=project_id, user_id=user_id,
@@ -321,7 +324,7 @@ class BlockStorage:
         if self.volumes.get(volume.id) is not volume:
             return
         volume.status = 'available'
-        volume.launched_at = cloud_mod.utcnow()
+        volume.launched_at = self.cloud.clock.now()
         self.touch(volume)
         self.notify('volume.create.end', volume)
         self.notify_capacity(volume.pool)
@@ -430,7 +433,7 @@ class BlockStorage:
             volume = self.volume(attachment.volume_id)
             self.notify('volume.attach.start', volume)
             attachment.status = 'attached'
-            attachment.attach_time = cloud_mod.utcnow()
+            attachment.attach_time = self.cloud.clock.now()
             server = self.cloud.servers.get(attachment.server_uuid)
             attachment.attached_host = server.host if server else None
             volume.status = 'in-use'
@@ -486,7 +489,8 @@ def build(spec, cloud, rng):
         backend = Backend(host=item['host'], name=item['backend'],
                           zone=item.get('zone', 'nova'),
                           service_uuid=uuid(),
-                          status=item.get('status', 'enabled'))
+                          status=item.get('status', 'enabled'),
+                          updated_at=cloud.clock.now())
         storage.backends[backend.service_host] = backend
         for pool_spec in item.get('pools') or ({'name': item['backend'],
                                                 'total_capacity_gb': 1000},):
@@ -524,7 +528,7 @@ def _add_scenario_volume(storage, item, index, uuid):
                             ', '.join(sorted(storage.pools))))
     volume_type = storage.volume_type(item.get('type')
                                       or storage.default_type)
-    now = cloud_mod.utcnow()
+    now = storage.cloud.clock.now()
     volume = Volume(
         id=item.get('id') or uuid(), name=item.get('name',
                                                    'volume-%04d' % index),

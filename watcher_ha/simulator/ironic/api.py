@@ -6,8 +6,8 @@ import json
 import uuid as uuidlib
 
 
-from watcher_ha.simulator import baremetal
 from watcher_ha.simulator import web
+from watcher_ha.simulator.ironic import baremetal
 
 HEADER = 'X-OpenStack-Ironic-API-Version'
 MIN_VERSION, MAX_VERSION = '1.1', '1.96'

@@ -19,7 +19,7 @@ import dataclasses
 import datetime
 import uuid as uuidlib
 
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator.nova import model
 
 # Nova's [DEFAULT] default_availability_zone.
 DEFAULT_ZONE = 'nova'
@@ -71,15 +71,15 @@ def find(cloud, aggregate_id):
     for aggregate in cloud.aggregates.values():
         if str(aggregate.id) == str(aggregate_id):
             return aggregate
-    raise cloud_mod.Refused(404, 'Aggregate %s could not be found.'
-                        % aggregate_id)
+    raise model.Refused(404, 'Aggregate %s could not be found.'
+                    % aggregate_id)
 
 
 def _host(cloud, name):
     host = cloud.hosts.get(name)
     if host is None:
-        raise cloud_mod.Refused(404, 'Compute host %s could not be found.'
-                            % name)
+        raise model.Refused(404, 'Compute host %s could not be found.'
+                        % name)
     return host
 
 
@@ -89,13 +89,13 @@ def add_host(cloud, aggregate_id, host_name):
         aggregate = find(cloud, aggregate_id)
         host = _host(cloud, host_name)
         if aggregate.name in host.aggregates:
-            raise cloud_mod.Refused(409, 'Aggregate %s already has host %s.'
-                                % (aggregate.id, host.name))
+            raise model.Refused(409, 'Aggregate %s already has host %s.'
+                            % (aggregate.id, host.name))
         zone = aggregate.availability_zone
         others = {cloud.aggregates[name].availability_zone
                   for name in host.aggregates} - {None, zone}
         if zone and others:
-            raise cloud_mod.Refused(
+            raise model.Refused(
                 409, 'Cannot add host to aggregate %s. Reason: One or '
                      'more hosts already in availability zone(s) %s.'
                      % (aggregate.id, sorted(others)))
@@ -113,8 +113,8 @@ def remove_host(cloud, aggregate_id, host_name):
         aggregate = find(cloud, aggregate_id)
         host = _host(cloud, host_name)
         if aggregate.name not in host.aggregates:
-            raise cloud_mod.Refused(404, 'Aggregate %s has no host %s.'
-                                % (aggregate.id, host.name))
+            raise model.Refused(404, 'Aggregate %s has no host %s.'
+                            % (aggregate.id, host.name))
         _emit(cloud, 'aggregate.remove_host.start', aggregate)
         host.aggregates = [name for name in host.aggregates
                            if name != aggregate.name]

@@ -19,8 +19,8 @@ admin API call:
 ``recover_host`` undoes any of them: a dead host is booted at once (its
 nova-compute starts and cleans up), a partition heals (nothing restarts,
 so nothing is cleaned up: the guests evacuated meanwhile keep running on
-it, as in Nova). Ironic's power actions (baremetal.py) use ``power_off``,
-``power_on`` and ``reboot``, a power-on taking the cloud's
+it, as in Nova). Ironic's power actions (ironic/baremetal.py) use
+``power_off``, ``power_on`` and ``reboot``, a power-on taking the cloud's
 ``boot_seconds`` until nova-compute starts.
 
 Nova learns of a failure by silence only: a server's record (vm_state,
@@ -29,8 +29,6 @@ derived: on a powered-on host whose operating system runs, a guest runs
 if Nova last saw it running or paused, because whenever the system starts
 again (``start_compute``) Nova's power sync makes the records true again.
 """
-
-from watcher_ha.simulator import cloud as cloud_mod
 
 # Nova's power states of a live guest: running, paused.
 LIVE_POWER_STATES = (1, 3)
@@ -50,7 +48,7 @@ def _change(host, **machine):
     was_reporting = host.reporting
     for name, value in machine.items():
         setattr(host, name, value)
-    now = cloud_mod.utcnow()
+    now = host.clock.now()
     if was_reporting and not host.reporting:
         host.silent_since = now
     host.updated_at = now
@@ -120,7 +118,7 @@ def start_compute(cloud, host):
     ``completed``), then its power sync stops the servers Nova still
     believes running (done at once here; Nova's periodic task runs every
     10 minutes). Then it reports."""
-    now = cloud_mod.utcnow()
+    now = cloud.clock.now()
     for migration in cloud.migrations.values():
         if (migration.kind != 'evacuation' or migration.source != host.name
                 or migration.status not in LEFT_BEHIND):

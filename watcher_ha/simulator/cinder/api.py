@@ -4,10 +4,9 @@ extend), attachments, back-end pools, volume types and services. Every
 path is served with and without a project id after ``/v3``, as Cinder
 does."""
 
-from watcher_ha.simulator import block_storage_moves as moves
-from watcher_ha.simulator import cloud as cloud_mod
 from watcher_ha.simulator import web
-from watcher_ha.simulator.block_storage_notifications import api_time
+from watcher_ha.simulator.cinder import moves
+from watcher_ha.simulator.cinder.notifications import api_time
 
 # Cinder's osapi_max_limit.
 MAX_LIMIT = 1000
@@ -439,6 +438,5 @@ class BlockStorageAPI(web.Service):
             services = [s for s in services if s['host'] == params['host']]
         return 200, {'services': services}
 
-    @staticmethod
-    def _now():
-        return cloud_mod.utcnow()
+    def _now(self):
+        return self.cloud.clock.now()

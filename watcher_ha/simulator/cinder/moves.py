@@ -17,10 +17,11 @@ ends with ``volume.retype``.
 
 import dataclasses
 
-from watcher_ha.simulator import block_storage as storage_mod
-from watcher_ha.simulator import cloud as cloud_mod
+from watcher_ha.simulator import clock as clock_mod
+from watcher_ha.simulator.cinder import storage as storage_mod
+from watcher_ha.simulator.nova import model as nova_model
 
-Refused = cloud_mod.Refused
+Refused = nova_model.Refused
 
 # Migration statuses a new migration or retype may start from.
 AVAILABLE_MIGRATION_STATUS = (None, 'deleting', 'error', 'success')
@@ -42,14 +43,16 @@ class Move:
     #                           error
     fail: bool = False        # fault injection: the copy fails
     reason: str | None = None
-    created_at: object = dataclasses.field(default_factory=cloud_mod.utcnow)
+    created_at: object = dataclasses.field(
+        default_factory=clock_mod.REAL.now)
     updated_at: object = None
 
 
 def _new_move(storage, volume, kind, dest, new_type):
     move = Move(id=next(storage.move_ids), volume_id=volume.id, kind=kind,
                 source=volume.pool, dest=dest, old_type=volume.type_id,
-                new_type=new_type, status='starting')
+                new_type=new_type, status='starting',
+                created_at=storage.cloud.clock.now())
     move.fail = bool(storage.faults
                      and storage.faults.take_volume_migration_failure(
                          volume.id))
@@ -166,7 +169,7 @@ def _start_copy(storage, volume, move):
                                     'server that is not running')
         return
     move.status = volume.migration_status = 'migrating'
-    move.updated_at = cloud_mod.utcnow()
+    move.updated_at = storage.cloud.clock.now()
     volume.migration_target = move.dest
     storage.touch(volume)
     storage.notify_capacity(move.dest)
@@ -182,7 +185,7 @@ def _copied(storage, volume, move):
         _end(storage, volume, move, 'the copy failed (simulator fault)')
         return
     move.status = volume.migration_status = 'completing'
-    move.updated_at = cloud_mod.utcnow()
+    move.updated_at = storage.cloud.clock.now()
     storage.touch(volume)
     storage.cloud._later(storage.timings['volume_step_seconds'], _end,
                          storage, volume, move, None)
@@ -210,7 +213,7 @@ def _end(storage, volume, move, failure):
         if move.kind == MIGRATE or target is not None:
             volume.migration_status = 'error'
     volume.status = volume.previous_status
-    move.updated_at = cloud_mod.utcnow()
+    move.updated_at = storage.cloud.clock.now()
     storage.touch(volume)
     if failure is None and move.kind == RETYPE:
         storage.notify('volume.retype', volume, volume_type=move.new_type)

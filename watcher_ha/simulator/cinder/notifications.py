@@ -80,8 +80,7 @@ def capacity_payload(storage, pool):
             'allocated': capabilities['allocated_capacity_gb'],
             'provisioned': capabilities['provisioned_capacity_gb'],
             'virtual_free': float(storage.virtual_free(pool)),
-            'reported_at': note_time(datetime.datetime.now(
-                datetime.timezone.utc).replace(tzinfo=None))}
+            'reported_at': note_time(storage.cloud.clock.now())}
 
 
 def cinder_transport(transport_url):
@@ -108,8 +107,8 @@ class Notifier(notifications.Sender):
     """Sends Cinder's notifications, unless the fault injection drops or
     delays them (the same faults as Nova's)."""
 
-    def __init__(self, transport, faults=None):
-        super().__init__(transport, TOPIC, faults)
+    def __init__(self, transport, faults=None, clock=None):
+        super().__init__(transport, TOPIC, faults, clock)
 
     def emit(self, event_type, publisher, payload):
         self.send(event_type, publisher, payload)

@@ -1,0 +1,2 @@
+"""The simulator's Placement: the Placement API over the compute hosts of
+the simulated Nova (api)."""
