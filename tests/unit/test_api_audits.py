@@ -153,7 +153,8 @@ def test_scheduling_fields_are_not_patchable(api, path):
     assert resp.status == 400, resp
 
 
-@pytest.mark.parametrize('path', ['/audit_type', '/goal'])
+@pytest.mark.parametrize('path', ['/audit_type', '/goal', '/strategy',
+                                  '/audit_template_uuid', '/type', '/scope'])
 def test_fixed_fields(api, path):
     create(api, goal='dummy', audit_type='EVENT', name='e')
     resp = api.patch('/v1/audits/e', body=[
@@ -243,3 +244,32 @@ def test_next_link_keeps_filters_encoded(api):
     template = api.post('/v1/audit_templates', body={
         'name': 'a b&c', 'goal': 'dummy'}).json
     assert template['name'] == 'a b&c'
+
+
+def test_force_and_auto_trigger_are_stored_as_sent(api):
+    create(api, goal='dummy', audit_type='EVENT', name='e', force=True)
+    shown = api.get('/v1/audits/e', version='1.2').json
+    assert (shown['force'], shown['auto_trigger']) == (True, False)
+    resp = api.patch('/v1/audits/e', version='1.2', body=[
+        {'op': 'replace', 'path': '/force', 'value': False},
+        {'op': 'replace', 'path': '/auto_trigger', 'value': True}])
+    assert resp.status == 200, resp
+    assert (resp.json['force'], resp.json['auto_trigger']) == (False, True)
+    resp = api.patch('/v1/audits/e', body=[
+        {'op': 'remove', 'path': '/force'}])
+    assert resp.fault == ("'/force' is a mandatory attribute and can not "
+                          "be removed")
+
+
+def test_template_fields_a_patch_removes(api):
+    api.post('/v1/audit_templates', body={
+        'name': 't', 'goal': 'dummy', 'description': 'd',
+        'scope': [{'compute': [{'host_aggregates': [{'id': 1}]}]}]})
+    resp = api.patch('/v1/audit_templates/t', body=[
+        {'op': 'remove', 'path': '/scope'},
+        {'op': 'remove', 'path': '/description'}])
+    assert resp.status == 200, resp
+    assert (resp.json['scope'], resp.json['description']) == ([], None)
+    resp = api.patch('/v1/audit_templates/t', body=[
+        {'op': 'replace', 'path': '/scope', 'value': None}])
+    assert resp.status == 400, resp

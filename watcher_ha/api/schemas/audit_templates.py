@@ -1,6 +1,7 @@
 """Audit templates: response fields and request bodies."""
 
 from watcher_ha.api import fields as f
+from watcher_ha.api import inputs as i
 
 TEMPLATE = f.Fields(
     'audit_templates',
@@ -28,34 +29,18 @@ DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 255}
 REFERENCE = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 SCOPE = {'type': 'array', 'items': {'type': 'object'}}
 
-CREATE = {
-    'type': 'object',
-    'properties': {
-        'name': NAME,
-        'description': DESCRIPTION,
-        'goal': REFERENCE,
-        'strategy': {'type': ['string', 'null'], 'maxLength': 255},
-        'scope': SCOPE,
-        'default_parameters': {'type': ['object', 'null']},
-    },
-    'required': ['name', 'goal'],
-    'additionalProperties': False,
-}
-
-# The patchable document: what a JSON patch is applied to.
-PATCHABLE = ('/name', '/description', '/goal', '/strategy', '/scope',
-             '/default_parameters')
-MANDATORY = ('/name', '/goal')
-
-PATCHED = {
-    'type': 'object',
-    'properties': {
-        'name': NAME,
-        'description': DESCRIPTION,
-        'goal': REFERENCE,
-        'strategy': {'type': ['string', 'null'], 'maxLength': 255},
-        'scope': SCOPE,
-        'default_parameters': {'type': ['object', 'null']},
-    },
-    'additionalProperties': False,
-}
+# What a client may send: on create, and in the document a patch changes.
+INPUT = i.Inputs(
+    'audit_template_postdata',
+    i.Input('name', create=NAME, patch=i.SAME, required=True,
+            mandatory=True),
+    i.Input('description', create=DESCRIPTION, patch=i.SAME, stored=True),
+    i.Input('goal', create=REFERENCE, patch=i.SAME, required=True,
+            mandatory=True, shown=lambda row: row['goal_uuid']),
+    i.Input('strategy', create={'type': ['string', 'null'], 'maxLength': 255},
+            patch=i.SAME, shown=lambda row: row['strategy_uuid']),
+    i.Input('scope', create=SCOPE, patch=i.SAME),
+    i.Input('default_parameters', create={'type': ['object', 'null']},
+            patch=i.SAME, since='1.7',
+            shown=lambda row: row['default_parameters'] or {}),
+)

@@ -1,6 +1,7 @@
 """Audits: response fields and request bodies."""
 
 from watcher_ha.api import fields as f
+from watcher_ha.api import inputs as i
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 
@@ -47,46 +48,46 @@ NAME = {'type': ['string', 'null'], 'maxLength': 63}
 REFERENCE = {'type': ['string', 'null'], 'maxLength': 255}
 INTERVAL = {'type': ['string', 'integer', 'null'], 'maxLength': 64}
 TIME = {'type': ['string', 'null'], 'maxLength': 64}
+# The states a user may ask for; the audit machine says which moves.
+STATES = {'enum': [AuditState.PENDING, AuditState.ONGOING,
+                   AuditState.SUCCEEDED, AuditState.FAILED,
+                   AuditState.CANCELLED, AuditState.SUSPENDED,
+                   AuditState.DELETED]}
 
-CREATE = {
-    'type': 'object',
-    'properties': {
-        'audit_type': {'type': 'string'},
-        'name': NAME,
-        'audit_template_uuid': {'type': ['string', 'null']},
-        'goal': REFERENCE,
-        'strategy': REFERENCE,
-        'parameters': {'type': ['object', 'null']},
-        'interval': INTERVAL,
-        'auto_trigger': {'type': 'boolean'},
-        'start_time': TIME,
-        'end_time': TIME,
-        'force': {'type': 'boolean'},
-    },
-    'required': ['audit_type'],
-    'additionalProperties': False,
-}
 
-# Fields a user may PATCH; the scheduling fields (hostname, next_run_time)
-# belong to the decision engines.
-PATCHABLE = ('/name', '/state', '/interval', '/parameters', '/auto_trigger',
-             '/force', '/start_time', '/end_time')
-MANDATORY = ('/name', '/state', '/parameters', '/auto_trigger', '/force')
+def _utc(column):
+    return lambda row: f.iso_utc(row[column])
 
-PATCHED = {
-    'type': 'object',
-    'properties': {
-        'name': {'type': 'string', 'minLength': 1, 'maxLength': 63},
-        'state': {'enum': [AuditState.PENDING, AuditState.ONGOING,
-                           AuditState.SUCCEEDED, AuditState.FAILED,
-                           AuditState.CANCELLED, AuditState.SUSPENDED,
-                           AuditState.DELETED]},
-        'interval': INTERVAL,
-        'parameters': {'type': 'object'},
-        'auto_trigger': {'type': 'boolean'},
-        'force': {'type': 'boolean'},
-        'start_time': TIME,
-        'end_time': TIME,
-    },
-    'additionalProperties': False,
-}
+
+# What a client may send. The scheduling fields (hostname, next_run_time)
+# belong to the decision engines: shown to a patch, changed by none.
+INPUT = i.Inputs(
+    'audit_p',
+    i.Input('audit_type', create=f.STRING, required=True, fixed=True),
+    i.Input('name', create=NAME,
+            patch={'type': 'string', 'minLength': 1, 'maxLength': 63},
+            mandatory=True),
+    i.Input('audit_template_uuid', create=f.NULLABLE_STRING, fixed=True),
+    i.Input('goal', create=REFERENCE, fixed=True),
+    i.Input('strategy', create=REFERENCE, fixed=True),
+    i.Input('parameters', create={'type': ['object', 'null']},
+            patch=f.OBJECT, mandatory=True),
+    i.Input('interval', create=INTERVAL, patch=i.SAME),
+    i.Input('auto_trigger', create=f.BOOLEAN, patch=i.SAME, mandatory=True,
+            stored=True, default=False),
+    i.Input('start_time', create=TIME, patch=i.SAME, since='1.1',
+            shown=_utc('start_time')),
+    i.Input('end_time', create=TIME, patch=i.SAME, since='1.1',
+            shown=_utc('end_time')),
+    # Run despite an ongoing action plan.
+    i.Input('force', create=f.BOOLEAN, patch=i.SAME, mandatory=True,
+            stored=True, default=False),
+    i.Input('state', patch=STATES, mandatory=True),
+    i.Input('status_message', internal=True),
+    i.Input('hostname', internal=True),
+    i.Input('next_run_time', internal=True, shown=_utc('next_run_time')),
+    # Names Watcher refuses to patch with its "can't be updated" though
+    # no create body gives them.
+    i.Input('type', fixed=True),
+    i.Input('scope', fixed=True),
+)

@@ -35,11 +35,9 @@ def require_uuid(value):
 class ActionPlansController(base.ResourceController):
     _custom_actions = {'detail': ['GET'], 'start': ['POST']}
 
-    collection = 'action_plans'
     view = db.PLAN_VIEW
     fields = schema.ACTION_PLAN
     policy_module = plan_policy
-    filter_names = ('audit_uuid', 'strategy')
 
     def _filters(self, params):
         filters = super()._filters(params)

@@ -34,11 +34,9 @@ def _with_description(row):
 
 
 class ActionsController(base.ResourceController):
-    collection = 'actions'
     view = db.ACTION_VIEW
     fields = schema.ACTION
     policy_module = action_policy
-    filter_names = ('action_plan_uuid', 'audit_uuid')
 
     def _filters(self, params):
         filters = super()._filters(params)

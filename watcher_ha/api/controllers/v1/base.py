@@ -1,9 +1,12 @@
-"""The read side every resource shares: list, /detail and show."""
+"""The read side every resource shares (list, /detail and show), and the
+write side of those a client creates, patches and deletes."""
 
+import pecan
 from pecan import rest
 
 from watcher_ha.api import fields
 from watcher_ha.api import method
+from watcher_ha.api import patch
 from watcher_ha.api import request
 from watcher_ha.db import query
 from watcher_ha.policies import policy
@@ -18,13 +21,20 @@ class ResourceController(rest.RestController):
 
     _custom_actions = {'detail': ['GET']}
 
-    collection: str            # URL segment and JSON key of the list
-    view: query.View
+    view: query.View           # its filters are the list's filters
     fields: object             # api.fields.Fields
     policy_module: object      # rule constants GET_ALL, DETAIL, GET
-    filter_names: tuple = ()
     marker_is_uuid = True
     link_column = 'uuid'
+
+    @property
+    def collection(self):
+        """URL segment and JSON key of the list."""
+        return self.fields.resource
+
+    @property
+    def filter_names(self):
+        return tuple(self.view.filters)
 
     def _filters(self, params):
         """Validated filters from the query string: {name: value}."""
@@ -43,6 +53,7 @@ class ResourceController(rest.RestController):
 
     def serialize(self, row, detail=True):
         return self.fields.render(row, self.output(detail))
+
 
     def _collection(self, params, detail, rule, path):
         context = request.context()
@@ -83,3 +94,50 @@ class ResourceController(rest.RestController):
         policy.authorize(self.policy_module.GET, context)
         request.refuse_unknown_params(params, ())
         return self.serialize(self._find(context, ident))
+
+
+class EditableController(ResourceController):
+    """A resource clients create, patch and delete, through the fields its
+    ``inputs`` declares.
+
+    Subclasses say what a checked create body makes (``_create``), what
+    a JSON patch changes (``_update``) and what a delete does
+    (``_delete``); the policy module also has CREATE, UPDATE and DELETE.
+    """
+
+    inputs: object             # api.inputs.Inputs
+
+    def _create(self, context, body):
+        """Store the resource ``body`` describes; its row."""
+        raise NotImplementedError
+
+    def _update(self, context, row, ops):
+        """Apply the JSON patch ``ops`` (syntax-checked) to ``row``; the
+        row updated."""
+        raise NotImplementedError
+
+    def _delete(self, context, row):
+        raise NotImplementedError
+
+    @method.expose(status_code=201)
+    def post(self, **params):
+        context = request.context()
+        policy.authorize(self.policy_module.CREATE, context)
+        body = self.inputs.checked_create(request.json_body())
+        row = self._create(context, body)
+        pecan.response.location = self._links(row['uuid'])[0]['href']
+        return self.serialize(row)
+
+    @method.expose()
+    def patch(self, ident, **params):
+        context = request.context()
+        policy.authorize(self.policy_module.UPDATE, context)
+        ops = patch.parse(request.json_body())
+        row = self._find(context, ident)
+        return self.serialize(self._update(context, row, ops))
+
+    @method.expose(status_code=204)
+    def delete(self, ident, **params):
+        context = request.context()
+        policy.authorize(self.policy_module.DELETE, context)
+        self._delete(context, self._find(context, ident))

@@ -7,7 +7,6 @@ from watcher_ha.policies import goal as goal_policy
 
 
 class GoalsController(base.ResourceController):
-    collection = 'goals'
     view = db.GOAL_VIEW
     fields = catalog.GOAL
     policy_module = goal_policy

@@ -7,7 +7,6 @@ from watcher_ha.policies import scoring_engine as scoring_engine_policy
 
 
 class ScoringEnginesController(base.ResourceController):
-    collection = 'scoring_engines'
     view = db.SCORING_ENGINE_VIEW
     fields = catalog.SCORING_ENGINE
     policy_module = scoring_engine_policy

@@ -13,7 +13,6 @@ ENGINE = 'watcher-ha-decision-engine'
 
 
 class ServicesController(base.ResourceController):
-    collection = 'services'
     view = db.VIEW
     fields = schema.SERVICE
     policy_module = service_policy

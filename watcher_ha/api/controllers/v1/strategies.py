@@ -13,11 +13,9 @@ from watcher_ha.policies import strategy as strategy_policy
 class StrategiesController(base.ResourceController):
     _custom_actions = {'detail': ['GET'], 'state': ['GET']}
 
-    collection = 'strategies'
     view = db.STRATEGY_VIEW
     fields = catalog.STRATEGY
     policy_module = strategy_policy
-    filter_names = ('goal',)
 
     @method.expose()
     def state(self, ident, **params):
