@@ -7,7 +7,6 @@ engine that lost the audit (handed over, taken over) writes nothing.
 """
 
 import dataclasses
-import datetime
 import functools
 
 import sqlalchemy as sa
@@ -100,17 +99,11 @@ def release(context, host, uuids=None):
 
 def unclaimed(context, grace_seconds, limit=50):
     """UUIDs of PENDING audits left alone for ``grace_seconds``."""
-    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
-    with engine.reader.connection.using(context) as conn:
-        return list(conn.execute(
-            sa.select(Audit.uuid).where(
-                Audit.state == AuditState.PENDING,
-                Audit.deleted_at.is_(None),
-                sa.or_(Audit.audit_type != AuditType.EVENT,
-                       Audit.next_run_time.is_not(None)),
-                sa.func.coalesce(Audit.updated_at, Audit.created_at)
-                <= cutoff)
-            .order_by(Audit.id).limit(limit)).scalars())
+    return query.left_alone(context, Audit, grace_seconds, [
+        Audit.state == AuditState.PENDING,
+        Audit.deleted_at.is_(None),
+        sa.or_(Audit.audit_type != AuditType.EVENT,
+               Audit.next_run_time.is_not(None))], limit)
 
 
 def due_continuous(context, host, now):
