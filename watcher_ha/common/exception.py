@@ -1,9 +1,9 @@
 """Domain errors. Each carries its HTTP status ``code`` and a stable
 ``error_code``; the API renders them in one place (``api/errors.py``).
 
-An error that only names its code and message is a row of a table
-(``declare``); a class is written out where others refine it or it does
-more."""
+An error that only names its status, code and message is a row of a
+table (``declare``), under the family it belongs to; a class is written
+out only where it does more."""
 
 
 class WatcherHAError(Exception):
@@ -24,37 +24,53 @@ class WatcherHAError(Exception):
 
 
 def declare(namespace, base, errors):
-    """Make each of ``errors`` ((class name, error_code, msg_fmt), ...) a
-    subclass of ``base``, and a name of the module whose ``namespace``
+    """Make each of ``errors`` ((class name, error_code, msg_fmt[, HTTP
+    status code]), ...) a subclass of ``base`` (a class, or the name of
+    one in ``namespace``), and a name of the module whose ``namespace``
     (its ``globals()``) is given: callers catch and raise it by its name
     like any class."""
-    for name, error_code, msg_fmt in errors:
-        namespace[name] = type(name, (base,), {
-            '__module__': namespace['__name__'],
-            'error_code': error_code, 'msg_fmt': msg_fmt})
+    if isinstance(base, str):
+        base = namespace[base]
+    for name, error_code, msg_fmt, *code in errors:
+        attributes = {'__module__': namespace['__name__'],
+                      'error_code': error_code, 'msg_fmt': msg_fmt}
+        if code:
+            attributes['code'] = code[0]
+        namespace[name] = type(name, (base,), attributes)
 
+
+class WebhookTooSoon(WatcherHAError):
+    code = 429
+    error_code = 'webhook_too_soon'
+    msg_fmt = ('Audit %(audit)s was triggered less than %(interval)s s '
+               'ago, and public webhooks trigger an audit at most once '
+               'every %(interval)s s ([api] public_webhook_min_interval); '
+               'retry in %(seconds)s s.')
+
+    def headers(self):
+        return {'Retry-After': str(self.kwargs['seconds'])}
+
+
+# The families, by HTTP status; a family's errors follow it.
+declare(globals(), WatcherHAError, (
+    ('Invalid', 'invalid', 'Invalid input: %(reason)s', 400),
+    ('NotAuthorized', 'forbidden', 'Not authorized.', 403),
+    ('NotFound', 'not_found', 'Resource could not be found.', 404),
+    ('NotAcceptable', 'not_acceptable', 'Request not acceptable.', 406),
+    ('Conflict', 'conflict', 'Conflict: %(reason)s', 409),
+    ('RequestBodyTooLarge', 'request_body_too_large',
+     'The request body is larger than %(limit)s bytes, the most this API '
+     'accepts; send a smaller body (operators set the limit with '
+     '[oslo_middleware] max_request_body_size).', 413),
+    ('ServiceUnavailable', 'service_unavailable', '%(reason)s', 503),
+))
 
 # 400 -----------------------------------------------------------------------
-
-class Invalid(WatcherHAError):
-    code = 400
-    error_code = 'invalid'
-    msg_fmt = 'Invalid input: %(reason)s'
-
-
-class InvalidJSON(Invalid):
-    error_code = 'invalid_json'
-    msg_fmt = 'Request is not in valid JSON format'
-
-
-class InvalidInterval(Invalid):
-    error_code = 'invalid_interval'
-    msg_fmt = ('Interval %(interval)s is neither a number of seconds nor a '
-               'valid cron expression such as "*/10 * * * *" (minute hour '
-               'day month weekday).')
-
-
-declare(globals(), Invalid, (
+declare(globals(), 'Invalid', (
+    ('InvalidJSON', 'invalid_json', 'Request is not in valid JSON format'),
+    ('InvalidInterval', 'invalid_interval',
+     'Interval %(interval)s is neither a number of seconds nor a valid cron '
+     'expression such as "*/10 * * * *" (minute hour day month weekday).'),
     ('InvalidNUL', 'invalid_nul',
      'NUL characters (\\u0000) are not allowed in identifiers, query '
      'parameters or body values.'),
@@ -90,13 +106,13 @@ declare(globals(), Invalid, (
      'Filtering actions on both audit and action-plan is prohibited'),
 ))
 
-declare(globals(), InvalidJSON, (
+declare(globals(), 'InvalidJSON', (
     ('JSONTooDeep', 'json_too_deep',
      'Request body nests JSON arrays or objects more than %(max)s levels '
      'deep'),
 ))
 
-declare(globals(), InvalidInterval, (
+declare(globals(), 'InvalidInterval', (
     ('IntervalOutOfRange', 'interval_out_of_range',
      'Interval %(interval)s seconds is out of range: a continuous audit '
      'runs every %(low)s to %(high)s seconds (366 days); for rarer rounds '
@@ -107,30 +123,14 @@ declare(globals(), InvalidInterval, (
      'such as "0 3 1 * *" (03:00 on the first of each month).'),
 ))
 
-
 # 401/403 -------------------------------------------------------------------
-
-class NotAuthorized(WatcherHAError):
-    code = 403
-    error_code = 'forbidden'
-    msg_fmt = 'Not authorized.'
-
-
-declare(globals(), NotAuthorized, (
+declare(globals(), 'NotAuthorized', (
     ('PolicyNotAuthorized', 'policy_forbidden',
      "Policy doesn't allow %(action)s to be performed."),
 ))
 
-
 # 404 -----------------------------------------------------------------------
-
-class NotFound(WatcherHAError):
-    code = 404
-    error_code = 'not_found'
-    msg_fmt = 'Resource could not be found.'
-
-
-declare(globals(), NotFound, (
+declare(globals(), 'NotFound', (
     ('GoalNotFound', 'goal_not_found', 'Goal %(goal)s could not be found'),
     ('StrategyNotFound', 'strategy_not_found',
      'Strategy %(strategy)s could not be found'),
@@ -147,22 +147,8 @@ declare(globals(), NotFound, (
      'The service %(service)s cannot be found.'),
 ))
 
-
-# 406 / 409 / 413 / 429 / 503 -----------------------------------------------
-
-class NotAcceptable(WatcherHAError):
-    code = 406
-    error_code = 'not_acceptable'
-    msg_fmt = 'Request not acceptable.'
-
-
-class Conflict(WatcherHAError):
-    code = 409
-    error_code = 'conflict'
-    msg_fmt = 'Conflict: %(reason)s'
-
-
-declare(globals(), Conflict, (
+# 409 -----------------------------------------------------------------------
+declare(globals(), 'Conflict', (
     # Lost a compare-and-swap: the row changed since it was read.
     ('StateConflict', 'state_conflict',
      '%(resource)s %(uuid)s was changed concurrently (%(now)s); read it '
@@ -171,34 +157,8 @@ declare(globals(), Conflict, (
      'An %(resource)s with UUID or name %(name)s already exists'),
 ))
 
-
-class RequestBodyTooLarge(WatcherHAError):
-    code = 413
-    error_code = 'request_body_too_large'
-    msg_fmt = ('The request body is larger than %(limit)s bytes, the most '
-               'this API accepts; send a smaller body (operators set the '
-               'limit with [oslo_middleware] max_request_body_size).')
-
-
-class WebhookTooSoon(WatcherHAError):
-    code = 429
-    error_code = 'webhook_too_soon'
-    msg_fmt = ('Audit %(audit)s was triggered less than %(interval)s s '
-               'ago, and public webhooks trigger an audit at most once '
-               'every %(interval)s s ([api] public_webhook_min_interval); '
-               'retry in %(seconds)s s.')
-
-    def headers(self):
-        return {'Retry-After': str(self.kwargs['seconds'])}
-
-
-class ServiceUnavailable(WatcherHAError):
-    code = 503
-    error_code = 'service_unavailable'
-    msg_fmt = '%(reason)s'
-
-
-declare(globals(), ServiceUnavailable, (
+# 503 -----------------------------------------------------------------------
+declare(globals(), 'ServiceUnavailable', (
     ('DatabaseBusy', 'database_busy',
      'A row this request needs has been locked by another transaction for '
      'over %(seconds)s s (a daemon paused or cut off in the middle of one); '
