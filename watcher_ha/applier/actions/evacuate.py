@@ -44,22 +44,17 @@ class Evacuate(nova_base.ServerMove):
     name = 'evacuate'
     description = ('Rebuilds a server of a failed compute host on another '
                    'host.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'resource_name': {'type': ['string', 'null']},
-            'source_node': {'type': 'string', 'minLength': 1},
-            'destination_node': {'type': ['string', 'null']},
-            'notification_uuid': {'type': ['string', 'null']},
-            # The destination is the reserved host the recovery's
-            # claim_reserved_hosts action chose for the server (its
-            # vmove), not destination_node (the name is wire).
-            'destination_from_claim': {'type': 'boolean'},
-        },
-        'required': ['resource_id', 'source_node'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema({
+        'resource_id': base.NAME,
+        'resource_name': base.NAME_OR_NULL,
+        'source_node': base.NAME,
+        'destination_node': base.NAME_OR_NULL,
+        'notification_uuid': base.NAME_OR_NULL,
+        # The destination is the reserved host the recovery's
+        # claim_reserved_hosts action chose for the server (its vmove),
+        # not destination_node (the name is wire).
+        'destination_from_claim': {'type': 'boolean'},
+    }, ['resource_id', 'source_node'])
 
     # Its failed host: no other plan could use it.
     holds_source = False
