@@ -195,7 +195,7 @@ def test_a_cancel_landing_as_the_plan_finishes_ends_it_cancelled(
         'CANCELLED', plan_runs.CANCELLED_AT_THE_END)
     with db.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(
-            models.ActionPlanClaim)).scalar() == 0
+            models.PlanHold)).scalar() == 0
 
 
 def test_a_cancelling_plan_nothing_works_on_is_ended_by_the_self_check(

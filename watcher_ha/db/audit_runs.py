@@ -224,7 +224,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     round closed by another.
 
     ``start`` (auto_trigger): the plan is stored started (PENDING), with
-    its claims on what it touches, in the same transaction: no crash
+    its holds on what it touches, in the same transaction: no crash
     between the two can leave it unstarted. If another started plan holds
     some of that, it is stored RECOMMENDED with the reason as its status
     message. Returns Stored."""
@@ -238,8 +238,8 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
         {'action_type': a.action_type,
          'input_parameters': a.input_parameters} for a in planned)
     try:
-        return plan_holds.claiming(context, -1, plan_uuid, wanted,
-                               lambda: stored(wanted))
+        return plan_holds.taking_holds(context, -1, plan_uuid, wanted,
+                                         lambda: stored(wanted))
     except LostOwnership:
         raise
     except exception.Conflict as held:
@@ -250,7 +250,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
 def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
            global_efficacy, finish_audit, next_run_time, wanted=None,
            refused=None):
-    """store_plan's transaction; ``wanted``: start the plan, claiming
+    """store_plan's transaction; ``wanted``: start the plan, holding
     those resources (DBDuplicateEntry if one is held)."""
     now = models.utcnow()
     with engine.writer.using(context) as session:
@@ -302,7 +302,7 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
                      created_at=now, **indicator)
                 for indicator in indicators])
         if wanted is not None:
-            # A claim held elsewhere rolls the whole transaction back.
+            # A hold taken elsewhere rolls the whole transaction back.
             plan_holds.insert(session, plan_id, wanted)
     return Stored(plan_uuid, stale_uuids, started=wanted is not None,
                   start_refused=refused)

@@ -256,8 +256,8 @@ class _Copy:
             actions_of.setdefault(action['action_plan_id'], []).append(
                 action)
         held = {tuple(claim) for claim in self.session.execute(sa.select(
-            models.ActionPlanClaim.resource_type,
-            models.ActionPlanClaim.resource_id))}
+            models.PlanHold.resource_type,
+            models.PlanHold.resource_id))}
         pending, wanted_of = [], {}
         for row in self.rows[table]:
             if not self._sort(table, row, existing):
