@@ -319,6 +319,15 @@ def list_rows(context, view, paging, filters=None):
         return [view.result(row) for row in conn.execute(stmt, params)]
 
 
+def one(session, model, missing, *where):
+    """The ORM row of ``model`` that ``where`` picks, in ``session``;
+    raises ``missing`` (an exception) when there is none."""
+    row = session.execute(sa.select(model).where(*where)).scalar_one_or_none()
+    if row is None:
+        raise missing
+    return row
+
+
 def left_alone(context, model, grace_seconds, where, limit=50):
     """UUIDs of the rows of ``model`` matching ``where`` (a list of
     conditions) that nobody changed for ``grace_seconds``, oldest first:
