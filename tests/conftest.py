@@ -12,7 +12,7 @@ import webob
 from tests import servers
 from watcher_ha.common import context as watcher_context
 from watcher_ha.conf import CONF
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import engine
 from watcher_ha.db import migration
 from watcher_ha.db import models
@@ -58,7 +58,7 @@ def conf(tmp_path_factory):
 @pytest.fixture(scope='session')
 def migrated(conf):
     migration.upgrade()
-    catalog.sync(watcher_context.admin_context())
+    installed_plugins.sync(watcher_context.admin_context())
     return engine.get_engine()
 
 

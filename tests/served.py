@@ -1,9 +1,10 @@
-"""A simulator served on a loopback port from a thread of the test
-process, for the real clients (keystoneauth, keystonemiddleware) that
-talk HTTP to it."""
+"""A simulator (or any WSGI app) served on a loopback port from a thread
+of the test process, for the real clients (keystoneauth,
+keystonemiddleware, novaclient) that talk HTTP to it."""
 
 import contextlib
 import threading
+from wsgiref import simple_server
 
 from cheroot import wsgi
 
@@ -25,3 +26,24 @@ def simulator_serving(spec):
         server.stop()
         thread.join(10)
         sim.stop()
+
+
+class _Quiet(simple_server.WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def app_serving(app):
+    """The URL of the WSGI ``app``, served one request at a time (no
+    access log), while in the block."""
+    server = simple_server.make_server('127.0.0.1', 0, app,
+                                       handler_class=_Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield 'http://127.0.0.1:%d' % server.server_port
+    finally:
+        server.shutdown()
+        thread.join(5)
+        server.server_close()

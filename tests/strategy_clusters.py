@@ -39,6 +39,20 @@ def build(nodes, servers, aggregates=()):
     return changes.state()
 
 
+class SnapshotModel:
+    """A data model that always serves ``snapshot`` (a ClusterState or a
+    StorageState), for code that asks an engine for its model."""
+
+    def __init__(self, snapshot):
+        self._snapshot = snapshot
+
+    def snapshot(self):
+        return self._snapshot
+
+    def info(self):
+        return {'generation': self._snapshot.generation}
+
+
 def reference_path(n_nodes, n_instances):
     return REFERENCE / ('cluster_%d_%d.json' % (n_nodes, n_instances))
 

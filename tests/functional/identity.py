@@ -35,6 +35,13 @@ def password_options(keystone_url, user):
             'user_domain_name': 'Default', 'project_domain_name': 'Default'}
 
 
+def cloud_sections(sim_url, *groups):
+    """{group: the cloud admin's password options} for each of ``groups``
+    ([nova], [placement], ...): how the daemons reach the simulator."""
+    options = password_options(sim_url + '/identity/v3', ADMIN)
+    return {group: dict(options) for group in groups}
+
+
 def authtoken_options(keystone_url):
     """[keystone_authtoken]: validate tokens at ``keystone_url`` as the
     service user."""

@@ -11,7 +11,7 @@ Usage: python tests/functional/prepare_db.py --config-file FILE
 import sys
 
 from watcher_ha.common import context
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import migration
 from watcher_ha.service import service
 
@@ -19,7 +19,7 @@ from watcher_ha.service import service
 def main(argv):
     service.prepare_service(argv, program='watcher-ha-db-manage')
     migration.upgrade()
-    catalog.sync(context.admin_context())
+    installed_plugins.sync(context.admin_context())
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from tests import factories
+from tests.functional import identity
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
@@ -36,12 +37,7 @@ FINAL = ('SUCCEEDED', 'FAILED', 'CANCELLED')
 
 
 def _auth(sim_url):
-    auth = {'auth_type': 'password', 'auth_url': sim_url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth),
-            'ironic': dict(auth)}
+    return identity.cloud_sections(sim_url, 'nova', 'placement', 'ironic')
 
 
 def _state(sim_url):

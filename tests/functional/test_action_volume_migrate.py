@@ -16,6 +16,7 @@ import requests
 
 from tests import factories
 from tests.functional import cloud as cloud_mod
+from tests.functional import identity
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
@@ -244,12 +245,8 @@ def test_recover_waits_for_a_migration_under_way(cloud):
 # The take-over.
 
 def _auth(sim_url):
-    auth = {'auth_type': 'password', 'auth_url': sim_url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {group: dict(auth) for group in ('nova', 'placement', 'ironic',
-                                            'cinder')}
+    return identity.cloud_sections(sim_url, 'nova', 'placement', 'ironic',
+                                   'cinder')
 
 
 @MARIADB_ONLY

@@ -202,7 +202,7 @@ def test_overlapping_plans_started_together_one_starts(two_apis):
         session.close()
     with engine.connect() as conn:
         held = conn.execute(sa.select(
-            models.ActionPlanClaim.resource_id).where(
-                models.ActionPlanClaim.resource_type == 'server')).scalars()
+            models.PlanHold.resource_id).where(
+                models.PlanHold.resource_type == 'server')).scalars()
         assert sorted(held) == ['server-%03d' % i
                                 for i in range(OVERLAP_ROUNDS)]

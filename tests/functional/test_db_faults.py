@@ -72,8 +72,8 @@ def _plan_state(engine, plan):
         actions = set(conn.execute(sa.select(models.Action.state).where(
             models.Action.action_plan_id == plan['id'])).scalars())
         claims = conn.execute(sa.select(sa.func.count()).select_from(
-            models.ActionPlanClaim).where(
-                models.ActionPlanClaim.action_plan_id == plan['id'])
+            models.PlanHold).where(
+                models.PlanHold.action_plan_id == plan['id'])
         ).scalar()
     return state, actions, claims
 

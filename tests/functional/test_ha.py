@@ -22,6 +22,7 @@ from tests import factories
 from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
+from tests.functional import identity
 from tests.functional import private_servers
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
@@ -444,11 +445,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
 
 
 def _cloud_auth(sim_url):
-    auth = {'auth_type': 'password', 'auth_url': sim_url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth)}
+    return identity.cloud_sections(sim_url, 'nova', 'placement')
 
 
 def _slow_gets(sim_url, server, seconds):

@@ -8,19 +8,16 @@ import requests
 
 from tests import servers
 from tests.functional import daemons
+from tests.functional import identity
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import simulator
 from watcher_ha.simulator import scenario
 
 
 def nova_sections(url):
-    auth = {'auth_type': 'password', 'auth_url': url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth),
-            'watcher_applier': {'poll_interval': 0.2,
-                                'migration_timeout': 60}}
+    return dict(identity.cloud_sections(url, 'nova', 'placement'),
+                watcher_applier={'poll_interval': 0.2,
+                                 'migration_timeout': 60})
 
 
 def spec():

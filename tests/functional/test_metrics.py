@@ -11,6 +11,7 @@ from prometheus_client import parser
 from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
+from tests.functional import identity
 from tests.functional import prometheus_server
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
@@ -27,12 +28,7 @@ DAEMONS = ('api', 'decision_engine', 'applier')
 
 
 def nova_sections(url):
-    auth = {'auth_type': 'password', 'auth_url': url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth),
-            'cinder': dict(auth)}
+    return identity.cloud_sections(url, 'nova', 'placement', 'cinder')
 
 
 def scrape(url):

@@ -20,12 +20,11 @@ import requests
 
 from tests import servers
 from tests.functional import cloud
+from tests.functional import model_engine
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.conf import CONF
-from watcher_ha.decision_engine.feed import dispatch
-from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.model.collector import compute
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
@@ -204,27 +203,6 @@ def test_full_sync_counts_what_placement_holds_beyond_the_servers(
                    for node in snapshot.nodes.values()) == old_memory
 
 
-class Engine:
-    """A decision engine's model side, in this process; ``processes``:
-    its notification_listener_processes."""
-
-    def __init__(self, host, processes=0):
-        self.collectors = collector_manager.CollectorManager(['compute'])
-        self.model = self.collectors.model('compute')
-        self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
-        self.listener = listener_process.nova_listener(
-            self.dispatcher, host, processes=processes)
-
-    def start(self):
-        self.dispatcher.start()
-        self.listener.start()
-        self.collectors.resync('compute')
-
-    def stop(self):
-        self.listener.stop()
-        self.dispatcher.stop()
-
-
 def test_a_hung_nova_fails_the_sync_instead_of_holding_it(tmp_path,
                                                           nova_conf):
     """Every request has a timeout ([nova] timeout, 60 s by default):
@@ -384,7 +362,9 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
             nova_conf(url)
             # engine-b reads with two listener processes, whose batches
             # interleave: its model must end as engine-a's does.
-            engines = [Engine('engine-a'), Engine('engine-b', processes=2)]
+            engines = [model_engine.ModelEngine('compute', 'engine-a'),
+                       model_engine.ModelEngine('compute', 'engine-b',
+                                                processes=2)]
             for engine in engines:
                 engine.start()
             client = nova(url)

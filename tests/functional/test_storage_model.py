@@ -15,14 +15,13 @@ import requests
 
 from tests import servers
 from tests.functional import daemons
+from tests.functional import model_engine
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from watcher_ha.common import context as watcher_context
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import rpcapi
-from watcher_ha.decision_engine.feed import dispatch
-from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model import storage_state
 from watcher_ha.decision_engine.model.collector import manager as \
@@ -176,27 +175,6 @@ def test_without_a_cinder_endpoint_the_storage_model_is_off():
     assert collectors.list() == []
 
 
-class Engine:
-    """A decision engine's storage model side: collector, dispatcher,
-    listener (``processes``: its notification_listener_processes)."""
-
-    def __init__(self, host, processes=0):
-        self.collectors = collector_manager.CollectorManager(['storage'])
-        self.model = self.collectors.model('storage')
-        self.dispatcher = dispatch.Dispatcher(self.collectors.handlers())
-        self.listener = listener_process.nova_listener(
-            self.dispatcher, host, processes=processes)
-
-    def start(self):
-        self.dispatcher.start()
-        self.listener.start()
-        self.collectors.resync('storage')
-
-    def stop(self):
-        self.listener.stop()
-        self.dispatcher.stop()
-
-
 class Operations:
     """Random volume operations through the Block Storage API."""
 
@@ -318,7 +296,9 @@ def test_two_engines_follow_500_volume_operations_and_resync_repairs(
         with simulator(tmp_path, storage_spec(seed=7),
                        transport_url=transport_url) as url:
             cinder_conf(url)
-            engines = [Engine('engine-a'), Engine('engine-b', processes=2)]
+            engines = [model_engine.ModelEngine('storage', 'engine-a'),
+                       model_engine.ModelEngine('storage', 'engine-b',
+                                                processes=2)]
             for engine in engines:
                 engine.start()
             operations = Operations(url, random.Random(5))

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from tests import golden
 from watcher_ha.api import microversion
 from watcher_ha.common import plugins
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import models
 from watcher_ha.decision_engine.strategy import base as strategy_base
 
@@ -78,7 +78,7 @@ def watcher17_catalog(api, db, admin_context):
     with db.begin() as conn:
         for table in ('strategies', 'goals', 'scoring_engines'):
             conn.execute(sa.delete(models.Base.metadata.tables[table]))
-    catalog.sync(admin_context, goals=dict(sorted(goals.items())),
+    installed_plugins.sync(admin_context, goals=dict(sorted(goals.items())),
                  strategies=strategies,
                  scoring_engines=_scorers_in_watcher_order())
     yield
@@ -86,7 +86,7 @@ def watcher17_catalog(api, db, admin_context):
         for table in ('efficacy_indicators', 'actions', 'action_plans',
                       'audits', 'audit_templates'):
             conn.execute(sa.delete(models.Base.metadata.tables[table]))
-    catalog.sync(admin_context, prune=True)
+    installed_plugins.sync(admin_context, prune=True)
 
 
 def test_our_goals_are_watcher17s():

@@ -8,6 +8,7 @@ import types
 
 import pytest
 
+from tests import strategy_clusters
 from tests.unit.strategies.test_host_maintenance import actions
 from tests.unit.strategies.test_host_maintenance import run
 from watcher_ha.common import audit_scope
@@ -148,17 +149,6 @@ def test_a_template_scope_is_checked_on_input(api):
     assert "'nodes' was unexpected" in patched.fault
 
 
-class _Model:
-    def __init__(self, snapshot):
-        self._snapshot = snapshot
-
-    def snapshot(self):
-        return self._snapshot
-
-    def info(self):
-        return {'generation': self._snapshot.generation}
-
-
 def test_the_data_model_of_an_audit_is_its_scope(db, admin_context):
     """GET /v1/data_model?audit_uuid=: what the audit's strategy sees, the
     servers its scope leaves out marked server_watcher_exclude."""
@@ -167,8 +157,9 @@ def test_the_data_model_of_an_audit_is_its_scope(db, admin_context):
     audit = factories.audit(db, scope=[{'compute': [
         {'availability_zones': [{'name': 'az1'}]},
         {'exclude': [{'instances': [{'uuid': 'a1-vm0'}]}]}]}])
-    engine = types.SimpleNamespace(host='engine-1',
-                                   model=lambda name: _Model(cluster()))
+    engine = types.SimpleNamespace(
+        host='engine-1',
+        model=lambda name: strategy_clusters.SnapshotModel(cluster()))
     endpoints = manager.Endpoints(engine)
     found = endpoints.get_data_model_info(admin_context, 'compute',
                                           audit['uuid'])['context']

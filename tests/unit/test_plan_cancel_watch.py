@@ -61,7 +61,7 @@ class Unstoppable(action_base.Action):
         threading.Event().wait(0.5)
 
 
-CATALOG = {'stoppable': Stoppable, 'unstoppable': Unstoppable}
+ACTION_CLASSES = {'stoppable': Stoppable, 'unstoppable': Unstoppable}
 
 
 def _context():
@@ -93,7 +93,7 @@ def test_a_cancel_stops_what_it_can_and_lets_the_rest_finish(db, conf):
     canceller.start()
     try:
         outcome = workflow.PlanRun(
-            plan_runs.get(_context(), plan['uuid']), HOST, CATALOG,
+            plan_runs.get(_context(), plan['uuid']), HOST, ACTION_CLASSES,
             threading.Event()).execute()
     finally:
         canceller.join()

@@ -29,9 +29,9 @@ def plan(db, *kinds):
 def claims(db, plan_row):
     with db.connect() as conn:
         return sorted(conn.execute(sa.select(
-            models.ActionPlanClaim.resource_type,
-            models.ActionPlanClaim.resource_id).where(
-                models.ActionPlanClaim.action_plan_id == plan_row['id'])))
+            models.PlanHold.resource_type,
+            models.PlanHold.resource_id).where(
+                models.PlanHold.action_plan_id == plan_row['id'])))
 
 
 def start(api, plan_row):

@@ -60,7 +60,8 @@ class ContainedRecorder(Recorder):
     failure_is_contained = True
 
 
-CATALOG = {'recorder': Recorder, 'contained_recorder': ContainedRecorder}
+ACTION_CLASSES = {'recorder': Recorder,
+                  'contained_recorder': ContainedRecorder}
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def _plan_row(db, plan):
 
 
 def _execute(plan, stopping=None):
-    return workflow.PlanRun(plan, HOST, CATALOG,
+    return workflow.PlanRun(plan, HOST, ACTION_CLASSES,
                             stopping or threading.Event()).execute()
 
 
@@ -194,14 +195,14 @@ def test_a_cancel_landing_as_the_plan_finishes_ends_it_cancelled(
         'CANCELLED', plan_runs.CANCELLED_AT_THE_END)
     with db.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(
-            models.ActionPlanClaim)).scalar() == 0
+            models.PlanHold)).scalar() == 0
 
 
 def test_a_cancelling_plan_nothing_works_on_is_ended_by_the_self_check(
         db, journal):
     plan, _ = _running_plan(db, 'a', state='CANCELLING')
     applier = manager.ApplierManager(HOST)
-    applier.plans.actions = CATALOG
+    applier.plans.actions = ACTION_CLASSES
     applier.owner.start(None)
     try:
         applier.owner.sweep()
@@ -354,7 +355,7 @@ def test_a_cancel_coming_in_before_an_action_starts_stops_it(db, journal):
     start, an operator cancels: the start, in the transaction that checks
     the plan, refuses, and the plan ends CANCELLED with nothing run."""
     plan, actions = _running_plan(db, 'a')
-    run = workflow.PlanRun(plan, HOST, CATALOG, threading.Event())
+    run = workflow.PlanRun(plan, HOST, ACTION_CLASSES, threading.Event())
     looked = run.plan_state
 
     def cancel_after_looking():

@@ -12,6 +12,7 @@ import types
 import pytest
 
 from tests import factories
+from tests import strategy_clusters
 from tests.unit.strategies.test_storage_capacity_balance import build
 from tests.unit.strategies.test_storage_capacity_balance import moves
 from tests.unit.strategies.test_storage_capacity_balance import node
@@ -167,22 +168,12 @@ def test_the_strategy_moves_nothing_outside_the_scope():
     assert 'v3' not in {uuid for uuid, _k, _w in planned}
 
 
-class _Model:
-    def __init__(self, snapshot):
-        self._snapshot = snapshot
-
-    def snapshot(self):
-        return self._snapshot
-
-    def info(self):
-        return {'generation': self._snapshot.generation}
-
-
 def test_the_storage_data_model_of_an_audit_is_its_scope(db, admin_context):
     audit = factories.audit(db, scope=[{'storage': [
         {'availability_zones': [{'name': 'az1'}]}]}])
-    engine = types.SimpleNamespace(host='engine-1',
-                                   model=lambda name: _Model(storage()))
+    engine = types.SimpleNamespace(
+        host='engine-1',
+        model=lambda name: strategy_clusters.SnapshotModel(storage()))
     endpoints = manager.Endpoints(engine)
     found = endpoints.get_data_model_info(admin_context, 'storage',
                                           audit['uuid'])['context']

@@ -5,14 +5,13 @@ too), the coordination backend, and the options nobody reads."""
 
 import contextlib
 import socket
-import threading
-from wsgiref import simple_server
 
 import pytest
 import sqlalchemy as sa
 from oslo_upgradecheck import upgradecheck
 
 from tests import private_conf
+from tests import served
 from watcher_ha.cmd import status
 from watcher_ha.db import migration
 from watcher_ha.simulator import scenario
@@ -102,25 +101,14 @@ def test_an_unreachable_database_fails(tmp_path):
 
 # Nova and Placement, against the simulator.
 
-class _Quiet(simple_server.WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @contextlib.contextmanager
 def serving(spec):
     """The simulator of ``spec`` on a loopback port: its URL."""
     sim = simulator.Simulator(spec)
-    server = simple_server.make_server('127.0.0.1', 0, sim,
-                                       handler_class=_Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield 'http://127.0.0.1:%d' % server.server_port
+        with served.app_serving(sim) as url:
+            yield url
     finally:
-        server.shutdown()
-        thread.join(5)
-        server.server_close()
         sim.stop()
 
 

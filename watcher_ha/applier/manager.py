@@ -20,7 +20,7 @@ from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
-from watcher_ha.db import catalog as catalog_db
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import plan_runs
 from watcher_ha.notifications import notifier
 from watcher_ha.service import ownership
@@ -236,7 +236,7 @@ class ApplierManager:
     def start(self, group=None):
         """``group``: this applier's membership of the appliers' group
         (None: a lone applier)."""
-        catalog_db.sync(watcher_context.admin_context())
+        installed_plugins.sync(watcher_context.admin_context())
         self.plans.actions = plugins.load_classes(plugins.ACTIONS)
         metrics.known(self.plans.actions)
         self.owner.start(group)

@@ -102,12 +102,12 @@ class Takeover:
     applier, and calls let through its fence must land first.
     """
 
-    def __init__(self, context, plan, host, catalog, why, previous,
+    def __init__(self, context, plan, host, action_classes, why, previous,
                  stopping, started_here=frozenset()):
         self.context = context
         self.plan = plan
         self.host = host
-        self.catalog = catalog
+        self.action_classes = action_classes
         # Adopted from nobody: a stopping applier handed it back (a plan
         # being cancelled, with actions it interrupted).
         self.why = (HANDED_BACK if why == ownership.ADOPTED
@@ -173,7 +173,7 @@ class Takeover:
 
     def _fate(self, action):
         """(the state an interrupted action goes to, its message)."""
-        cls = self.catalog.get(action['action_type'])
+        cls = self.action_classes.get(action['action_type'])
         try:
             touches_cloud = cls is None or cls.resources(
                 action['input_parameters'] or {})

@@ -172,10 +172,11 @@ class ActionTask(task.Task):
 class PlanRun:
     """Everything one execution of one plan shares across its tasks."""
 
-    def __init__(self, plan, host, catalog, stopping, started_here=None):
+    def __init__(self, plan, host, action_classes, stopping,
+                 started_here=None):
         self.plan = plan
         self.host = host
-        self.catalog = catalog
+        self.action_classes = action_classes
         self.stopping = stopping
         # Where the run notes each action it starts (see
         # takeover.Takeover).
@@ -195,7 +196,7 @@ class PlanRun:
 
     def plugin(self, action, fence):
         """The action's plugin, built from validated parameters."""
-        cls = self.catalog.get(action['action_type'])
+        cls = self.action_classes.get(action['action_type'])
         if cls is None:
             raise action_base.ActionError(
                 'action type %s is not installed on %s'
@@ -204,7 +205,7 @@ class PlanRun:
         return cls(action['input_parameters'], self.context, fence)
 
     def _contained(self, action):
-        cls = self.catalog.get(action['action_type'])
+        cls = self.action_classes.get(action['action_type'])
         return cls is not None and cls.failure_is_contained
 
     def fence(self, action, state, token):

@@ -1,11 +1,11 @@
-"""Ending a recovery's hold on the reserved hosts it claimed, whether it
+"""Ending a recovery's hold on the reserved hosts it took, whether it
 succeeded or, after its last attempt, failed.
 
-A claimed host Nova shows servers on keeps them and becomes a normal
+A held host Nova shows servers on keeps them and becomes a normal
 host. One that holds none goes back to the segment's pool: its compute
 service is disabled again (a reserved host is kept empty), and it leaves
 the aggregates the recovery put it in, before its row is reserved again,
-so that a recovery claiming it next never finds it taking new servers
+so that a recovery holding it next never finds it taking new servers
 from the scheduler. Nova, not the recovery's vmoves, says which hosts are
 empty: an evacuation that failed on its destination leaves its server
 there, in ERROR.

@@ -6,7 +6,7 @@ import sys
 from oslo_config import cfg
 
 from watcher_ha.common import context
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import engine as db_engine
 from watcher_ha.db import foreign_db
 from watcher_ha.db import masakari_import
@@ -53,7 +53,7 @@ def do_purge():
 
 
 def do_sync():
-    catalog.sync(context.admin_context(), prune=CONF.command.prune)
+    installed_plugins.sync(context.admin_context(), prune=CONF.command.prune)
     print('Goals, strategies and scoring engines synced from plugins%s.'
           % (', and those no plugin provides removed'
              if CONF.command.prune else ''))

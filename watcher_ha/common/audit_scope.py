@@ -151,3 +151,28 @@ def _rules(scope, model):
         if section.get(model):
             return section[model]
     return []
+
+
+def kept(rules, finders):
+    """What the keep rules of ``rules`` keep together: the union, over
+    the rules, of ``finders[key](rule[key])`` for the first key of
+    ``finders`` a rule has; None (everything) when no rule keeps."""
+    found = None
+    for rule in rules:
+        for key, find in finders.items():
+            if key in rule:
+                found = (found or set()) | find(rule[key])
+                break
+    return found
+
+
+def exclusions(rules):
+    """The items of every ``exclude`` rule, in order."""
+    return [item for rule in rules for item in rule.get('exclude', ())]
+
+
+def excluded(rules, key, field):
+    """The ``field`` (name or uuid) of everything the exclude rules name
+    under ``key``."""
+    return {named[field] for item in exclusions(rules)
+            for named in item.get(key, ())}

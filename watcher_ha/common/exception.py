@@ -1,5 +1,9 @@
 """Domain errors. Each carries its HTTP status ``code`` and a stable
-``error_code``; the API renders them in one place (``api/errors.py``)."""
+``error_code``; the API renders them in one place (``api/errors.py``).
+
+An error that only names its status, code and message is a row of a
+table (``declare``), under the family it belongs to; a class is written
+out only where it does more."""
 
 
 class WatcherHAError(Exception):
@@ -19,226 +23,20 @@ class WatcherHAError(Exception):
         return {}
 
 
-# 400 -----------------------------------------------------------------------
-
-class Invalid(WatcherHAError):
-    code = 400
-    error_code = 'invalid'
-    msg_fmt = 'Invalid input: %(reason)s'
-
-
-class InvalidJSON(Invalid):
-    error_code = 'invalid_json'
-    msg_fmt = 'Request is not in valid JSON format'
-
-
-class JSONTooDeep(InvalidJSON):
-    error_code = 'json_too_deep'
-    msg_fmt = ('Request body nests JSON arrays or objects more than %(max)s '
-               'levels deep')
-
-
-class InvalidNUL(Invalid):
-    error_code = 'invalid_nul'
-    msg_fmt = ('NUL characters (\\u0000) are not allowed in identifiers, '
-               'query parameters or body values.')
-
-
-class InvalidField(Invalid):
-    error_code = 'invalid_field'
-    msg_fmt = ('Invalid input for field/attribute %(field)s. '
-               'Value: %(value)s. %(reason)s')
-
-
-class MissingArgument(Invalid):
-    error_code = 'missing_argument'
-    msg_fmt = 'Missing argument: "%(name)s"'
-
-
-class ValueOutOfRange(Invalid):
-    error_code = 'value_out_of_range'
-    msg_fmt = ('A value of the request is too long or out of range for the '
-               'database.')
-
-
-class InvalidParameter(Invalid):
-    error_code = 'invalid_parameter'
-    msg_fmt = 'Invalid value for query parameter %(name)s: %(reason)s'
-
-
-class InvalidSortKey(Invalid):
-    error_code = 'invalid_sort_key'
-    msg_fmt = 'Invalid sort key: %(key)s'
-
-
-class InvalidSortDir(Invalid):
-    error_code = 'invalid_sort_dir'
-    msg_fmt = ("Invalid sort direction: %(value)s. "
-               "Acceptable values are 'asc' or 'desc'")
-
-
-class InvalidLimit(Invalid):
-    error_code = 'invalid_limit'
-    msg_fmt = 'Limit must be positive'
-
-
-class InvalidUUID(Invalid):
-    error_code = 'invalid_uuid'
-    msg_fmt = 'Expected a uuid but received %(uuid)s.'
-
-
-class InvalidIdentity(Invalid):
-    error_code = 'invalid_identity'
-    msg_fmt = 'Expected a uuid or int but received %(identity)s'
-
-
-class PatchError(Invalid):
-    error_code = 'patch_error'
-    msg_fmt = "Couldn't apply patch '%(patch)s'. Reason: %(reason)s"
-
-
-class StateTransitionNotAllowed(Invalid):
-    error_code = 'state_transition_not_allowed'
-    msg_fmt = 'State transition not allowed: (%(current)s -> %(new)s)'
-
-
-class DeleteError(Invalid):
-    error_code = 'delete_not_allowed'
-    msg_fmt = "Couldn't delete when state is '%(state)s'."
-
-
-class InvalidInterval(Invalid):
-    error_code = 'invalid_interval'
-    msg_fmt = ('Interval %(interval)s is neither a number of seconds nor a '
-               'valid cron expression such as "*/10 * * * *" (minute hour '
-               'day month weekday).')
-
-
-class IntervalOutOfRange(InvalidInterval):
-    error_code = 'interval_out_of_range'
-    msg_fmt = ('Interval %(interval)s seconds is out of range: a continuous '
-               'audit runs every %(low)s to %(high)s seconds (366 days); '
-               'for rarer rounds give a cron expression.')
-
-
-class IntervalNeverRuns(InvalidInterval):
-    error_code = 'interval_never_runs'
-    msg_fmt = ('Invalid interval: %(reason)s, so the audit would never '
-               'run. Give a cron expression that matches at least once '
-               'every %(years)s years, such as "0 3 1 * *" (03:00 on the '
-               'first of each month).')
-
-
-class WebhookNeedsUUID(Invalid):
-    error_code = 'webhook_needs_uuid'
-    msg_fmt = ('%(ident)s is not an audit UUID. Public webhooks ([api] '
-               'enable_webhooks_auth = False) name the audit by its UUID '
-               'only: POST /v1/webhooks/<audit UUID>.')
-
-
-class AuditTypeNotAllowed(Invalid):
-    error_code = 'audit_type_not_allowed'
-    msg_fmt = 'Audit type %(audit_type)s is disallowed.'
-
-
-class ActionFilterCombinationProhibited(Invalid):
-    error_code = 'action_filter_combination'
-    msg_fmt = 'Filtering actions on both audit and action-plan is prohibited'
-
-
-# 401/403 -------------------------------------------------------------------
-
-class NotAuthorized(WatcherHAError):
-    code = 403
-    error_code = 'forbidden'
-    msg_fmt = 'Not authorized.'
-
-
-class PolicyNotAuthorized(NotAuthorized):
-    error_code = 'policy_forbidden'
-    msg_fmt = 'Policy doesn\'t allow %(action)s to be performed.'
-
-
-# 404 -----------------------------------------------------------------------
-
-class NotFound(WatcherHAError):
-    code = 404
-    error_code = 'not_found'
-    msg_fmt = 'Resource could not be found.'
-
-
-class GoalNotFound(NotFound):
-    error_code = 'goal_not_found'
-    msg_fmt = 'Goal %(goal)s could not be found'
-
-
-class StrategyNotFound(NotFound):
-    error_code = 'strategy_not_found'
-    msg_fmt = 'Strategy %(strategy)s could not be found'
-
-
-class AuditTemplateNotFound(NotFound):
-    error_code = 'audit_template_not_found'
-    msg_fmt = 'AuditTemplate %(audit_template)s could not be found'
-
-
-class AuditNotFound(NotFound):
-    error_code = 'audit_not_found'
-    msg_fmt = 'Audit %(audit)s could not be found'
-
-
-class ActionPlanNotFound(NotFound):
-    error_code = 'action_plan_not_found'
-    msg_fmt = 'ActionPlan %(action_plan)s could not be found'
-
-
-class ActionNotFound(NotFound):
-    error_code = 'action_not_found'
-    msg_fmt = 'Action %(action)s could not be found'
-
-
-class ScoringEngineNotFound(NotFound):
-    error_code = 'scoring_engine_not_found'
-    msg_fmt = 'ScoringEngine %(scoring_engine)s could not be found'
-
-
-class ServiceNotFound(NotFound):
-    error_code = 'service_not_found'
-    msg_fmt = 'The service %(service)s cannot be found.'
-
-
-# 406 / 409 / 413 / 429 / 503 -----------------------------------------------
-
-class NotAcceptable(WatcherHAError):
-    code = 406
-    error_code = 'not_acceptable'
-    msg_fmt = 'Request not acceptable.'
-
-
-class Conflict(WatcherHAError):
-    code = 409
-    error_code = 'conflict'
-    msg_fmt = 'Conflict: %(reason)s'
-
-
-class StateConflict(Conflict):
-    """Lost a compare-and-swap: the row changed since it was read."""
-    error_code = 'state_conflict'
-    msg_fmt = ('%(resource)s %(uuid)s was changed concurrently (%(now)s); '
-               'read it again and retry if still wanted.')
-
-
-class AlreadyExists(Conflict):
-    error_code = 'already_exists'
-    msg_fmt = 'An %(resource)s with UUID or name %(name)s already exists'
-
-
-class RequestBodyTooLarge(WatcherHAError):
-    code = 413
-    error_code = 'request_body_too_large'
-    msg_fmt = ('The request body is larger than %(limit)s bytes, the most '
-               'this API accepts; send a smaller body (operators set the '
-               'limit with [oslo_middleware] max_request_body_size).')
+def declare(namespace, base, errors):
+    """Make each of ``errors`` ((class name, error_code, msg_fmt[, HTTP
+    status code]), ...) a subclass of ``base`` (a class, or the name of
+    one in ``namespace``), and a name of the module whose ``namespace``
+    (its ``globals()``) is given: callers catch and raise it by its name
+    like any class."""
+    if isinstance(base, str):
+        base = namespace[base]
+    for name, error_code, msg_fmt, *code in errors:
+        attributes = {'__module__': namespace['__name__'],
+                      'error_code': error_code, 'msg_fmt': msg_fmt}
+        if code:
+            attributes['code'] = code[0]
+        namespace[name] = type(name, (base,), attributes)
 
 
 class WebhookTooSoon(WatcherHAError):
@@ -253,15 +51,116 @@ class WebhookTooSoon(WatcherHAError):
         return {'Retry-After': str(self.kwargs['seconds'])}
 
 
-class ServiceUnavailable(WatcherHAError):
-    code = 503
-    error_code = 'service_unavailable'
-    msg_fmt = '%(reason)s'
+# The families, by HTTP status; a family's errors follow it.
+declare(globals(), WatcherHAError, (
+    ('Invalid', 'invalid', 'Invalid input: %(reason)s', 400),
+    ('NotAuthorized', 'forbidden', 'Not authorized.', 403),
+    ('NotFound', 'not_found', 'Resource could not be found.', 404),
+    ('NotAcceptable', 'not_acceptable', 'Request not acceptable.', 406),
+    ('Conflict', 'conflict', 'Conflict: %(reason)s', 409),
+    ('RequestBodyTooLarge', 'request_body_too_large',
+     'The request body is larger than %(limit)s bytes, the most this API '
+     'accepts; send a smaller body (operators set the limit with '
+     '[oslo_middleware] max_request_body_size).', 413),
+    ('ServiceUnavailable', 'service_unavailable', '%(reason)s', 503),
+))
 
+# 400 -----------------------------------------------------------------------
+declare(globals(), 'Invalid', (
+    ('InvalidJSON', 'invalid_json', 'Request is not in valid JSON format'),
+    ('InvalidInterval', 'invalid_interval',
+     'Interval %(interval)s is neither a number of seconds nor a valid cron '
+     'expression such as "*/10 * * * *" (minute hour day month weekday).'),
+    ('InvalidNUL', 'invalid_nul',
+     'NUL characters (\\u0000) are not allowed in identifiers, query '
+     'parameters or body values.'),
+    ('InvalidField', 'invalid_field',
+     'Invalid input for field/attribute %(field)s. Value: %(value)s. '
+     '%(reason)s'),
+    ('MissingArgument', 'missing_argument', 'Missing argument: "%(name)s"'),
+    ('ValueOutOfRange', 'value_out_of_range',
+     'A value of the request is too long or out of range for the database.'),
+    ('InvalidParameter', 'invalid_parameter',
+     'Invalid value for query parameter %(name)s: %(reason)s'),
+    ('InvalidSortKey', 'invalid_sort_key', 'Invalid sort key: %(key)s'),
+    ('InvalidSortDir', 'invalid_sort_dir',
+     "Invalid sort direction: %(value)s. Acceptable values are 'asc' or "
+     "'desc'"),
+    ('InvalidLimit', 'invalid_limit', 'Limit must be positive'),
+    ('InvalidUUID', 'invalid_uuid', 'Expected a uuid but received %(uuid)s.'),
+    ('InvalidIdentity', 'invalid_identity',
+     'Expected a uuid or int but received %(identity)s'),
+    ('PatchError', 'patch_error',
+     "Couldn't apply patch '%(patch)s'. Reason: %(reason)s"),
+    ('StateTransitionNotAllowed', 'state_transition_not_allowed',
+     'State transition not allowed: (%(current)s -> %(new)s)'),
+    ('DeleteError', 'delete_not_allowed',
+     "Couldn't delete when state is '%(state)s'."),
+    ('WebhookNeedsUUID', 'webhook_needs_uuid',
+     '%(ident)s is not an audit UUID. Public webhooks ([api] '
+     'enable_webhooks_auth = False) name the audit by its UUID only: POST '
+     '/v1/webhooks/<audit UUID>.'),
+    ('AuditTypeNotAllowed', 'audit_type_not_allowed',
+     'Audit type %(audit_type)s is disallowed.'),
+    ('ActionFilterCombinationProhibited', 'action_filter_combination',
+     'Filtering actions on both audit and action-plan is prohibited'),
+))
 
-class DatabaseBusy(ServiceUnavailable):
-    error_code = 'database_busy'
-    msg_fmt = ('A row this request needs has been locked by another '
-               'transaction for over %(seconds)s s (a daemon paused or cut '
-               'off in the middle of one); nothing was changed. Retry '
-               'shortly.')
+declare(globals(), 'InvalidJSON', (
+    ('JSONTooDeep', 'json_too_deep',
+     'Request body nests JSON arrays or objects more than %(max)s levels '
+     'deep'),
+))
+
+declare(globals(), 'InvalidInterval', (
+    ('IntervalOutOfRange', 'interval_out_of_range',
+     'Interval %(interval)s seconds is out of range: a continuous audit '
+     'runs every %(low)s to %(high)s seconds (366 days); for rarer rounds '
+     'give a cron expression.'),
+    ('IntervalNeverRuns', 'interval_never_runs',
+     'Invalid interval: %(reason)s, so the audit would never run. Give a '
+     'cron expression that matches at least once every %(years)s years, '
+     'such as "0 3 1 * *" (03:00 on the first of each month).'),
+))
+
+# 401/403 -------------------------------------------------------------------
+declare(globals(), 'NotAuthorized', (
+    ('PolicyNotAuthorized', 'policy_forbidden',
+     "Policy doesn't allow %(action)s to be performed."),
+))
+
+# 404 -----------------------------------------------------------------------
+declare(globals(), 'NotFound', (
+    ('GoalNotFound', 'goal_not_found', 'Goal %(goal)s could not be found'),
+    ('StrategyNotFound', 'strategy_not_found',
+     'Strategy %(strategy)s could not be found'),
+    ('AuditTemplateNotFound', 'audit_template_not_found',
+     'AuditTemplate %(audit_template)s could not be found'),
+    ('AuditNotFound', 'audit_not_found', 'Audit %(audit)s could not be found'),
+    ('ActionPlanNotFound', 'action_plan_not_found',
+     'ActionPlan %(action_plan)s could not be found'),
+    ('ActionNotFound', 'action_not_found',
+     'Action %(action)s could not be found'),
+    ('ScoringEngineNotFound', 'scoring_engine_not_found',
+     'ScoringEngine %(scoring_engine)s could not be found'),
+    ('ServiceNotFound', 'service_not_found',
+     'The service %(service)s cannot be found.'),
+))
+
+# 409 -----------------------------------------------------------------------
+declare(globals(), 'Conflict', (
+    # Lost a compare-and-swap: the row changed since it was read.
+    ('StateConflict', 'state_conflict',
+     '%(resource)s %(uuid)s was changed concurrently (%(now)s); read it '
+     'again and retry if still wanted.'),
+    ('AlreadyExists', 'already_exists',
+     'An %(resource)s with UUID or name %(name)s already exists'),
+))
+
+# 503 -----------------------------------------------------------------------
+declare(globals(), 'ServiceUnavailable', (
+    ('DatabaseBusy', 'database_busy',
+     'A row this request needs has been locked by another transaction for '
+     'over %(seconds)s s (a daemon paused or cut off in the middle of one); '
+     'nothing was changed. Retry shortly.'),
+))

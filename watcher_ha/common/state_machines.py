@@ -65,6 +65,12 @@ class StateMachine:
                 yield source, target, actors
 
 
+def _archived(deleted, actors, *ends):
+    """The moves of rows that ended (in one of ``ends``) to their archive
+    (``deleted``), each asked for by ``actors``."""
+    return {end: {deleted: actors} for end in ends}
+
+
 AUDIT = StateMachine(
     name='audit',
     states=frozenset((S.PENDING, S.ONGOING, S.SUCCEEDED, S.FAILED,
@@ -82,11 +88,10 @@ AUDIT = StateMachine(
         S.SUSPENDED: {S.ONGOING: ONLY_USER,
                       S.CANCELLED: ONLY_USER,
                       S.DELETED: ONLY_USER},
+        **_archived(S.DELETED, ONLY_USER, S.FAILED, S.CANCELLED),
         # Back to PENDING: a webhook triggers an EVENT audit again.
         S.SUCCEEDED: {S.DELETED: ONLY_USER,
                       S.PENDING: ONLY_USER},
-        S.FAILED: {S.DELETED: ONLY_USER},
-        S.CANCELLED: {S.DELETED: ONLY_USER},
     })
 
 ACTION_PLAN = StateMachine(
@@ -114,10 +119,8 @@ ACTION_PLAN = StateMachine(
                        P.FAILED: ONLY_SERVICE},
         # A service archives the plans of continuous audits that later
         # rounds replaced, once they are older than the retention.
-        P.SUCCEEDED: {P.DELETED: BOTH},
-        P.FAILED: {P.DELETED: ONLY_USER},
-        P.CANCELLED: {P.DELETED: BOTH},
-        P.SUPERSEDED: {P.DELETED: BOTH},
+        **_archived(P.DELETED, BOTH, P.SUCCEEDED, P.CANCELLED, P.SUPERSEDED),
+        **_archived(P.DELETED, ONLY_USER, P.FAILED),
     },
     # An action cancelled (never run) or failed: the plan did not do what
     # it planned, whatever made it try to end so (a settling that chose
@@ -147,10 +150,8 @@ ACTION = StateMachine(
                     A.PENDING: ONLY_SERVICE},
         A.CANCELLING: {A.CANCELLED: ONLY_SERVICE,
                        A.FAILED: ONLY_SERVICE},
-        A.SUCCEEDED: {A.DELETED: ONLY_SERVICE},
-        A.FAILED: {A.DELETED: ONLY_SERVICE},
-        A.CANCELLED: {A.DELETED: ONLY_SERVICE},
-        A.SKIPPED: {A.DELETED: ONLY_SERVICE},
+        **_archived(A.DELETED, ONLY_SERVICE, A.SUCCEEDED, A.FAILED,
+                    A.CANCELLED, A.SKIPPED),
     })
 
 # A host notification (instance HA), in Masakari's statuses: its recovery

@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from watcher_ha.conf import owned_work
+
 GROUP = cfg.OptGroup('watcher_applier', title='Applier options')
 
 OPTS = [
@@ -12,15 +14,9 @@ OPTS = [
         'workers', default=4, min=1,
         help='Actions of one plan executed at the same time, when the plan '
              'allows it (actions without a parent in common).'),
-    cfg.IntOpt(
-        'sweep_interval', default=10, min=1, mutable=True,
-        help='Seconds between two looks for started action plans nobody '
-             'took (their launch message lost).'),
-    cfg.IntOpt(
-        'pending_grace', default=5, min=0, mutable=True,
-        help='Seconds a started (PENDING) action plan is left to the '
-             'applier its message reaches before any applier\'s sweep '
-             'takes it.'),
+    *owned_work.opts('started action plans',
+                     'a started (PENDING) action plan', 'applier',
+                     'their launch message lost'),
     cfg.StrOpt(
         'recovery', default='cancel', mutable=True,
         choices=[('cancel', 'Cancel the plan and its unfinished actions: '

@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from watcher_ha.conf import owned_work
+
 GROUP = cfg.OptGroup('watcher_decision_engine',
                      title='Decision engine options')
 
@@ -9,14 +11,8 @@ OPTS = [
     cfg.IntOpt(
         'max_audit_workers', default=4, min=1,
         help='Audits one decision engine computes at the same time.'),
-    cfg.IntOpt(
-        'sweep_interval', default=10, min=1, mutable=True,
-        help='Seconds between two looks for audits nobody took (their '
-             'trigger message lost, or their engine gone).'),
-    cfg.IntOpt(
-        'pending_grace', default=5, min=0, mutable=True,
-        help='Seconds a new PENDING audit is left to the engine its '
-             'message reaches before the sweep of any engine takes it.'),
+    *owned_work.opts('audits', 'a new PENDING audit', 'engine',
+                     'their trigger message lost, or their engine gone'),
     cfg.IntOpt(
         'action_plan_expiry', default=24, min=0, mutable=True,
         help='Hours after which an action plan nobody started (still '

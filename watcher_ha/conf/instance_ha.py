@@ -30,11 +30,11 @@ OPTS = [
              '[host_failure] option of the same name).'),
     cfg.BoolOpt(
         'add_reserved_host_to_aggregate', default=False,
-        help='Put each reserved host a recovery claims in the host '
+        help='Put each reserved host a recovery holds in the host '
              'aggregates of the failed host (and so in its availability '
              'zone) before servers are evacuated onto it, so that a '
              'server the scheduler keeps to a zone or an aggregate can '
-             'land there; a claimed host the recovery did not use leaves '
+             'land there; a held host the recovery did not use leaves '
              'them again when it goes back to the pool. Masakari\'s '
              '[host_failure] option of the same name.'),
     cfg.BoolOpt(
@@ -48,7 +48,7 @@ OPTS = [
         help='Attempts at recovering from one failure (of a host, a '
              'server or a process) before its notification is failed '
              '(each attempt at a host\'s after the first keeps the '
-             'reserved hosts the earlier ones claimed).'),
+             'reserved hosts the earlier ones held).'),
     cfg.FloatOpt(
         'recovery_retry_interval', default=30, min=0,
         help='Seconds between a failed recovery attempt and the next.'),

@@ -157,7 +157,7 @@ def holders(context, row):
     """The other started plans that hold what the plan ``row``'s actions
     act on: [{uuid, state, recovery}], ``recovery`` if the plan is an
     instance-HA recovery's (its audit is a notification's attempt)."""
-    Claim = models.ActionPlanClaim
+    Hold = models.PlanHold
     Notification = models.HostNotification
     with engine.reader.using(context) as session:
         wanted = _resources(session, row['id'])
@@ -168,9 +168,9 @@ def holders(context, row):
         found = session.execute(
             sa.select(ActionPlan.uuid, ActionPlan.state,
                       recovery.label('recovery'))
-            .join(Claim, Claim.action_plan_id == ActionPlan.id)
+            .join(Hold, Hold.action_plan_id == ActionPlan.id)
             .join(Audit, ActionPlan.audit_id == Audit.id)
-            .where(sa.tuple_(Claim.resource_type, Claim.resource_id).in_(
+            .where(sa.tuple_(Hold.resource_type, Hold.resource_id).in_(
                 sorted(wanted)), ActionPlan.id != row['id'])
             .distinct().order_by(ActionPlan.uuid)).mappings().all()
     return [dict(r) for r in found]
@@ -178,12 +178,12 @@ def holders(context, row):
 
 def transition(context, row, target, actor=state_machines.USER):
     """Move the plan to ``target`` (compare-and-swap), with its actions
-    where they follow it, in one transaction. Starting it (PENDING) claims
+    where they follow it, in one transaction. Starting it (PENDING) holds
     every resource its actions touch, or fails with PlanOverlap naming who
     holds what; ending it releases them. Returns the actions that
     followed the plan, as (uuid, state before)."""
     wanted = set()
-    return plan_holds.claiming(
+    return plan_holds.taking_holds(
         context, row['id'], row['uuid'], wanted,
         lambda: _transition(context, row, target, actor, wanted))
 

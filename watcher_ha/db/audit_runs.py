@@ -7,7 +7,6 @@ engine that lost the audit (handed over, taken over) writes nothing.
 """
 
 import dataclasses
-import datetime
 import functools
 
 import sqlalchemy as sa
@@ -100,17 +99,11 @@ def release(context, host, uuids=None):
 
 def unclaimed(context, grace_seconds, limit=50):
     """UUIDs of PENDING audits left alone for ``grace_seconds``."""
-    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
-    with engine.reader.connection.using(context) as conn:
-        return list(conn.execute(
-            sa.select(Audit.uuid).where(
-                Audit.state == AuditState.PENDING,
-                Audit.deleted_at.is_(None),
-                sa.or_(Audit.audit_type != AuditType.EVENT,
-                       Audit.next_run_time.is_not(None)),
-                sa.func.coalesce(Audit.updated_at, Audit.created_at)
-                <= cutoff)
-            .order_by(Audit.id).limit(limit)).scalars())
+    return query.left_alone(context, Audit, grace_seconds, [
+        Audit.state == AuditState.PENDING,
+        Audit.deleted_at.is_(None),
+        sa.or_(Audit.audit_type != AuditType.EVENT,
+               Audit.next_run_time.is_not(None))], limit)
 
 
 def due_continuous(context, host, now):
@@ -231,7 +224,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     round closed by another.
 
     ``start`` (auto_trigger): the plan is stored started (PENDING), with
-    its claims on what it touches, in the same transaction: no crash
+    its holds on what it touches, in the same transaction: no crash
     between the two can leave it unstarted. If another started plan holds
     some of that, it is stored RECOMMENDED with the reason as its status
     message. Returns Stored."""
@@ -245,8 +238,8 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
         {'action_type': a.action_type,
          'input_parameters': a.input_parameters} for a in planned)
     try:
-        return plan_holds.claiming(context, -1, plan_uuid, wanted,
-                               lambda: stored(wanted))
+        return plan_holds.taking_holds(context, -1, plan_uuid, wanted,
+                                         lambda: stored(wanted))
     except LostOwnership:
         raise
     except exception.Conflict as held:
@@ -257,7 +250,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
 def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
            global_efficacy, finish_audit, next_run_time, wanted=None,
            refused=None):
-    """store_plan's transaction; ``wanted``: start the plan, claiming
+    """store_plan's transaction; ``wanted``: start the plan, holding
     those resources (DBDuplicateEntry if one is held)."""
     now = models.utcnow()
     with engine.writer.using(context) as session:
@@ -309,7 +302,7 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
                      created_at=now, **indicator)
                 for indicator in indicators])
         if wanted is not None:
-            # A claim held elsewhere rolls the whole transaction back.
+            # A hold taken elsewhere rolls the whole transaction back.
             plan_holds.insert(session, plan_id, wanted)
     return Stored(plan_uuid, stale_uuids, started=wanted is not None,
                   start_refused=refused)

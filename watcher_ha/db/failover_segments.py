@@ -60,11 +60,9 @@ def _segment(session, uuid, lock=False):
     must not have read anything before (transitions.lock)."""
     if lock:
         transitions.lock(session, Segment, [Segment.uuid == uuid])
-    row = session.execute(sa.select(Segment).where(
-        Segment.uuid == uuid)).scalar_one_or_none()
-    if row is None:
-        raise exception.SegmentNotFound(segment=uuid)
-    return row
+    return query.one(session, Segment,
+                     exception.SegmentNotFound(segment=uuid),
+                     Segment.uuid == uuid)
 
 
 def get_segment(context, uuid):
@@ -124,13 +122,11 @@ def delete_segment(context, uuid):
 def _host(session, segment, host_uuid):
     if not uuidutils.is_uuid_like(host_uuid):
         raise exception.HostNotFound(host=host_uuid)
-    row = session.execute(sa.select(Host).where(
-        Host.uuid == host_uuid,
-        Host.failover_segment_id == segment.id)).scalar_one_or_none()
-    if row is None:
-        raise exception.HostNotInSegment(host=host_uuid,
-                                         segment=segment.uuid)
-    return row
+    return query.one(session, Host,
+                     exception.HostNotInSegment(host=host_uuid,
+                                                segment=segment.uuid),
+                     Host.uuid == host_uuid,
+                     Host.failover_segment_id == segment.id)
 
 
 def _segment_of_host(session, segment_uuid, host_uuid, lock=False):

@@ -54,11 +54,9 @@ def list_notifications(context, paging, filters, generated_since=None):
 
 
 def _notification(session, uuid):
-    row = session.execute(sa.select(Notification).where(
-        Notification.uuid == uuid)).scalar_one_or_none()
-    if row is None:
-        raise exception.NotificationNotFound(notification=uuid)
-    return row
+    return query.one(session, Notification,
+                     exception.NotificationNotFound(notification=uuid),
+                     Notification.uuid == uuid)
 
 
 def get_notification(context, uuid):
@@ -157,10 +155,7 @@ def list_vmoves(context, notification_uuid, paging, filters):
 def get_vmove(context, notification_uuid, vmove_uuid):
     with engine.reader.using(context) as session:
         _moves_of(session, notification_uuid)
-        row = session.execute(sa.select(VMove).where(
+        return models.as_dict(query.one(
+            session, VMove, exception.VMoveNotFound(vmove=vmove_uuid),
             VMove.uuid == vmove_uuid,
-            VMove.notification_uuid == notification_uuid)
-        ).scalar_one_or_none()
-        if row is None:
-            raise exception.VMoveNotFound(vmove=vmove_uuid)
-        return models.as_dict(row)
+            VMove.notification_uuid == notification_uuid))

@@ -54,6 +54,13 @@ class Base(orm.DeclarativeBase):
     }
 
 
+class IdentityMixin:
+    """The integer primary key and the UUID the API shows, first."""
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True, sort_order=-2)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
+                                              unique=True, sort_order=-1)
+
+
 class TimestampMixin:
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         default=utcnow)
@@ -67,22 +74,16 @@ class ArchivableMixin(TimestampMixin):
     version: orm.Mapped[int] = orm.mapped_column(default=1)
 
 
-class Goal(TimestampMixin, Base):
+class Goal(IdentityMixin, TimestampMixin, Base):
     __tablename__ = 'goals'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
                                               unique=True)
     display_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     efficacy_specification: orm.Mapped[list[Any]]
 
 
-class Strategy(TimestampMixin, Base):
+class Strategy(IdentityMixin, TimestampMixin, Base):
     __tablename__ = 'strategies'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
                                               unique=True)
     display_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
@@ -90,22 +91,16 @@ class Strategy(TimestampMixin, Base):
     parameters_spec: orm.Mapped[dict[str, Any]]
 
 
-class ScoringEngine(TimestampMixin, Base):
+class ScoringEngine(IdentityMixin, TimestampMixin, Base):
     __tablename__ = 'scoring_engines'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
                                               unique=True)
     description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     metainfo: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
 
 
-class AuditTemplate(TimestampMixin, Base):
+class AuditTemplate(IdentityMixin, TimestampMixin, Base):
     __tablename__ = 'audit_templates'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN),
                                               unique=True)
     description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
@@ -117,11 +112,8 @@ class AuditTemplate(TimestampMixin, Base):
     version: orm.Mapped[int] = orm.mapped_column(default=1)
 
 
-class Audit(ArchivableMixin, Base):
+class Audit(IdentityMixin, ArchivableMixin, Base):
     __tablename__ = 'audits'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN))
     # Names are unique among audits that are not archived; the database
     # derives this column so that no writer can forget it.
@@ -156,7 +148,7 @@ class Audit(ArchivableMixin, Base):
         sa.String(REQUEST_ID_LEN))
 
 
-class ActionPlan(ArchivableMixin, Base):
+class ActionPlan(IdentityMixin, ArchivableMixin, Base):
     __tablename__ = 'action_plans'
     __table_args__ = (
         # One plan per round of a continuous audit, whatever the engines
@@ -164,9 +156,6 @@ class ActionPlan(ArchivableMixin, Base):
         sa.Index('uq_action_plans_audit_id_audit_round', 'audit_id',
                  'audit_round', unique=True),
     )
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     audit_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('audits.id'),
                                                   index=True)
     strategy_id: orm.Mapped[int | None] = orm.mapped_column(
@@ -192,11 +181,8 @@ class ActionPlan(ArchivableMixin, Base):
         sa.String(REQUEST_ID_LEN))
 
 
-class Action(ArchivableMixin, Base):
+class Action(IdentityMixin, ArchivableMixin, Base):
     __tablename__ = 'actions'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     action_plan_id: orm.Mapped[int] = orm.mapped_column(
         sa.ForeignKey('action_plans.id'), index=True)
     action_type: orm.Mapped[str] = orm.mapped_column(sa.String(255))
@@ -211,11 +197,8 @@ class Action(ArchivableMixin, Base):
     fenced_at: orm.Mapped[datetime.datetime | None]
 
 
-class EfficacyIndicator(TimestampMixin, Base):
+class EfficacyIndicator(IdentityMixin, TimestampMixin, Base):
     __tablename__ = 'efficacy_indicators'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     action_plan_id: orm.Mapped[int] = orm.mapped_column(
         sa.ForeignKey('action_plans.id', ondelete='CASCADE'), index=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(NAME_LEN))
@@ -240,9 +223,10 @@ class Service(TimestampMixin, Base):
     details: orm.Mapped[dict[str, Any] | None]
 
 
-class ActionPlanClaim(Base):
+class PlanHold(Base):
     """A resource (a server, a compute node, a volume) held by a started
     action plan: the unique key lets one plan at a time hold it."""
+    # The table keeps its first name.
     __tablename__ = 'action_plan_claims'
     __table_args__ = (sa.UniqueConstraint('resource_type', 'resource_id'),)
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
@@ -258,12 +242,9 @@ class ActionPlanClaim(Base):
 # hard deletes: a deleted segment takes its hosts with it, and notifications
 # and their server moves stay as the record of what happened.
 
-class FailoverSegment(TimestampMixin, Base):
+class FailoverSegment(IdentityMixin, TimestampMixin, Base):
     """A group of compute hosts whose servers fail over to one another."""
     __tablename__ = 'failover_segments'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(255), unique=True)
     service_type: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     enabled: orm.Mapped[bool] = orm.mapped_column(default=True)
@@ -271,12 +252,9 @@ class FailoverSegment(TimestampMixin, Base):
     recovery_method: orm.Mapped[str] = orm.mapped_column(sa.String(255))
 
 
-class SegmentHost(TimestampMixin, Base):
+class SegmentHost(IdentityMixin, TimestampMixin, Base):
     """A compute host of a failover segment (Masakari's ``hosts``)."""
     __tablename__ = 'segment_hosts'
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     # A host belongs to one segment at most: names are unique overall.
     name: orm.Mapped[str] = orm.mapped_column(sa.String(HOST_LEN),
                                               unique=True)
@@ -333,16 +311,13 @@ class HostNotification(TimestampMixin, Base):
     attempts: orm.Mapped[int] = orm.mapped_column(default=0)
 
 
-class VMove(TimestampMixin, Base):
+class VMove(IdentityMixin, TimestampMixin, Base):
     """One server moved off a failed host by a recovery (API 1.3)."""
     __tablename__ = 'vmoves'
     __table_args__ = (
         # One move per server and recovery, however often it is retried.
         sa.UniqueConstraint('notification_uuid', 'instance_uuid'),
     )
-    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
-    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN),
-                                              unique=True)
     notification_uuid: orm.Mapped[str] = orm.mapped_column(
         sa.String(UUID_LEN))
     instance_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(UUID_LEN))

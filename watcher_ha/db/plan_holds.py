@@ -16,10 +16,10 @@ from watcher_ha.common.states import ActionPlanState
 from watcher_ha.db import engine
 from watcher_ha.db import models
 
-Claim = models.ActionPlanClaim
+Hold = models.PlanHold
 ActionPlan = models.ActionPlan
 
-# A plan in these states holds its claims.
+# A plan in these states keeps its holds.
 HOLDING = (ActionPlanState.PENDING, ActionPlanState.ONGOING,
            ActionPlanState.CANCELLING)
 
@@ -36,36 +36,36 @@ def _label(resource_type, resource_id):
 
 
 def insert(session, plan_id, resources):
-    """Insert the claims of ``resources`` ({(type, id)}) for the plan, in
+    """Insert the holds of ``resources`` ({(type, id)}) for the plan, in
     the caller's transaction. A resource held already raises
     DBDuplicateEntry, which aborts that transaction (no savepoint: InnoDB
     rolls a deadlock back whole, savepoint included)."""
     if resources:
-        session.execute(sa.insert(Claim), [
+        session.execute(sa.insert(Hold), [
             dict(resource_type=kind, resource_id=ident,
                  action_plan_id=plan_id, created_at=models.utcnow())
             for kind, ident in sorted(resources)])
 
 
 def _where(wanted):
-    return sa.tuple_(Claim.resource_type, Claim.resource_id).in_(
+    return sa.tuple_(Hold.resource_type, Hold.resource_id).in_(
         sorted(wanted))
 
 
 @engine.retry_on_deadlock
 def clear_stale(context, wanted):
-    """Drop claims on ``wanted`` whose plan holds nothing any more (it
+    """Drop holds on ``wanted`` whose plan holds nothing any more (it
     ended without releasing them); how many."""
     holding = sa.select(ActionPlan.id).where(ActionPlan.state.in_(HOLDING))
     with engine.writer.using(context) as session:
-        return session.execute(sa.delete(Claim).where(
-            _where(wanted), Claim.action_plan_id.not_in(holding))).rowcount
+        return session.execute(sa.delete(Hold).where(
+            _where(wanted), Hold.action_plan_id.not_in(holding))).rowcount
 
 
-def claiming(context, plan_id, plan_uuid, wanted, attempt):
+def taking_holds(context, plan_id, plan_uuid, wanted, attempt):
     """Run ``attempt()``: a transaction that inserts, with whatever else it
-    writes, the claims of ``wanted`` (a set it may fill) for the plan. If
-    one is held (DBDuplicateEntry: that transaction is gone), claims left
+    writes, the holds of ``wanted`` (a set it may fill) for the plan. If
+    one is held (DBDuplicateEntry: that transaction is gone), holds left
     by plans that ended without releasing them are cleared and it is tried
     once more; really held, it raises the Conflict naming who holds
     what."""
@@ -84,10 +84,10 @@ def overlap(context, plan_id, plan_uuid, wanted):
     """The error for a start that lost: who holds which of ``wanted``."""
     with engine.reader.connection.using(context) as conn:
         rows = conn.execute(
-            sa.select(Claim.resource_type, Claim.resource_id,
+            sa.select(Hold.resource_type, Hold.resource_id,
                       ActionPlan.uuid, ActionPlan.state)
-            .join(ActionPlan, Claim.action_plan_id == ActionPlan.id)
-            .where(_where(wanted), Claim.action_plan_id != plan_id)).all()
+            .join(ActionPlan, Hold.action_plan_id == ActionPlan.id)
+            .where(_where(wanted), Hold.action_plan_id != plan_id)).all()
     if not rows:
         # The holder ended between our insert and this read.
         return exception.Conflict(
@@ -104,13 +104,13 @@ def overlap(context, plan_id, plan_uuid, wanted):
 
 
 def release(session, plan_ids):
-    """Drop the claims of plans that ended, in the caller's transaction."""
+    """Drop the holds of plans that ended, in the caller's transaction."""
     if plan_ids:
-        session.execute(sa.delete(Claim).where(
-            Claim.action_plan_id.in_(list(plan_ids))))
+        session.execute(sa.delete(Hold).where(
+            Hold.action_plan_id.in_(list(plan_ids))))
 
 
 def of_plan(session, plan_id):
     return sorted((r.resource_type, r.resource_id) for r in session.execute(
-        sa.select(Claim.resource_type, Claim.resource_id).where(
-            Claim.action_plan_id == plan_id)))
+        sa.select(Hold.resource_type, Hold.resource_id).where(
+            Hold.action_plan_id == plan_id)))

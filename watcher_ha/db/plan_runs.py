@@ -8,7 +8,6 @@ lost the plan, cannot run an action twice.
 """
 
 import dataclasses
-import datetime
 
 import sqlalchemy as sa
 
@@ -319,15 +318,9 @@ def interrupted_among(actions):
 
 def unclaimed(context, grace_seconds, limit=50):
     """UUIDs of started (PENDING) plans left alone for ``grace_seconds``."""
-    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
-    with engine.reader.connection.using(context) as conn:
-        return list(conn.execute(
-            sa.select(ActionPlan.uuid).where(
-                ActionPlan.state == ActionPlanState.PENDING,
-                ActionPlan.deleted_at.is_(None),
-                sa.func.coalesce(ActionPlan.updated_at,
-                                 ActionPlan.created_at) <= cutoff)
-            .order_by(ActionPlan.id).limit(limit)).scalars())
+    return query.left_alone(context, ActionPlan, grace_seconds, [
+        ActionPlan.state == ActionPlanState.PENDING,
+        ActionPlan.deleted_at.is_(None)], limit)
 
 
 def running(context):

@@ -15,12 +15,14 @@ shape of statement is built once, with bound parameters for the values.
 """
 
 import dataclasses
+import datetime
 import threading
 
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
 from watcher_ha.db import engine
+from watcher_ha.db import models
 
 
 # Bookkeeping columns, never a sort key (action plans' audit_round and
@@ -315,3 +317,27 @@ def list_rows(context, view, paging, filters=None):
                                directions, paging.limit,
                                _marker_shape(sort_keys, marker))
         return [view.result(row) for row in conn.execute(stmt, params)]
+
+
+def one(session, model, missing, *where):
+    """The ORM row of ``model`` that ``where`` picks, in ``session``;
+    raises ``missing`` (an exception) when there is none."""
+    row = session.execute(sa.select(model).where(*where)).scalar_one_or_none()
+    if row is None:
+        raise missing
+    return row
+
+
+def left_alone(context, model, grace_seconds, where, limit=50):
+    """UUIDs of the rows of ``model`` matching ``where`` (a list of
+    conditions) that nobody changed for ``grace_seconds``, oldest first:
+    work waiting for an owner whose message may have been lost, for a
+    sweep to take."""
+    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
+    with engine.reader.connection.using(context) as conn:
+        return list(conn.execute(
+            sa.select(model.uuid).where(
+                *where,
+                sa.func.coalesce(model.updated_at, model.created_at)
+                <= cutoff)
+            .order_by(model.id).limit(limit)).scalars())

@@ -11,7 +11,6 @@ last attempt, to failed. Every move is a compare-and-swap on the state
 machine and on the owner.
 """
 
-import datetime
 
 import sqlalchemy as sa
 from oslo_utils import uuidutils
@@ -23,6 +22,7 @@ from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import engine
 from watcher_ha.db import models
+from watcher_ha.db import query
 from watcher_ha.db import transitions
 
 Notification = models.HostNotification
@@ -44,14 +44,9 @@ class LostOwnership(Exception):
 def unclaimed(context, grace_seconds, limit=50):
     """Notifications waiting for an engine for ``grace_seconds``: new
     ones, and those an engine handed back when it stopped."""
-    cutoff = models.utcnow() - datetime.timedelta(seconds=grace_seconds)
-    with engine.reader.connection.using(context) as conn:
-        return list(conn.execute(sa.select(Notification.uuid).where(
-            Notification.hostname.is_(None),
-            Notification.state.in_((statuses.NEW,) + HELD),
-            sa.func.coalesce(Notification.updated_at,
-                             Notification.created_at) <= cutoff)
-            .order_by(Notification.id).limit(limit)).scalars())
+    return query.left_alone(context, Notification, grace_seconds, [
+        Notification.hostname.is_(None),
+        Notification.state.in_((statuses.NEW,) + HELD)], limit)
 
 
 def held(context):

@@ -1,19 +1,20 @@
-"""Reserved hosts of a failover segment, claimed by recoveries.
+"""Reserved hosts of a failover segment, held by recoveries.
 
-A recovery (named by its notification) claims the reserved hosts it
+A recovery (named by its notification) takes hold of the reserved hosts it
 needs in one transaction that first locks the segment's row, then moves
-each chosen host with a conditional UPDATE (still reserved, claimed by
+each chosen host with a conditional UPDATE (still reserved, held by
 nobody): two failures handled at once on different controllers are
 serialised by the lock, and if anything lets two transactions race past
-it anyway, the second one's UPDATE finds the host taken and the claim is
+it anyway, the second one's UPDATE finds the host taken and the hold is
 made again from what is left. No reserved host ever serves two
 recoveries.
 
-The lock is the database's, not a coordination backend's: a claim must
+The lock is the database's, not a coordination backend's: a hold must
 not wait on Redis when hosts fail, which is when controllers fail too.
 
-A claimed host is no longer ``reserved`` (it becomes a normal host, as in
-Masakari) and carries ``claimed_by`` until its recovery settles: then the
+A held host is no longer ``reserved`` (it becomes a normal host, as in
+Masakari) and carries its recovery in ``claimed_by`` (the column's name
+since the first schema) until the recovery settles: then the
 hosts it used keep their servers and the others go back to the pool.
 """
 
@@ -26,11 +27,11 @@ from watcher_ha.db import transitions
 Segment = models.FailoverSegment
 Host = models.SegmentHost
 
-# Claims made again when a host went to another recovery under us.
+# Holds made again when a host went to another recovery under us.
 ATTEMPTS = 5
 
 
-class ClaimLost(Exception):
+class HoldLost(Exception):
     """Another recovery took a host between this one's read and write."""
 
 
@@ -41,7 +42,7 @@ def _names(session, *where):
 
 def kept_for_failover(context):
     """Names of the segment hosts no optimisation may fill: reserved,
-    claimed by a recovery that runs, or on maintenance."""
+    held by a recovery that runs, or on maintenance."""
     with engine.reader.using(context) as session:
         return frozenset(_names(session, sa.or_(
             Host.reserved.is_(True), Host.claimed_by.is_not(None),
@@ -54,29 +55,29 @@ def held_by(context, notification_uuid):
         return _names(session, Host.claimed_by == notification_uuid)
 
 
-def claim(context, segment_uuid, notification_uuid, choose):
-    """Claim reserved hosts of ``segment_uuid`` for the recovery
-    ``notification_uuid``; return the names it holds, in claim order.
+def hold(context, segment_uuid, notification_uuid, choose):
+    """Hold reserved hosts of ``segment_uuid`` for the recovery
+    ``notification_uuid``; return the names it holds, in the order taken.
 
     ``choose(held, free)`` gets the names this recovery already holds and
-    those free in the segment (reserved, not on maintenance, claimed by
-    nobody), and returns the free ones to claim too: it must not call
-    anything slow, since the segment is locked meanwhile. Claiming again
+    those free in the segment (reserved, not on maintenance, held by
+    nobody), and returns the free ones to hold too: it must not call
+    anything slow, since the segment is locked meanwhile. Holding again
     keeps what is held: a recovery run again after a take-over holds
     what it held, plus what it still needs.
     """
     for _attempt in range(ATTEMPTS):
         try:
-            return _claim(context, segment_uuid, notification_uuid,
-                          choose)
-        except ClaimLost:
+            return _hold(context, segment_uuid, notification_uuid,
+                         choose)
+        except HoldLost:
             continue
-    raise ClaimLost('reserved hosts of segment %s kept going to other '
+    raise HoldLost('reserved hosts of segment %s kept going to other '
                     'recoveries' % segment_uuid)
 
 
 @engine.retry_on_deadlock
-def _claim(context, segment_uuid, notification_uuid, choose):
+def _hold(context, segment_uuid, notification_uuid, choose):
     with engine.writer.using(context) as session:
         transitions.lock(session, Segment, [Segment.uuid == segment_uuid])
         segment_id = session.execute(sa.select(Segment.id).where(
@@ -96,7 +97,7 @@ def _claim(context, segment_uuid, notification_uuid, choose):
                     reserved=False, claimed_by=notification_uuid,
                     claimed_at=now)).rowcount
             if moved != 1:
-                raise ClaimLost(name)
+                raise HoldLost(name)
         return held + chosen
 
 
@@ -133,7 +134,7 @@ def joined(context, notification_uuid):
 @engine.retry_on_deadlock
 def release(context, notification_uuid, names):
     """Give the hosts ``names`` held by the recovery back to the pool:
-    reserved again, claimed by nobody."""
+    reserved again, held by nobody."""
     if not names:
         return 0
     with engine.writer.using(context) as session:
@@ -147,7 +148,7 @@ def release(context, notification_uuid, names):
 @engine.retry_on_deadlock
 def settle(context, notification_uuid):
     """The recovery is over: the hosts it still holds keep their servers
-    as normal hosts, claimed by nobody."""
+    as normal hosts, held by nobody."""
     with engine.writer.using(context) as session:
         return session.execute(sa.update(Host).where(
             Host.claimed_by == notification_uuid).values(

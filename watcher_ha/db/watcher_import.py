@@ -31,7 +31,7 @@ from watcher_ha.common.states import ActionState
 from watcher_ha.common.states import AuditState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import foreign_db
 from watcher_ha.db import models
 from watcher_ha.db import plan_holds
@@ -82,7 +82,7 @@ def run(context, url, force=False, dry_run=False):
     finally:
         source.close()
     # A freshly migrated database has no catalog until a daemon starts.
-    catalog.sync(context)
+    installed_plugins.sync(context)
     return foreign_db.write(
         context, TABLES,
         lambda session, tallies: _Copy(session, rows, tallies).all(),
@@ -113,15 +113,15 @@ class _Copy:
         self.left_out = {table: {} for table in TABLES}
 
     def all(self):
-        self._catalog_uuids(models.Goal, 'goals')
-        self._catalog_uuids(models.Strategy, 'strategies')
+        self._plugin_uuids(models.Goal, 'goals')
+        self._plugin_uuids(models.Strategy, 'strategies')
         self._templates()
         self._audits()
         self._plans()
         self._actions()
         self._indicators()
 
-    def _catalog_uuids(self, model, table):
+    def _plugin_uuids(self, model, table):
         """Give our goals (strategies) the UUIDs of Watcher's of the same
         name: a script, or an audit template created with
         ``"goal": "<uuid>"``, goes on finding them."""
@@ -144,7 +144,7 @@ class _Copy:
         self.tallies[table].skipped.append((row['uuid'], why))
         self.left_out[table][row['id']] = why
 
-    def _catalog(self, row):
+    def _plugin_refs(self, row):
         """(our goal id, our strategy id) for the row's, or (None, why)."""
         goal = self.goal_name.get(row['goal_id'])
         if goal not in self.goal_id:
@@ -205,7 +205,7 @@ class _Copy:
                 self._skip(table, row, 'deleted in Watcher (watcher_ha '
                            'deletes audit templates outright)')
                 continue
-            refs, why = self._catalog(row)
+            refs, why = self._plugin_refs(row)
             name = row['name'] or row['uuid']
             if why is None and name in names:
                 why = 'another audit template is named %s here' % name
@@ -232,7 +232,7 @@ class _Copy:
         for row in self.rows[table]:
             if not self._sort(table, row, existing):
                 continue
-            refs, why = self._catalog(row)
+            refs, why = self._plugin_refs(row)
             name = row['name'] or row['uuid']
             values = _audit_values(row)
             live = values['state'] != AuditState.DELETED
@@ -256,8 +256,8 @@ class _Copy:
             actions_of.setdefault(action['action_plan_id'], []).append(
                 action)
         held = {tuple(claim) for claim in self.session.execute(sa.select(
-            models.ActionPlanClaim.resource_type,
-            models.ActionPlanClaim.resource_id))}
+            models.PlanHold.resource_type,
+            models.PlanHold.resource_id))}
         pending, wanted_of = [], {}
         for row in self.rows[table]:
             if not self._sort(table, row, existing):

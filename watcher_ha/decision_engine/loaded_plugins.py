@@ -1,5 +1,5 @@
 """The plugins a decision engine runs, with the ids of their rows in the
-catalog of goals, strategies and scoring engines (db/catalog.py)."""
+catalog of goals, strategies and scoring engines (db/installed_plugins.py)."""
 
 import threading
 

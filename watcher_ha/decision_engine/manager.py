@@ -13,7 +13,7 @@ from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import AuditType
 from watcher_ha.db import action_plans
 from watcher_ha.db import audit_runs
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
@@ -203,7 +203,7 @@ class DecisionEngineManager:
         """``group``: this engine's membership of the engines' group
         (None: a lone engine that owns everything)."""
         context = watcher_context.admin_context()
-        catalog.sync(context)
+        installed_plugins.sync(context)
         self.loaded = loaded_plugins.LoadedPlugins()
         strategy_metrics.known(self.loaded.strategies)
         self.audits.auditor = auditor.Auditor(

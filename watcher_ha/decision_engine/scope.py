@@ -60,33 +60,26 @@ def _zone_nodes(state, zones):
 
 
 def _select(state, rules):
-    selection = _Selection()
-    for rule in rules:
-        found = None
-        if 'host_aggregates' in rule:
-            found = _aggregate_nodes(state, rule['host_aggregates'])
-        elif 'availability_zones' in rule:
-            found = _zone_nodes(state, rule['availability_zones'])
-        if found is not None:
-            selection.kept = (selection.kept or set()) | found
-        for item in rule.get('exclude', ()):
-            selection.removed |= {n['name']
-                                  for n in item.get('compute_nodes', ())}
-            if item.get('host_aggregates'):
-                selection.removed |= _aggregate_nodes(
-                    state, item['host_aggregates'])
-            selection.left_out |= {i['uuid']
-                                   for i in item.get('instances', ())}
-            projects = {p['uuid'] for p in item.get('projects', ())}
-            metadata = item.get('instance_metadata', ())
-            if not (projects or metadata):
-                continue
-            # Only these two look at every server.
-            for uuid, instance in state.instances.items():
-                if instance.project_id in projects or any(
-                        _holds(instance.metadata_dict, pairs)
-                        for pairs in metadata):
-                    selection.left_out.add(uuid)
+    selection = _Selection(
+        kept=audit_scope.kept(rules, {
+            'host_aggregates': lambda named: _aggregate_nodes(state, named),
+            'availability_zones': lambda named: _zone_nodes(state, named)}),
+        removed=audit_scope.excluded(rules, 'compute_nodes', 'name'),
+        left_out=audit_scope.excluded(rules, 'instances', 'uuid'))
+    for item in audit_scope.exclusions(rules):
+        if item.get('host_aggregates'):
+            selection.removed |= _aggregate_nodes(
+                state, item['host_aggregates'])
+    projects = audit_scope.excluded(rules, 'projects', 'uuid')
+    metadata = [pairs for item in audit_scope.exclusions(rules)
+                for pairs in item.get('instance_metadata', ())]
+    if projects or metadata:
+        # Only these two look at every server.
+        for uuid, instance in state.instances.items():
+            if instance.project_id in projects or any(
+                    _holds(instance.metadata_dict, pairs)
+                    for pairs in metadata):
+                selection.left_out.add(uuid)
     return selection
 
 

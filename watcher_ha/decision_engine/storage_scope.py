@@ -55,22 +55,13 @@ def _type_backends(state, types):
 
 
 def _select(state, rules):
-    selection = _Selection()
-    for rule in rules:
-        found = None
-        if 'availability_zones' in rule:
-            found = _zone_backends(state, rule['availability_zones'])
-        elif 'volume_types' in rule:
-            found = _type_backends(state, rule['volume_types'])
-        if found is not None:
-            selection.kept = (selection.kept or set()) | found
-        for item in rule.get('exclude', ()):
-            selection.pools |= {p['name']
-                                for p in item.get('storage_pools', ())}
-            selection.volumes |= {v['uuid'] for v in item.get('volumes', ())}
-            selection.projects |= {p['uuid']
-                                   for p in item.get('projects', ())}
-    return selection
+    return _Selection(
+        kept=audit_scope.kept(rules, {
+            'availability_zones': lambda named: _zone_backends(state, named),
+            'volume_types': lambda named: _type_backends(state, named)}),
+        pools=audit_scope.excluded(rules, 'storage_pools', 'name'),
+        volumes=audit_scope.excluded(rules, 'volumes', 'uuid'),
+        projects=audit_scope.excluded(rules, 'projects', 'uuid'))
 
 
 def apply(state, scope):

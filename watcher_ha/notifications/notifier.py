@@ -85,20 +85,28 @@ PAYLOAD_NAMES = {
 }
 
 
+def _payload(kind, event, row, old_state, error, other, **state_extra):
+    """(the payload's name, its extra fields) of an ``event`` of a
+    ``kind`` ('Audit', 'ActionPlan', 'Action'): <kind><Event>Payload for
+    create, update (with its state change) and delete; ``other`` (the
+    name), with the fault of ``error``, for the others."""
+    if event not in PAYLOAD_NAMES:
+        return other, {'fault': payloads.fault(error)}
+    extra = {}
+    if event == 'update':
+        extra['state_update'] = payloads.state_update(
+            '%sStateUpdatePayload' % kind, old_state, row['state'],
+            **state_extra)
+    return '%s%sPayload' % (kind, PAYLOAD_NAMES[event]), extra
+
+
 def audit(event, uuid, old_state=None, error=None):
     """audit.create|update|delete, or audit.strategy.* / audit.planner.*
     (``event`` is then 'strategy.start', 'planner.error'...)."""
     def build():
         row = _audit_row(uuid)
-        extra = {}
-        if event in PAYLOAD_NAMES:
-            name = 'Audit%sPayload' % PAYLOAD_NAMES[event]
-            if event == 'update':
-                extra['state_update'] = payloads.state_update(
-                    'AuditStateUpdatePayload', old_state, row['state'])
-        else:
-            name = 'AuditActionPayload'
-            extra['fault'] = payloads.fault(error)
+        name, extra = _payload('Audit', event, row, old_state, error,
+                               'AuditActionPayload')
         return payloads.audit(name, row, _row(models.Goal, row['goal_id']),
                               _row(models.Strategy, row['strategy_id']),
                               **extra)
@@ -110,16 +118,10 @@ def action_plan(event, uuid, old_state=None, error=None):
     action_plan.cancel.*."""
     def build():
         row = _plan_row(uuid)
-        extra = {}
-        if event in PAYLOAD_NAMES:
-            name = 'ActionPlan%sPayload' % PAYLOAD_NAMES[event]
-            if event == 'update':
-                extra['state_update'] = payloads.state_update(
-                    'ActionPlanStateUpdatePayload', old_state, row['state'])
-        else:
-            name = ('ActionPlanCancelPayload' if event.startswith('cancel')
-                    else 'ActionPlanActionPayload')
-            extra['fault'] = payloads.fault(error)
+        name, extra = _payload(
+            'ActionPlan', event, row, old_state, error,
+            'ActionPlanCancelPayload' if event.startswith('cancel')
+            else 'ActionPlanActionPayload')
         audit_row = _audit_row(row['audit_uuid']) if row['audit_uuid'] \
             else None
         return payloads.action_plan(
@@ -134,17 +136,11 @@ def action(event, uuid, old_state=None, error=None):
         row = query.get_row(watcher_context.admin_context(),
                             action_plans.ACTION_VIEW, uuid,
                             archived_too=True)
-        extra = {}
-        if event in PAYLOAD_NAMES:
-            name = 'Action%sPayload' % PAYLOAD_NAMES[event]
-            if event == 'update':
-                extra['state_update'] = payloads.state_update(
-                    'ActionStateUpdatePayload', old_state, row['state'],
-                    status_message=row['status_message'])
-        else:
-            name = ('ActionCancelPayload' if event.startswith('cancel')
-                    else 'ActionExecutionPayload')
-            extra['fault'] = payloads.fault(error)
+        name, extra = _payload(
+            'Action', event, row, old_state, error,
+            'ActionCancelPayload' if event.startswith('cancel')
+            else 'ActionExecutionPayload',
+            status_message=row['status_message'])
         return payloads.action(name, row,
                                _plan_row(row['action_plan_uuid']), **extra)
     _send('action.' + event, build, error)

@@ -29,8 +29,8 @@ def migrated_engine(empty_engine, conf):
     migration.upgrade(bind=empty_engine)
     reset = db_engine.context_manager.patch_engine(empty_engine)
     from watcher_ha.common import context
-    from watcher_ha.db import catalog
-    catalog.sync(context.admin_context())
+    from watcher_ha.db import installed_plugins
+    installed_plugins.sync(context.admin_context())
     yield empty_engine
     reset()
 

@@ -16,7 +16,7 @@ from watcher_ha.common import plugins
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import audits
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import models
 from watcher_ha.db import transitions
 
@@ -84,7 +84,8 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
         with migrated_engine.begin() as conn:
             for table in ('strategies', 'goals', 'scoring_engines'):
                 conn.execute(sa.delete(models.Base.metadata.tables[table]))
-        outcomes = race(lambda: catalog.sync(context.admin_context()), 4)
+        outcomes = race(
+            lambda: installed_plugins.sync(context.admin_context()), 4)
         assert all(o is None for o in outcomes), outcomes
     with migrated_engine.connect() as conn:
         names = conn.execute(sa.select(models.Strategy.name)).scalars().all()

@@ -109,7 +109,7 @@ def test_a_reserved_host_serves_one_recovery(migrated_engine):
 
         def one_recovery():
             recovery = next(recoveries)
-            return recovery, reserved_hosts.claim(
+            return recovery, reserved_hosts.hold(
                 ctx, segment['uuid'], recovery, _first_free)
 
         outcomes = race(one_recovery, racers=4)
@@ -119,17 +119,17 @@ def test_a_reserved_host_serves_one_recovery(migrated_engine):
         assert all(len(hosts) == 1 for hosts in taken), taken
         assert sorted(h for hosts in taken for h in hosts) == reserved
         recovery, hosts = outcomes[0]
-        assert reserved_hosts.claim(ctx, segment['uuid'], recovery,
+        assert reserved_hosts.hold(ctx, segment['uuid'], recovery,
                                     _first_free) == hosts
         # A fifth failure finds the pool empty.
-        assert reserved_hosts.claim(ctx, segment['uuid'], 'late',
+        assert reserved_hosts.hold(ctx, segment['uuid'], 'late',
                                     _first_free) == []
 
 
 def test_unused_claims_go_back_to_the_pool(migrated_engine):
     ctx = context.admin_context()
     segment = _segment_with_reserved('pool', ['failed'], ['r1', 'r2'])
-    assert reserved_hosts.claim(ctx, segment['uuid'], 'recovery',
+    assert reserved_hosts.hold(ctx, segment['uuid'], 'recovery',
                                 lambda held, free: free) == ['r1', 'r2']
     hosts = {h['name']: h for h in failover_segments.list_hosts(
         ctx, segment['uuid'], query.Paging(), {})}
@@ -143,18 +143,18 @@ def test_unused_claims_go_back_to_the_pool(migrated_engine):
     assert (hosts['r2']['reserved'], hosts['r2']['claimed_by']) == (
         True, None)
     # r2 serves the next failure.
-    assert reserved_hosts.claim(ctx, segment['uuid'], 'next',
+    assert reserved_hosts.hold(ctx, segment['uuid'], 'next',
                                 _first_free) == ['r2']
 
 
 def test_an_operator_returns_a_host_a_failed_recovery_kept(migrated_engine):
     ctx = context.admin_context()
     segment = _segment_with_reserved('kept', ['failed'], ['r1'])
-    assert reserved_hosts.claim(ctx, segment['uuid'], 'failed-recovery',
+    assert reserved_hosts.hold(ctx, segment['uuid'], 'failed-recovery',
                                 _first_free) == ['r1']
     [host] = [h for h in failover_segments.list_hosts(
         ctx, segment['uuid'], query.Paging(), {}) if h['name'] == 'r1']
     failover_segments.update_host(ctx, segment['uuid'], host['uuid'],
                                   {'reserved': True})
-    assert reserved_hosts.claim(ctx, segment['uuid'], 'next',
+    assert reserved_hosts.hold(ctx, segment['uuid'], 'next',
                                 _first_free) == ['r1']

@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from tests import factories
 from watcher_ha.common import plugins
-from watcher_ha.db import catalog
+from watcher_ha.db import installed_plugins
 from watcher_ha.db import models
 
 OLD_GOALS = ('dummy', 'cluster_maintaining')
@@ -26,7 +26,7 @@ def old_catalog(db, admin_context):
     with db.begin() as conn:
         for table in ('strategies', 'goals'):
             conn.execute(sa.delete(models.Base.metadata.tables[table]))
-    catalog.sync(admin_context,
+    installed_plugins.sync(admin_context,
                  goals={name: goals[name] for name in OLD_GOALS},
                  strategies={name: strategy
                              for name, strategy in strategies.items()
@@ -34,7 +34,7 @@ def old_catalog(db, admin_context):
     yield
     with db.begin() as conn:
         conn.execute(sa.delete(models.Audit))
-    catalog.sync(admin_context, prune=True)
+    installed_plugins.sync(admin_context, prune=True)
 
 
 def test_sync_adds_the_new_goals_and_keeps_the_old_rows(
@@ -43,7 +43,7 @@ def test_sync_adds_the_new_goals_and_keeps_the_old_rows(
     before = _goals(db)
     assert set(before) == set(OLD_GOALS)
 
-    catalog.sync(admin_context)
+    installed_plugins.sync(admin_context)
 
     after = _goals(db)
     assert set(after) == set(plugins.load_classes(plugins.GOALS))

@@ -4,16 +4,15 @@ and volume types that notifications name and the model lacks, and
 random volume operations whose notifications (handed straight to the
 dispatcher, as the listener does) keep the model equal to the cloud."""
 
-import contextlib
 import datetime
 import json
 import random
-import threading
 import time
-import wsgiref.simple_server
 
 import pytest
 import requests
+
+from tests import served
 
 from watcher_ha.decision_engine.feed import cinder_events
 from watcher_ha.decision_engine.feed import dispatch
@@ -74,29 +73,11 @@ class Feed:
             elements.utcnow()))
 
 
-class _Quiet(wsgiref.simple_server.WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def served(sim):
-    server = wsgiref.simple_server.make_server('127.0.0.1', 0, sim,
-                                               handler_class=_Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield 'http://127.0.0.1:%d' % server.server_port
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture
 def cloud(conf):
     """(simulator, its URL, a manager of the storage collector on it)."""
     sim = simulator.Simulator(spec())
-    with served(sim) as url:
+    with served.app_serving(sim) as url:
         conf.set_override('auth_type', 'none', group='cinder')
         conf.set_override('endpoint_override', url + '/volume/v3',
                           group='cinder')

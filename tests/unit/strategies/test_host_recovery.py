@@ -178,7 +178,7 @@ def test_a_later_attempt_offers_the_hosts_it_claimed(segment):
     # one must be able to fill it before claiming another.
     from watcher_ha.db import reserved_hosts
     ctx = context.admin_context()
-    reserved_hosts.claim(ctx, segment['uuid'], 'n-1',
+    reserved_hosts.hold(ctx, segment['uuid'], 'n-1',
                          lambda held, free: ['spare-1'])
     found = run(with_metadata(cluster(NODES, SERVERS), HA), segment)
     assert set(found[1][1]['capacity']) == {'spare-1', 'spare-2'}

@@ -39,6 +39,20 @@ class ActionSkipped(Exception):
     is SKIPPED with the message as its status, as in Watcher 16 and
     later, and the plan goes on as if it had succeeded."""
 
+# The schemas of parameters that several actions take.
+NAME = {'type': 'string', 'minLength': 1}
+NAME_OR_NULL = {'type': ['string', 'null']}
+DISABLED_REASON = {'type': ['string', 'null'], 'maxLength': 255}
+
+
+def input_schema(properties, required, more=True):
+    """The JSON schema of an action's input_parameters: ``properties``
+    ({name: schema}), of which the ``required`` ones must be given; other
+    parameters pass when ``more`` (a plan may carry what an action does
+    not read, as Watcher's strategies write it)."""
+    return {'type': 'object', 'properties': properties,
+            'required': list(required), 'additionalProperties': more}
+
 
 class Action:
     name: str

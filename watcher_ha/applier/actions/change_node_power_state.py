@@ -48,16 +48,10 @@ class ChangeNodePowerState(ironic_node.IronicNode, nova_base.NovaAction):
     name = 'change_node_power_state'
     fields = FIELDS
     description = 'Powers a compute node on or off through Ironic.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'resource_name': {'type': 'string', 'minLength': 1},
-            'state': {'enum': [ON, OFF]},
-        },
-        'required': ['resource_id', 'state'],
-        'additionalProperties': False,
-    }
+    schema = base.input_schema(
+        {'resource_id': base.NAME, 'resource_name': base.NAME,
+         'state': {'enum': [ON, OFF]}},
+        ['resource_id', 'state'], more=False)
 
     @classmethod
     def resources(cls, input_parameters):

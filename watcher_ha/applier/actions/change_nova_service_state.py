@@ -13,18 +13,11 @@ DISABLED = 'disabled'
 class ChangeNovaServiceState(nova_base.ComputeService):
     name = 'change_nova_service_state'
     description = 'Enables or disables the nova-compute service of a node.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'resource_name': {'type': 'string', 'minLength': 1},
-            'state': {'enum': [ENABLED, DISABLED]},
-            'disabled_reason': {'type': ['string', 'null'],
-                                'maxLength': 255},
-        },
-        'required': ['resource_name', 'state'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'resource_id': base.NAME, 'resource_name': base.NAME,
+         'state': {'enum': [ENABLED, DISABLED]},
+         'disabled_reason': base.DISABLED_REASON},
+        ['resource_name', 'state'])
 
     def __init__(self, input_parameters, context=None, fence=None):
         super().__init__(input_parameters, context, fence)

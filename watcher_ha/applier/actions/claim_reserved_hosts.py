@@ -1,7 +1,8 @@
-"""claim_reserved_hosts: take the reserved hosts a recovery needs.
+"""claim_reserved_hosts: hold the reserved hosts a recovery needs (the
+action's name is Watcher-API wire; inside, a reserved host is *held*).
 
-The fewest reserved hosts of the segment that hold the failed host's
-servers are claimed for the recovery in the database
+The fewest reserved hosts of the segment with room for the failed host's
+servers are held for the recovery in the database
 (db/reserved_hosts.py: no two recoveries ever share one), then enabled in
 Nova so that servers can be rebuilt on them. Each server's
 destination is recorded as its pending vmove, which its evacuate action
@@ -9,17 +10,18 @@ reads; a server no reserved host has room for is recorded as failed. The
 moves are recorded together, in one transaction behind one fence.
 
 What the servers need and what each reserved host has free are read from
-Placement when claiming (common/instance_ha/capacity.py), through the resource
-providers the plan names (``providers``: {host: provider uuid}); the
-data model's figures from when the plan was made (``servers``: their
-sizes by flavor; ``capacity``: each reserved host's room) stand where
+Placement when holding them (common/instance_ha/capacity.py), through
+the resource providers the plan names (``providers``: {host: provider
+uuid}); the data model's figures from when the plan was made
+(``servers``: their sizes by flavor; ``capacity``: each reserved host's
+room) stand where
 Placement cannot say.
 
 With ``join_aggregates``, the hosts held are put in the failed host's
 aggregates before they are enabled (cloud/aggregates.py).
 
-Run again (a take-over), it keeps what the recovery holds and claims only
-what is still missing. Not reverted: the recovery's last action gives
+Run again (a take-over), it keeps what the recovery holds and holds only
+what is still missing too. Not reverted: the recovery's last action gives
 back what it did not use.
 """
 
@@ -78,8 +80,8 @@ class ClaimReservedHosts(recovery_base.RecoveryAction):
             return [h for h in result.hosts if h not in held]
 
         self.fence()
-        held = reserved_hosts.claim(self.context, params['segment_uuid'],
-                                    self.notification, choose)
+        held = reserved_hosts.hold(self.context, params['segment_uuid'],
+                                   self.notification, choose)
         result = chosen.get('packing')
         if result is None:
             raise base.ActionError('failover segment %s no longer exists'

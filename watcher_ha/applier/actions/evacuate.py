@@ -6,7 +6,7 @@ first), and only from the vm_states active, stopped and error. As
 Masakari does, a server in another state (paused, suspended, waiting for
 its resize to be confirmed, rescued, shelved) is reset to error first
 (os-resetState), then evacuated. The server is rebuilt on
-``destination_node`` (a reserved host its recovery claimed) or where
+``destination_node`` (a reserved host its recovery holds) or where
 Nova's scheduler puts it, and the action waits until it rests there.
 
 It then ends in the state it should come back in, as Masakari leaves it
@@ -44,21 +44,17 @@ class Evacuate(nova_base.ServerMove):
     name = 'evacuate'
     description = ('Rebuilds a server of a failed compute host on another '
                    'host.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'resource_name': {'type': ['string', 'null']},
-            'source_node': {'type': 'string', 'minLength': 1},
-            'destination_node': {'type': ['string', 'null']},
-            'notification_uuid': {'type': ['string', 'null']},
-            # The destination is the reserved host the recovery's claim
-            # chose for the server (its vmove), not destination_node.
-            'destination_from_claim': {'type': 'boolean'},
-        },
-        'required': ['resource_id', 'source_node'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema({
+        'resource_id': base.NAME,
+        'resource_name': base.NAME_OR_NULL,
+        'source_node': base.NAME,
+        'destination_node': base.NAME_OR_NULL,
+        'notification_uuid': base.NAME_OR_NULL,
+        # The destination is the reserved host the recovery's
+        # claim_reserved_hosts action chose for the server (its vmove),
+        # not destination_node (the name is wire).
+        'destination_from_claim': {'type': 'boolean'},
+    }, ['resource_id', 'source_node'])
 
     # Its failed host: no other plan could use it.
     holds_source = False
@@ -76,7 +72,7 @@ class Evacuate(nova_base.ServerMove):
 
     def _recorded(self):
         """The move of the server in its recovery as it was when this
-        action first looked (the claim recorded its destination; an
+        action first looked (claim_reserved_hosts recorded its destination; an
         earlier run the state it comes back in); {} outside a
         recovery."""
         if self._move is None:
@@ -90,7 +86,7 @@ class Evacuate(nova_base.ServerMove):
     def destination(self):
         if not self.input_parameters.get('destination_from_claim'):
             return self.input_parameters.get('destination_node')
-        # Chosen by the claim, which ran before this action.
+        # Chosen by claim_reserved_hosts, which ran before this action.
         move = self._recorded()
         if move.get('dest_host') is None:
             raise base.ActionError(

@@ -30,16 +30,10 @@ class ForceHostDown(nova_base.ComputeService):
     name = 'force_host_down'
     description = ('Forces down and disables the nova-compute service of a '
                    'failed host.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_name': {'type': 'string', 'minLength': 1},
-            'disabled_reason': {'type': ['string', 'null'],
-                                'maxLength': 255},
-        },
-        'required': ['resource_name'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'resource_name': base.NAME,
+         'disabled_reason': base.DISABLED_REASON},
+        ['resource_name'])
 
     def execute(self):
         service = self._service()

@@ -40,18 +40,11 @@ class Migrate(nova_base.ServerMove):
     name = 'migrate'
     description = ('Moves a server to another compute node: live if it '
                    'runs, cold otherwise.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'resource_name': {'type': ['string', 'null']},
-            'migration_type': {'enum': [LIVE, COLD]},
-            'source_node': {'type': 'string', 'minLength': 1},
-            'destination_node': {'type': ['string', 'null']},
-        },
-        'required': ['resource_id', 'migration_type', 'source_node'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'resource_id': base.NAME, 'resource_name': base.NAME_OR_NULL,
+         'migration_type': {'enum': [LIVE, COLD]},
+         'source_node': base.NAME, 'destination_node': base.NAME_OR_NULL},
+        ['resource_id', 'migration_type', 'source_node'])
 
     def pre_condition(self):
         server = self.server(self.uuid)

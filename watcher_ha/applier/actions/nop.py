@@ -9,12 +9,7 @@ class Nop(base.Action):
     """Logs a message and does nothing else."""
     name = 'nop'
     description = 'Logging a NOP message'
-    schema = {
-        'type': 'object',
-        'properties': {'message': {'type': ['string', 'null']}},
-        'required': ['message'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema({'message': base.NAME_OR_NULL}, ['message'])
 
     @classmethod
     def resources(cls, input_parameters):

@@ -64,15 +64,10 @@ UUID_PATTERN = ('^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-'
 
 # The parameters of an action on one server that needs nothing more: the
 # server's uuid, and the name a strategy may add for the reader.
-ONE_SERVER_SCHEMA = {
-    'type': 'object',
-    'properties': {
-        'resource_id': {'type': 'string', 'pattern': UUID_PATTERN},
-        'resource_name': {'type': ['string', 'null']},
-    },
-    'required': ['resource_id'],
-    'additionalProperties': False,
-}
+SERVER_UUID = {'type': 'string', 'pattern': UUID_PATTERN}
+ONE_SERVER_SCHEMA = base.input_schema(
+    {'resource_id': SERVER_UUID, 'resource_name': base.NAME_OR_NULL},
+    ['resource_id'], more=False)
 
 
 def vm_state(server):

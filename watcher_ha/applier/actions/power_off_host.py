@@ -45,15 +45,10 @@ class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
     fields = FIELDS
     description = ('Powers a failed compute host off through Ironic and '
                    'waits until its BMC confirms it.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_name': {'type': 'string', 'minLength': 1},
-            'node': {'type': ['string', 'null'], 'minLength': 1},
-        },
-        'required': ['resource_name'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'resource_name': base.NAME,
+         'node': {'type': ['string', 'null'], 'minLength': 1}},
+        ['resource_name'])
 
     @property
     def node(self):

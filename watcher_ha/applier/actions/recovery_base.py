@@ -7,20 +7,15 @@ from watcher_ha.applier.actions import nova_base
 from watcher_ha.cloud import compute_services
 
 # The input parameters that name the recovery.
-PARAMETERS = {
-    'notification_uuid': {'type': 'string', 'minLength': 1},
-    'segment_uuid': {'type': 'string', 'minLength': 1},
-    'source_node': {'type': 'string', 'minLength': 1},
-}
+PARAMETERS = {'notification_uuid': base.NAME, 'segment_uuid': base.NAME,
+              'source_node': base.NAME}
 
 
 def schema(optional=None, **more):
     """The input schema of a recovery action: PARAMETERS and ``more``
     required, ``optional`` ({name: schema}) not."""
-    return {'type': 'object',
-            'properties': dict(PARAMETERS, **more, **(optional or {})),
-            'required': sorted(PARAMETERS) + sorted(more),
-            'additionalProperties': True}
+    return base.input_schema(dict(PARAMETERS, **more, **(optional or {})),
+                             sorted(PARAMETERS) + sorted(more))
 
 
 class RecoveryAction(nova_base.NovaAction):

@@ -27,16 +27,9 @@ RESIZABLE = ('ACTIVE', 'SHUTOFF')
 class Resize(nova_base.ServerAction):
     name = 'resize'
     description = 'Gives a server another flavor.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string',
-                            'pattern': nova_base.UUID_PATTERN},
-            'flavor': {'type': 'string', 'minLength': 1},
-        },
-        'required': ['resource_id', 'flavor'],
-        'additionalProperties': False,
-    }
+    schema = base.input_schema(
+        {'resource_id': nova_base.SERVER_UUID, 'flavor': base.NAME},
+        ['resource_id', 'flavor'], more=False)
 
     def pre_condition(self):
         server = self.server_or_skip()

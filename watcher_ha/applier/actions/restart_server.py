@@ -27,16 +27,10 @@ vm_state = nova_base.vm_state
 class RestartServer(nova_base.ServerAction):
     name = 'restart_server'
     description = 'Stops (if it is not stopped) and starts a server.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string', 'minLength': 1},
-            'notification_uuid': {'type': ['string', 'null']},
-            'process_all_instances': {'type': 'boolean'},
-        },
-        'required': ['resource_id'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'resource_id': base.NAME, 'notification_uuid': base.NAME_OR_NULL,
+         'process_all_instances': {'type': 'boolean'}},
+        ['resource_id'])
 
     def pre_condition(self):
         server = self.server(self.uuid)

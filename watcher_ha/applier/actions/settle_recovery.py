@@ -7,8 +7,8 @@ get a move ignored, saying why. The action fails, naming
 them, if some of the failed host's servers were not moved, or if Nova
 still has there servers the recovery should have moved and did not know
 of: the recovery keeps the reserved hosts it holds for its next attempt.
-Otherwise the reserved hosts it claimed and rebuilt servers on become
-normal hosts, and those it claimed and left empty go back to the
+Otherwise the reserved hosts it held and rebuilt servers on become
+normal hosts, and those it held and left empty go back to the
 segment's pool, disabled again in Nova (cloud/reserved_pool.py).
 """
 
@@ -64,7 +64,7 @@ class SettleRecovery(recovery_base.RecoveryAction):
                                                 vmoves.IGNORED))
         left += self._unknown_to_the_plan(moves)
         if left:
-            # The claims stay: the next attempt moves these onto the
+            # The holds stay: the next attempt moves these onto the
             # hosts already held, which have room for them, rather than
             # onto more reserved hosts (after the last attempt, the
             # engine gives them back).

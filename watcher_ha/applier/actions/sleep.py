@@ -16,13 +16,9 @@ class Sleep(base.Action):
     """Waits ``duration`` seconds; an abort ends the wait early."""
     name = 'sleep'
     description = 'Wait for a given interval in seconds.'
-    schema = {
-        'type': 'object',
-        'properties': {'duration': {'type': 'number', 'minimum': 0,
-                                    'maximum': 86400}},
-        'required': ['duration'],
-        'additionalProperties': True,
-    }
+    schema = base.input_schema(
+        {'duration': {'type': 'number', 'minimum': 0, 'maximum': 86400}},
+        ['duration'])
 
     @classmethod
     def resources(cls, input_parameters):

@@ -19,15 +19,8 @@ CONF = cfg.CONF
 class Stop(nova_base.ServerAction):
     name = 'stop'
     description = 'Stops a server.'
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string',
-                            'pattern': nova_base.UUID_PATTERN},
-        },
-        'required': ['resource_id'],
-        'additionalProperties': False,
-    }
+    schema = base.input_schema({'resource_id': nova_base.SERVER_UUID},
+                               ['resource_id'], more=False)
 
     def pre_condition(self):
         server = self.server_or_skip()

@@ -58,19 +58,12 @@ class VolumeMigrate(nova_base.NovaAction):
     name = 'volume_migrate'
     description = ('Moves a volume to another pool, or gives it another '
                    'type.')
-    schema = {
-        'type': 'object',
-        'properties': {
-            'resource_id': {'type': 'string',
-                            'pattern': nova_base.UUID_PATTERN},
-            'resource_name': {'type': ['string', 'null']},
-            'migration_type': {'enum': [SWAP, RETYPE, MIGRATE]},
-            'destination_node': _NAME,
-            'destination_type': _NAME,
-        },
-        'required': ['resource_id', 'migration_type'],
-        'additionalProperties': False,
-    }
+    schema = base.input_schema(
+        {'resource_id': nova_base.SERVER_UUID,
+         'resource_name': base.NAME_OR_NULL,
+         'migration_type': {'enum': [SWAP, RETYPE, MIGRATE]},
+         'destination_node': _NAME, 'destination_type': _NAME},
+        ['resource_id', 'migration_type'], more=False)
 
     def __init__(self, input_parameters, context=None, fence=None):
         super().__init__(input_parameters, context, fence)

@@ -8,11 +8,11 @@ servers hold on its resource provider say it exactly. A reserved host's
 room is its inventory (less what Placement keeps reserved, times the
 allocation ratio) less what is allocated on it now.
 
-Both are read when the hosts are claimed, so they are as fresh as they
+Both are read when the hosts are held, so they are as fresh as they
 can be (applier/actions/claim_reserved_hosts.py reads Placement; the
 rules here take its answers); where Placement does not answer for a
 provider, the data model's figures from when the plan was made stand: the
-claim is an estimate, and Nova checks every evacuation against Placement
+choice is an estimate, and Nova checks every evacuation against Placement
 itself.
 """
 

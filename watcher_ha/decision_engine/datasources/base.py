@@ -43,6 +43,15 @@ class Datasource:
     def supports(self, metric):
         return self.metric_map.get(metric) is not None
 
+    def query_of(self, metric):
+        """What this datasource asks for ``metric`` (its ``metric_map``
+        entry); DatasourceError if it cannot give it."""
+        query = self.metric_map.get(metric)
+        if query is None:
+            raise DatasourceError('%s does not provide %s'
+                                  % (self.name, metric))
+        return query
+
     def statistics(self, metric, resources, period, aggregate,
                    granularity):
         """{key: value} of ``metric`` over the last ``period`` seconds,

@@ -101,10 +101,7 @@ class GnocchiDatasource(base.Datasource):
 
     def statistics(self, metric, resources, period, aggregate,
                    granularity):
-        name = self.metric_map.get(metric)
-        if name is None:
-            raise base.DatasourceError('%s does not provide %s'
-                                       % (self.name, metric))
+        name = self.query_of(metric)
         resources = list(resources)
         if not resources:
             return {}

@@ -202,10 +202,7 @@ class PrometheusDatasource(base.Datasource):
 
     def statistics(self, metric, resources, period, aggregate,
                    granularity):
-        series = self.metric_map.get(metric)
-        if series is None:
-            raise base.DatasourceError('%s does not provide %s'
-                                       % (self.name, metric))
+        series = self.query_of(metric)
         resources = list(resources)
         if not resources:
             return {}

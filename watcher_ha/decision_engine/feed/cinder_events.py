@@ -20,6 +20,7 @@ import dataclasses
 
 from oslo_log import log
 
+from watcher_ha.decision_engine.feed import event_rules
 from watcher_ha.decision_engine.model import storage_elements
 
 LOG = log.getLogger(__name__)
@@ -61,13 +62,7 @@ def apply(changes, event):
     """Apply ``event`` to ``changes`` (a storage_state.StorageChanges);
     returns what it named that the model does not know or cannot account
     for: {(POOL, name) or (VOLUME_TYPE, id)}."""
-    if event.event_type in VOLUME_EVENTS:
-        return _volume(changes, event)
-    if event.event_type in CAPACITY_EVENTS:
-        return _capacity(changes, event)
-    if event.event_type in SCHEDULER_EVENTS:
-        return _scheduler_failure(changes, event)
-    return set()
+    return event_rules.dispatch(_HANDLERS, changes, event)
 
 
 def _volume(changes, event):
@@ -75,8 +70,7 @@ def _volume(changes, event):
     uuid = data.get('volume_id')
     if not uuid:
         return set()
-    buried = changes.tombstone(uuid)
-    if buried is not None and (buried.final or event.stamp <= buried.stamp):
+    if event_rules.buried(changes, uuid, event):
         return set()
     if (event.event_type == 'volume.delete.end'
             or data.get('status') in storage_elements.GONE_STATUSES):
@@ -184,8 +178,7 @@ def _scheduler_failure(changes, event):
     state = data.get('state') or {}
     if not uuid or not state.get('status'):
         return set()
-    buried = changes.tombstone(uuid)
-    if buried is not None and (buried.final or event.stamp <= buried.stamp):
+    if event_rules.buried(changes, uuid, event):
         return set()
     current = changes.volume(uuid)
     if current is not None and event.stamp < current.stamp:
@@ -213,3 +206,8 @@ def _scheduler_failure(changes, event):
     if current.volume_type_id and current.volume_type is None:
         return {(VOLUME_TYPE, current.volume_type_id)}
     return set()
+
+
+# Which handler applies which event types.
+_HANDLERS = ((VOLUME_EVENTS, _volume), (CAPACITY_EVENTS, _capacity),
+             (SCHEDULER_EVENTS, _scheduler_failure))

@@ -24,6 +24,7 @@ import datetime
 
 from oslo_log import log
 
+from watcher_ha.decision_engine.feed import event_rules
 from watcher_ha.decision_engine.model import elements
 
 LOG = log.getLogger(__name__)
@@ -157,13 +158,7 @@ def handles(event_type):
 def apply(changes, event):
     """Apply ``event`` to ``changes`` (a state.Changes); returns the
     hostnames it referenced that the model does not know."""
-    if event.event_type in PLACEMENT:
-        return _instance(changes, event)
-    if event.event_type in SERVICE_EVENTS:
-        return _service(changes, event)
-    if event.event_type in AGGREGATE_EVENTS:
-        return _aggregate(changes, event)
-    return set()
+    return event_rules.dispatch(_HANDLERS, changes, event)
 
 
 def _newer(event, element):
@@ -176,8 +171,7 @@ def _instance(changes, event):
     if not uuid:
         return set()
     current = changes.instance(uuid)
-    buried = changes.tombstone(uuid)
-    if buried is not None and (buried.final or event.stamp <= buried.stamp):
+    if event_rules.buried(changes, uuid, event):
         return set()
     if (event.event_type == 'instance.delete.end'
             or data.get('state') == 'deleted'):
@@ -341,3 +335,8 @@ def _zone_among(changes, aggregates, zone, left):
     if left is not None and zone == left:
         return None
     return zone
+
+
+# Which handler applies which event types.
+_HANDLERS = ((PLACEMENT, _instance), (SERVICE_EVENTS, _service),
+             (AGGREGATE_EVENTS, _aggregate))
