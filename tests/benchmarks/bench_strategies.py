@@ -201,7 +201,8 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
     actions = [{'action_type': a.action_type,
                 'input_parameters': a.input_parameters}
                for a in solution.actions]
-    return {'status': 'ok', 'seconds': seconds, 'actions': actions}
+    return {'status': 'ok', 'seconds': seconds, 'actions': actions,
+            'indicators': dict(solution.indicator_values)}
 
 
 def run_watcher(python, path, name, timeout):
