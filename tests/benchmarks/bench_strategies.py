@@ -178,6 +178,56 @@ def outcome(cluster, actions):
             'stdev_load': statistics.pstdev(loads)}
 
 
+def stranded(cluster, actions):
+    """How many of the plan's migrations that name no destination would
+    find no host with a Nova that, in the plan's order, filters the
+    enabled nodes (as the plan's service changes leave them) with room
+    by Placement's count and picks the one with the most free memory
+    (its default RAM weigher spreads)."""
+    resources = (('vcpus', 'vcpu_reserved', 'vcpu_ratio'),
+                 ('memory_mb', 'memory_mb_reserved', 'memory_ratio'),
+                 ('disk_gb', 'disk_gb_reserved', 'disk_ratio'))
+    enabled = {h['name']: h['status'] == 'enabled' and h['state'] == 'up'
+               for h in cluster['hosts']}
+    names = {h['uuid']: h['name'] for h in cluster['hosts']}
+    free = {h['name']: [(h[total] - h[reserved]) * h[ratio]
+                        for total, reserved, ratio in resources]
+            for h in cluster['hosts']}
+    servers = {i['uuid']: i for i in cluster['instances']}
+    where = {uuid: i['host'] for uuid, i in servers.items()}
+    for server in cluster['instances']:
+        for r, (total, _, _) in enumerate(resources):
+            free[server['host']][r] -= server[total]
+    count = 0
+    for action in actions:
+        parameters = action['input_parameters']
+        if action['action_type'] == 'change_nova_service_state':
+            host = names.get(parameters['resource_id'],
+                             parameters.get('resource_name'))
+            enabled[host] = parameters['state'] == 'enabled'
+            continue
+        if action['action_type'] != 'migrate':
+            continue
+        server = servers[parameters['resource_id']]
+        need = [server[total] for total, _, _ in resources]
+        destination = parameters.get('destination_node')
+        if destination is None:
+            fitting = [h for h, up in enabled.items()
+                       if up and h != where[server['uuid']] and all(
+                           f >= n for f, n in zip(free[h], need,
+                                                  strict=True))]
+            if not fitting:
+                count += 1
+                continue
+            destination = max(fitting, key=lambda h: (free[h][1], h))
+        destination = names.get(destination, destination)
+        for r, n in enumerate(need):
+            free[where[server['uuid']]][r] += n
+            free[destination][r] -= n
+        where[server['uuid']] = destination
+    return count
+
+
 def by_type(actions):
     return dict(collections.Counter(a['action_type'] for a in actions))
 
@@ -234,6 +284,11 @@ def row(who, name, result, cluster):
         objective = ('empty %4d  load max %5.1f min %5.1f sd %5.2f' % (
             after['empty_hosts'], after['max_load'], after['min_load'],
             after['stdev_load']))
+        if any(a['action_type'] == 'migrate'
+               and 'destination_node' not in a['input_parameters']
+               for a in result['actions']):
+            objective += '  Nova finds no host for %d' % stranded(
+                cluster, result['actions'])
     return '  %-8s %9.3f s  %6d actions %-44s %s' % (
         who, result['seconds'], len(result['actions']),
         json.dumps(by_type(result['actions']), sort_keys=True), objective)
