@@ -18,11 +18,14 @@ threshold, so a server moves at most once and the plan always ends.
 import bisect
 import collections
 import heapq
+import math
+import operator
 import statistics
 
 from oslo_log import log
 
 from watcher_ha.decision_engine.strategy import base
+from watcher_ha.decision_engine.strategy import first_fit
 from watcher_ha.decision_engine.strategy import inputs
 from watcher_ha.decision_engine.strategy import moves as moves_mod
 from watcher_ha.decision_engine.strategy import parameter_specs
@@ -179,7 +182,7 @@ def _move_one(plan, load, source, average, movable, targets):
         if destination is None:
             continue
         plan.move(server, destination, 'live')
-        targets.receive(server, source, destination)
+        targets.receive(plan, server, source, destination)
         movable.remove(position)
         return True
     return False
@@ -212,21 +215,42 @@ class _Movable:
 class _Targets:
     """The nodes below the threshold, least busy first, with the room
     each has under it (its headroom). A node sending servers never
-    receives and the other way round, so no server moves twice."""
+    receives and the other way round, so no server moves twice.
+
+    The least busy nodes are often idle but full by allocation: walking
+    down the nodes by usage, each server would pass them all. So the
+    nodes that have not received yet, whose order is still the one they
+    started in, are leaves of a first_fit tree in that order (room:
+    Placement's free vcpus, memory and disk, then the headroom), which
+    skips every run of nodes where the server does not fit; the few
+    that have received, whose usage grew, are kept apart in usage
+    order. The least busy node that fits is the better of the first
+    of each."""
 
     def __init__(self, load, threshold):
         self.load = load
         self.threshold = threshold
-        self.by_usage = sorted((load.percent(h), h) for h in load.load
-                               if load.percent(h) < threshold)
+        self.below = [h for _, h in sorted(
+            (load.percent(h), h) for h in load.load
+            if load.percent(h) < threshold)]
+        self._untouched = None
+        # (usage, hostname) of the nodes that received, in order, and
+        # the room of each (a first_fit tree, to know at once whether a
+        # server fits on any of them).
+        self._received = []
+        self._received_room = None
         # Max-heap of (-headroom, hostname); an entry whose headroom is
         # no longer the node's is skipped when it comes up.
-        self._roomiest = [(-self._headroom(h), h) for _, h in self.by_usage]
+        self._roomiest = [(-self._headroom(h), h) for h in self.below]
         heapq.heapify(self._roomiest)
 
     def _headroom(self, hostname):
         return (self.threshold / 100.0 * self.load.capacity[hostname]
                 - self.load.load[hostname])
+
+    def _room(self, plan, hostname):
+        return tuple(plan.free(hostname, r) for r in moves_mod.RESOURCES) \
+            + (self._headroom(hostname),)
 
     def most_headroom(self):
         while self._roomiest:
@@ -239,18 +263,46 @@ class _Targets:
     def find(self, plan, server):
         """The least busy target with room for ``server`` that stays
         below the threshold with it; or None."""
+        if self._untouched is None:
+            self._untouched = first_fit.FirstFit(
+                {h: self._room(plan, h) for h in self.below})
+            nowhere = (first_fit.NO_ROOM,) * (len(moves_mod.RESOURCES) + 1)
+            self._received_room = first_fit.FirstFit(
+                dict.fromkeys(self.below, nowhere))
         workload = self.load.of[server.uuid]
-        for _, hostname in self.by_usage:
-            if (workload < self._headroom(hostname)
-                    and plan.fits(server, hostname)):
-                return hostname
-        return None
+        # Strictly more headroom than the server's workload.
+        need = moves_mod.need_of(server) + (
+            math.nextafter(workload, math.inf),)
 
-    def receive(self, server, source, destination):
+        def fits(hostname):
+            return plan.fits(server, hostname)
+
+        best = self._untouched.first(need, accept=fits)
+        if best is not None:
+            best = (self.load.percent(best), best)
+        room = self._received_room
+        if room.first(need, accept=fits) is None:
+            return best and best[1]
+        for usage, hostname in self._received:
+            if best is not None and (usage, hostname) >= best:
+                break
+            if all(map(operator.ge, room.room(hostname), need)) and fits(
+                    hostname):
+                best = (usage, hostname)
+                break
+        return best and best[1]
+
+    def receive(self, plan, server, source, destination):
+        """Count ``server`` moved (``plan`` has it already)."""
         was = (self.load.percent(destination), destination)
         self.load.move(server, source, destination)
-        del self.by_usage[bisect.bisect_left(self.by_usage, was)]
-        bisect.insort(self.by_usage,
+        self._received_room.set(destination, self._room(plan, destination))
+        if destination in self._untouched:
+            self._untouched.drop(destination)
+        at = bisect.bisect_left(self._received, was)
+        if at < len(self._received) and self._received[at] == was:
+            del self._received[at]
+        bisect.insort(self._received,
                       (self.load.percent(destination), destination))
         heapq.heappush(self._roomiest,
                        (-self._headroom(destination), destination))
