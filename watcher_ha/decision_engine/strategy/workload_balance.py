@@ -174,18 +174,26 @@ def _move_one(plan, load, source, average, movable, targets):
     excess = load.load[source] - average
     # No target can take more than the most headroom any has.
     start = movable.first_at_most(min(excess, targets.most_headroom()))
+    # Targets only lose room as the plan goes: a server that fits on
+    # none now never will, and is not tried again.
+    nowhere = []
+    moved = False
     for position in range(start, len(movable.servers)):
         server = movable.servers[position]
         if not plan.within_budget(server):
             continue
         destination = targets.find(plan, server)
         if destination is None:
+            nowhere.append(position)
             continue
         plan.move(server, destination, 'live')
         targets.receive(plan, server, source, destination)
+        nowhere.append(position)
+        moved = True
+        break
+    for position in reversed(nowhere):
         movable.remove(position)
-        return True
-    return False
+    return moved
 
 
 class _Movable:
