@@ -247,6 +247,11 @@ class _Targets:
         # server fits on any of them).
         self._received = []
         self._received_room = None
+        # Placement's need (vcpus, memory, disk) of servers that fitted
+        # nowhere -> the least workload among them. Targets only lose
+        # room, so a server needing as much of each and of workload
+        # fits nowhere either, now or later.
+        self._nowhere = {}
         # Max-heap of (-headroom, hostname); an entry whose headroom is
         # no longer the node's is skipped when it comes up.
         self._roomiest = [(-self._headroom(h), h) for h in self.below]
@@ -278,9 +283,22 @@ class _Targets:
             self._received_room = first_fit.FirstFit(
                 dict.fromkeys(self.below, nowhere))
         workload = self.load.of[server.uuid]
+        placement = moves_mod.need_of(server)
+        for failed, least in self._nowhere.items():
+            if workload >= least and all(map(operator.ge, placement,
+                                             failed)):
+                return None
         # Strictly more headroom than the server's workload.
-        need = moves_mod.need_of(server) + (
-            math.nextafter(workload, math.inf),)
+        need = placement + (math.nextafter(workload, math.inf),)
+        found = self._find(plan, server, workload, need)
+        # A server pinned to a zone may fit nowhere for its zone alone.
+        if found is None and not server.pinned_availability_zone:
+            self._nowhere[placement] = min(
+                workload, self._nowhere.get(placement, math.inf))
+        return found
+
+    def _find(self, plan, server, workload, need):
+        """find(), once the shortcut did not answer."""
 
         def fits(hostname):
             return plan.fits(server, hostname)
