@@ -306,8 +306,12 @@ class _Targets:
         best = self._untouched.first(need, accept=fits)
         if best is not None:
             best = (self.load.percent(best), best)
+        # The nodes that received are busier than they were; look there
+        # only if one is less busy than the best found, and has room.
         room = self._received_room
-        if room.first(need, accept=fits) is None:
+        if not self._received or (best is not None
+                                  and self._received[0] >= best) or \
+                room.first(need, accept=fits) is None:
             return best and best[1]
         for usage, hostname in self._received:
             if best is not None and (usage, hostname) >= best:
