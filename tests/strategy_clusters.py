@@ -1,16 +1,16 @@
 """Cluster snapshots for strategy tests and the strategy benchmark:
-small hand-made ones, and the reference clusters of ../shared (the input
-Watcher 17 was benchmarked on), with their metrics for a
-StaticDatasource."""
+small hand-made ones, and the reference clusters of
+tests/data/reference/clusters/ (the input Watcher 17 was first
+benchmarked on), with their metrics for a StaticDatasource."""
 
+import gzip
 import json
-import pathlib
 
+from tests import reference_data
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state
 
-REFERENCE = pathlib.Path(__file__).resolve().parents[2] / 'shared' / \
-    'reference' / 'clusters'
+REFERENCE = reference_data.ROOT / 'clusters'
 PROJECT = 'project-1'
 
 
@@ -54,12 +54,20 @@ class SnapshotModel:
 
 
 def reference_path(n_nodes, n_instances):
-    return REFERENCE / ('cluster_%d_%d.json' % (n_nodes, n_instances))
+    return REFERENCE / ('cluster_%d_%d.json.gz' % (n_nodes, n_instances))
+
+
+def reference_description(n_nodes, n_instances):
+    """The description (hosts, servers, metrics) of the reference
+    cluster N x M; FileNotFoundError when none of that size is stored."""
+    with gzip.open(reference_path(n_nodes, n_instances), 'rt') as f:
+        return json.load(f)
 
 
 def from_reference(description):
     """(ClusterState, {metric: {hostname or uuid: value}}) of a reference
-    cluster description (the JSON of ../shared/reference/clusters/)."""
+    cluster description (a reference cluster's JSON, or
+    cluster_generator.generate()'s)."""
     nodes = [elements.ComputeNode(
         hostname=h['name'], uuid=h['uuid'], vcpus=h['vcpus'],
         memory_mb=h['memory_mb'], disk_gb=h['disk_gb'],
@@ -84,5 +92,4 @@ def from_reference(description):
 
 
 def load_reference(n_nodes, n_instances):
-    with open(reference_path(n_nodes, n_instances)) as f:
-        return from_reference(json.load(f))
+    return from_reference(reference_description(n_nodes, n_instances))

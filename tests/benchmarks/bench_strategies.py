@@ -3,16 +3,19 @@
 measured in the same run on the same input.
 
     .venv/bin/python tests/benchmarks/bench_strategies.py \\
-        [--sizes 100x2000,500x10000,1000x20000] [--strategies a,b] \\
-        [--timeout 300] [--watcher-venv .bench/watcher17-venv | --no-watcher]
+        [--sizes 100x2000,500x10000,300x6000,800x16000] \\
+        [--strategies a,b] [--seed 1] [--timeout 300] \\
+        [--watcher-venv .bench/watcher17-venv | --no-watcher]
 
-The clusters are ../shared/reference/clusters/cluster_N_M.json, or, for a
-size not stored there (1000x20000), the same generator's output
-(../shared/tools/watcher17-bench/bench_watcher_strategies.py,
-``generate_cluster`` with seed 42), written to a temporary directory that
-both sides read. Both sides get the cluster's static metrics (ours through
-a StaticDatasource, Watcher's through that script's FakeDatasource) and
-each strategy's default parameters (host_maintenance: the first node).
+A size with a reference cluster (tests/data/reference/clusters/:
+100x2000, 500x10000, the input Watcher 17 was first benchmarked on) runs
+on it; any other size on a cluster that tests/cluster_generator.py makes
+from ``--seed`` (several host sizes, idle hosts full by allocation, hot
+spots, disabled compute services). The description is written to a
+temporary directory that both sides read. Both sides get the cluster's
+static metrics (ours through a StaticDatasource, Watcher's through
+watcher17_strategies.py's) and each strategy's default parameters
+(host_maintenance: the first node).
 
 For each strategy and size it prints the time of the strategy alone,
 the actions by type, and the outcome of applying the plan's migrations to
@@ -34,10 +37,8 @@ hurt server sits next to a noisy one that send a noisy one away.
 
 import argparse
 import collections
-import importlib.util
 import json
 import pathlib
-import re
 import statistics
 import subprocess
 import sys
@@ -47,6 +48,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests import cluster_generator  # noqa: E402
 from tests import static_metrics  # noqa: E402
 from tests import strategy_clusters  # noqa: E402
 from tests.benchmarks import hardware_metrics  # noqa: E402
@@ -55,12 +57,9 @@ from watcher_ha.common import parameters as parameters_mod  # noqa: E402
 from watcher_ha.common import plugins  # noqa: E402
 from watcher_ha.decision_engine.datasources import metrics  # noqa: E402
 
-SHARED_BENCH = (ROOT.parent / 'shared' / 'tools' / 'watcher17-bench'
-                / 'bench_watcher_strategies.py')
 WATCHER_SCRIPT = pathlib.Path(__file__).resolve().with_name(
-    'watcher17_hardware.py')
-# The strategies the shared script, with the hardware readings of
-# watcher17_hardware.py, knows how to drive in Watcher.
+    'watcher17_strategies.py')
+# The strategies watcher17_strategies.py drives in Watcher.
 WATCHER_DRIVES = ('vm_workload_consolidation', 'basic', 'workload_balance',
                   'host_maintenance', 'workload_stabilization',
                   'node_resource_consolidation', 'outlet_temperature',
@@ -77,24 +76,24 @@ NOT_ON_COMPUTE_ALONE = ('saving_energy', 'storage_capacity_balance',
                         'zone_migration')
 
 
-def description(n_nodes, n_instances, workdir):
-    """(path, cluster description) of the reference cluster N x M with
-    the hardware readings, written to ``workdir`` for Watcher's side."""
-    reference = strategy_clusters.reference_path(n_nodes, n_instances)
-    if reference.exists():
-        with open(reference) as f:
-            cluster = json.load(f)
+def description(n_nodes, n_instances, seed, workdir):
+    """(path, cluster description, where it comes from) of the cluster
+    N x M with the hardware readings, written to ``workdir`` for
+    Watcher's side: the reference cluster of that size, or the
+    generator's."""
+    if strategy_clusters.reference_path(n_nodes, n_instances).exists():
+        cluster = strategy_clusters.reference_description(n_nodes,
+                                                          n_instances)
+        origin = 'reference cluster'
     else:
-        spec = importlib.util.spec_from_file_location('watcher17_bench',
-                                                      SHARED_BENCH)
-        generator = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(generator)
-        cluster = generator.generate_cluster(n_nodes, n_instances, 42)
+        cluster = cluster_generator.generate(n_nodes, n_instances, seed)
+        origin = 'generated, seed %d' % seed
     hardware_metrics.add(cluster)
-    path = pathlib.Path(workdir) / reference.name
+    path = pathlib.Path(workdir) / ('cluster_%d_%d.json' % (n_nodes,
+                                                            n_instances))
     with open(path, 'w') as f:
         json.dump(cluster, f, separators=(',', ':'), sort_keys=True)
-    return path, cluster
+    return path, cluster, origin
 
 
 class CacheHistoryDatasource(static_metrics.StaticDatasource):
@@ -179,6 +178,56 @@ def outcome(cluster, actions):
             'stdev_load': statistics.pstdev(loads)}
 
 
+def stranded(cluster, actions):
+    """How many of the plan's migrations that name no destination would
+    find no host with a Nova that, in the plan's order, filters the
+    enabled nodes (as the plan's service changes leave them) with room
+    by Placement's count and picks the one with the most free memory
+    (its default RAM weigher spreads)."""
+    resources = (('vcpus', 'vcpu_reserved', 'vcpu_ratio'),
+                 ('memory_mb', 'memory_mb_reserved', 'memory_ratio'),
+                 ('disk_gb', 'disk_gb_reserved', 'disk_ratio'))
+    enabled = {h['name']: h['status'] == 'enabled' and h['state'] == 'up'
+               for h in cluster['hosts']}
+    names = {h['uuid']: h['name'] for h in cluster['hosts']}
+    free = {h['name']: [(h[total] - h[reserved]) * h[ratio]
+                        for total, reserved, ratio in resources]
+            for h in cluster['hosts']}
+    servers = {i['uuid']: i for i in cluster['instances']}
+    where = {uuid: i['host'] for uuid, i in servers.items()}
+    for server in cluster['instances']:
+        for r, (total, _, _) in enumerate(resources):
+            free[server['host']][r] -= server[total]
+    count = 0
+    for action in actions:
+        parameters = action['input_parameters']
+        if action['action_type'] == 'change_nova_service_state':
+            host = names.get(parameters['resource_id'],
+                             parameters.get('resource_name'))
+            enabled[host] = parameters['state'] == 'enabled'
+            continue
+        if action['action_type'] != 'migrate':
+            continue
+        server = servers[parameters['resource_id']]
+        need = [server[total] for total, _, _ in resources]
+        destination = parameters.get('destination_node')
+        if destination is None:
+            fitting = [h for h, up in enabled.items()
+                       if up and h != where[server['uuid']] and all(
+                           f >= n for f, n in zip(free[h], need,
+                                                  strict=True))]
+            if not fitting:
+                count += 1
+                continue
+            destination = max(fitting, key=lambda h: (free[h][1], h))
+        destination = names.get(destination, destination)
+        for r, n in enumerate(need):
+            free[where[server['uuid']]][r] += n
+            free[destination][r] -= n
+        where[server['uuid']] = destination
+    return count
+
+
 def by_type(actions):
     return dict(collections.Counter(a['action_type'] for a in actions))
 
@@ -202,7 +251,8 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
     actions = [{'action_type': a.action_type,
                 'input_parameters': a.input_parameters}
                for a in solution.actions]
-    return {'status': 'ok', 'seconds': seconds, 'actions': actions}
+    return {'status': 'ok', 'seconds': seconds, 'actions': actions,
+            'indicators': dict(solution.indicator_values)}
 
 
 def run_watcher(python, path, name, timeout):
@@ -217,11 +267,7 @@ def run_watcher(python, path, name, timeout):
         return {'status': 'error: %s' % done.stderr.strip()[-300:]}
     result = json.loads(done.stdout)
     if result['status'] == 'error':
-        # watcher17_hardware.py adds how long the strategy ran.
-        ran = re.search(r'after ([0-9.]+) s', result['error'])
         result['status'] = 'error: %s' % result['error'][-300:]
-        if ran:
-            result['seconds'] = float(ran.group(1))
     return result
 
 
@@ -238,6 +284,11 @@ def row(who, name, result, cluster):
         objective = ('empty %4d  load max %5.1f min %5.1f sd %5.2f' % (
             after['empty_hosts'], after['max_load'], after['min_load'],
             after['stdev_load']))
+        if any(a['action_type'] == 'migrate'
+               and 'destination_node' not in a['input_parameters']
+               for a in result['actions']):
+            objective += '  Nova finds no host for %d' % stranded(
+                cluster, result['actions'])
     return '  %-8s %9.3f s  %6d actions %-44s %s' % (
         who, result['seconds'], len(result['actions']),
         json.dumps(by_type(result['actions']), sort_keys=True), objective)
@@ -245,7 +296,10 @@ def row(who, name, result, cluster):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--sizes', default='100x2000,500x10000,1000x20000')
+    parser.add_argument('--sizes',
+                        default='100x2000,500x10000,300x6000,800x16000')
+    parser.add_argument('--seed', type=int, default=1,
+                        help='of the generated clusters')
     parser.add_argument('--strategies', default='',
                         help='comma-separated; default: every installed '
                              'optimisation strategy')
@@ -267,12 +321,13 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         for size in args.sizes.split(','):
             n_nodes, n_instances = (int(x) for x in size.split('x'))
-            path, cluster = description(n_nodes, n_instances, workdir)
+            path, cluster, origin = description(n_nodes, n_instances,
+                                                args.seed, workdir)
             snapshot, values = strategy_clusters.from_reference(cluster)
             before = outcome(cluster, [])
-            print('\n== %d hosts, %d servers: before any plan: empty %d, '
-                  'load max %.1f min %.1f sd %.2f' % (
-                      n_nodes, n_instances, before['empty_hosts'],
+            print('\n== %d hosts, %d servers (%s): before any plan: '
+                  'empty %d, load max %.1f min %.1f sd %.2f' % (
+                      n_nodes, n_instances, origin, before['empty_hosts'],
                       before['max_load'], before['min_load'],
                       before['stdev_load']), flush=True)
             for name in names:

@@ -19,12 +19,6 @@ from tests import reference_data
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCANNED = ('tests', 'tools', 'watcher_ha')
 
-# Still reading the reference clusters beside the checkout: moving those
-# in is a separate piece of work (issue 32, the strategy clusters). Once a
-# file here no longer climbs out, the test below asks for its removal.
-NOT_YET_MOVED = {'tests/strategy_clusters.py',
-                 'tests/benchmarks/watcher17_strategies.py'}
-
 
 def _docstrings(tree):
     nodes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -168,26 +162,18 @@ def test_the_scan_sees_a_module_that_climbs_out():
 
 def test_no_module_reads_outside_the_checkout():
     leaks = {name: found for name, source in _modules()
-             if name not in NOT_YET_MOVED
-             and (found := escapes(source, name))}
+             if (found := escapes(source, name))}
     assert leaks == {}, (
         'These modules reach outside the repository; copy the data they '
         'need into tests/data/reference/ (with a PROVENANCE.md) instead: '
         '%s' % leaks)
 
 
-@pytest.mark.parametrize('name', sorted(NOT_YET_MOVED))
-def test_modules_not_yet_moved_still_need_their_exemption(name):
-    assert escapes((ROOT / name).read_text(), name), (
-        '%s no longer reads outside the checkout: remove it from '
-        'NOT_YET_MOVED' % name)
-
-
 # Every loader of reference data the tests use, and how much it finds.
 LOADERS = '''
 import json
 import tests
-from tests import golden, nova_samples, reference_data
+from tests import golden, nova_samples, reference_data, strategy_clusters
 print(json.dumps({
     'package': tests.__file__,
     'watcher-api-golden': len(golden.exchanges()),
@@ -197,6 +183,8 @@ print(json.dumps({
     'nova-notifications/samples': len(nova_samples.documented()),
     'watcher-notifications': len(reference_data.files(
         reference_data.ROOT / 'watcher-notifications', '*.json')),
+    'reference-clusters': len(reference_data.files(
+        strategy_clusters.REFERENCE, 'cluster_*.json.gz')),
 }))
 '''
 

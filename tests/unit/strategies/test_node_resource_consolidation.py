@@ -152,3 +152,52 @@ def test_the_packer_never_overfills_and_undoes_a_failed_node():
     assert packer.empty('n2')
     assert plan.free('n1', 'vcpus') == 0
     assert not packer.empty('n1')          # it received: it stays
+
+
+def test_auto_empties_no_node_whose_servers_nova_could_not_place():
+    # Nova picks the enabled node with the most free memory: y1 goes to
+    # d1 (10 GiB free), y2 to d2 (9 GiB), and x (9 GiB) then fits on
+    # neither, although the packing had put y1 and y2 together on d1.
+    filler = [c.server('d1-%d' % i, 'd1') for i in range(11)] + [
+        c.server('d2-%d' % i, 'd2') for i in range(11)] + [
+        c.server('d2-small', 'd2', memory_mb=1024)]
+    cluster = c.build(
+        [c.node('d1'), c.node('d2'), c.node('e1'), c.node('e2'),
+         c.node('e3')],
+        filler + [c.server('y1', 'e1'), c.server('y2', 'e2'),
+                  c.server('x', 'e3', vcpus=4, memory_mb=9216)])
+    solution = run(cluster)
+    migrated = [step[1] for step in steps(solution)
+                if step[0] == 'migrate']
+    # e3 stays, and with its room another node can go.
+    assert 'x' not in migrated
+    assert {'y1', 'y2'} <= set(migrated)
+    assert _nova_places_all(cluster, solution)
+    # Naming the destinations, the packing's plan holds: all three go.
+    specified = run(cluster, host_choice='specify')
+    assert sorted(step[1] for step in steps(specified)) == ['x', 'y1', 'y2']
+
+
+def _nova_places_all(cluster, solution):
+    """Whether a scheduler that picks the enabled node with the most
+    free memory finds a node with room for every migration, in order."""
+    disabled = {step[1] for step in steps(solution)
+                if step[0] == 'disabled'}
+    free = {h: {r: n.capacity(r) - cluster.used(h, r)
+                for r in moves.RESOURCES}
+            for h, n in cluster.nodes.items()
+            if n.status == 'enabled' and h not in disabled}
+    for action in solution.actions:
+        if action.action_type != 'migrate':
+            continue
+        server = cluster.instance(action.input_parameters['resource_id'])
+        fitting = [h for h in free if h != server.host and all(
+            free[h][r] >= getattr(server, r) for r in moves.RESOURCES)]
+        if not fitting:
+            return False
+        chosen = max(fitting, key=lambda h: free[h]['memory_mb'])
+        for r in moves.RESOURCES:
+            free[chosen][r] -= getattr(server, r)
+            if server.host in free:
+                free[server.host][r] += getattr(server, r)
+    return True

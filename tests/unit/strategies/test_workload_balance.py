@@ -209,8 +209,6 @@ def test_schema_is_watcher_s_plus_the_budget():
 
 
 def test_first_move_is_watcher_17_s_on_the_reference_cluster():
-    if not c.reference_path(100, 2000).exists():
-        pytest.skip('no ../shared reference clusters here')
     cluster, values = c.load_reference(100, 2000)
     solution = run(cluster, values, max_migrations=1)
     # What Watcher 17.0.0 proposes for the same input.

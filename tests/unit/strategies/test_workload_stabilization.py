@@ -144,6 +144,35 @@ def test_never_overpacks_a_host():
     assert run(cluster, values).actions == []
 
 
+def test_reaches_the_threshold_past_many_idle_hosts_with_no_room():
+    # More idle hosts than the search's widest window, each full by
+    # allocation (its idle server holds all its memory): they are the
+    # least loaded, yet nothing fits on them. The warm hosts have room.
+    idle = ['idle%02d' % i for i in range(ws.SEARCH_MAX_WIDTH + 2)]
+    nodes = ([c.node(name, vcpus=8, memory_mb=4096) for name in idle]
+             + [c.node('hot', vcpus=8)]
+             + [c.node('warm%d' % i, vcpus=8) for i in range(3)])
+    servers = ([c.server('sleeper-' + name, name, memory_mb=4096)
+                for name in idle]
+               + [c.server('busy%d' % i, 'hot', vcpus=2) for i in range(4)]
+               + [c.server('half%d' % i, 'warm%d' % i, vcpus=2)
+                  for i in range(3)])
+    cluster = c.build(nodes, servers)
+    busy = {'busy%d' % i: 100.0 for i in range(4)}
+    busy.update({'half%d' % i: 50.0 for i in range(3)})
+    values = cpu_values(cluster, busy)
+    # Loads: hot 1, warm .125 each, idle 0: sd .1228. Two moves from hot
+    # to warm hosts reach .5 .375 .375 .125: sd .0986.
+    solution = run(cluster, values,
+                   thresholds={'instance_cpu_usage': 0.1})
+    indicators = solution.indicator_values
+    assert indicators['standard_deviation_before_audit'] > 0.1
+    assert indicators['standard_deviation_after_audit'] <= 0.1
+    assert {src for _n, src, _d in moves(solution)} == {'hot'}
+    assert {dst for _n, _s, dst in moves(solution)} <= {
+        'warm0', 'warm1', 'warm2'}
+
+
 def test_budget_limits_the_plan():
     cluster, values = hot_cluster()
     solution = run(cluster, values, max_migrations=1)
@@ -340,3 +369,11 @@ def test_spread_after_move_matches_a_full_recount():
     assert spread.loads[0] == pytest.approx([0.65, 0.2, 0.9])
     assert spread.objective() == pytest.approx(predicted)
     assert predicted == pytest.approx(statistics.pstdev([0.65, 0.2, 0.9]))
+
+
+def test_spread_after_moves_is_after_move_for_each_destination():
+    spread = load_spread.Spread([[0.9, 0.2, 0.4, 0.1], [0.5, 0.5, 0.1, 0.3]],
+                                [[8.0, 16.0, 4.0, 8.0],
+                                 [64.0, 32.0, 32.0, 16.0]], [1.0, 0.5])
+    assert spread.after_moves((2.0, 4.0), 0, [1, 2, 3]) == pytest.approx(
+        [spread.after_move((2.0, 4.0), 0, d) for d in (1, 2, 3)])

@@ -15,6 +15,7 @@ migration and still answer in seconds at 20,000 servers.
 
 import heapq
 import math
+import operator
 
 # The least improvement of the objective a move must bring: below it, a
 # move is rounding noise, not balance.
@@ -53,8 +54,11 @@ class Spread:
             sd = self.deviation(j)
             if sd > 0 and w > 0:
                 parts.append((self.loads[j], self.sums[j] / n, w / sd))
-        return [sum((row[h] - mean) * scale for row, mean, scale in parts)
-                for h in range(n)]
+        scores = [0.0] * n
+        for row, mean, scale in parts:
+            scores = [score + (x - mean) * scale
+                      for score, x in zip(scores, row, strict=True)]
+        return scores
 
     def after_move(self, amounts, source, destination):
         """The objective once a server taking ``amounts`` (one per
@@ -71,6 +75,30 @@ class Spread:
                        + (xd + up) ** 2 - xd * xd)
             total += self.weights[j] * _deviation(sums, squares, n)
         return total
+
+    def after_moves(self, amounts, source, destinations):
+        """after_move() for each of ``destinations`` (none of them
+        ``source``), in one pass per metric."""
+        n = self.size
+        totals = [0.0] * len(destinations)
+        for j, amount in enumerate(amounts):
+            row, cap, weight = self.loads[j], self.capacity[j], \
+                self.weights[j]
+            down = amount / cap[source]
+            xs = row[source]
+            sums_out = self.sums[j] - down
+            squares_out = self.squares[j] + (xs - down) ** 2 - xs * xs
+            part = []
+            for destination in destinations:
+                up = amount / cap[destination]
+                xd = row[destination]
+                mean = (sums_out + up) / n
+                variance = (squares_out + (xd + up) ** 2 - xd * xd) / n \
+                    - mean * mean
+                part.append(weight * math.sqrt(variance) if variance > 0
+                            else 0.0)
+            totals = [t + p for t, p in zip(totals, part, strict=True)]
+        return totals
 
     def move(self, amounts, source, destination):
         for j, amount in enumerate(amounts):
@@ -104,10 +132,19 @@ class Search:
     may send; ``allowed(instance, h)`` says whether a server may go to
     host h now; ``accept(instance, source, destination)`` records a
     move. A server moves at most once.
+
+    The least loaded hosts are often the ones that cannot take anything:
+    idle servers that hold all the host's memory. So the destinations a
+    server is weighed against are the least loaded among those with
+    room for it: ``room(h)`` is what host h has free and ``need(instance)``
+    what a server takes, two tuples in the same order (without them,
+    every destination counts as having room). Servers that take the
+    same share the walk down the destinations.
     """
 
     def __init__(self, spread, servers, destinations, allowed, accept,
-                 width=4, max_width=64, every_destination=False):
+                 width=4, max_width=64, every_destination=False,
+                 room=None, need=None):
         self.spread = spread
         self.servers = servers
         self.destinations = list(destinations)
@@ -116,6 +153,12 @@ class Search:
         self.width = width
         self.max_width = max(max_width, width)
         self.every_destination = every_destination
+        self.room = room
+        self.need = need or (lambda instance: ())
+        # What each destination has free, as far as this search knows:
+        # a move changes it on its source and destination only.
+        self.free = {}
+        self.needs = {}
 
     def step(self):
         """Make the best move found; False when none improves."""
@@ -127,6 +170,8 @@ class Search:
             if found is not None:
                 instance, amounts, source, destination = found
                 del self.servers[source][instance.uuid]
+                self.free.pop(source, None)
+                self.free.pop(destination, None)
                 self.spread.move(amounts, source, destination)
                 self.accept(instance, source, destination)
                 return True
@@ -137,20 +182,65 @@ class Search:
     def _best(self, current, scores, width):
         senders = [h for h, here in self.servers.items() if here]
         sources = heapq.nlargest(width, senders, key=scores.__getitem__)
-        targets = self.destinations
-        if not self.every_destination:
-            targets = heapq.nsmallest(width, targets,
-                                      key=scores.__getitem__)
+        targets = _Targets(self, scores, width)
         best_value, best = current - EPSILON, None
-        after_move = self.spread.after_move
+        after_moves = self.spread.after_moves
+        needs = self.needs
         for source in sources:
-            for instance, amounts in self.servers[source].values():
-                for destination in targets:
-                    if destination == source:
-                        continue
-                    value = after_move(amounts, source, destination)
+            for uuid, (instance, amounts) in self.servers[source].items():
+                need = needs.get(uuid)
+                if need is None:
+                    need = needs[uuid] = self.need(instance)
+                destinations = [d for d in targets.of(need) if d != source]
+                values = after_moves(amounts, source, destinations)
+                for value, destination in zip(values, destinations,
+                                              strict=True):
                     if value < best_value and self.allowed(instance,
                                                            destination):
                         best_value = value
                         best = (instance, amounts, source, destination)
         return best
+
+
+class _Targets:
+    """The destinations one step weighs, per need: the ``width`` least
+    loaded with room for it (every destination with
+    ``every_destination``)."""
+
+    def __init__(self, search, scores, width):
+        self.search = search
+        self.width = width
+        self.found = {}
+        self.ordered = None
+        if search.every_destination or search.room is None:
+            self.ordered = search.destinations
+            if not search.every_destination:
+                self.ordered = heapq.nsmallest(width, self.ordered,
+                                               key=scores.__getitem__)
+            self.found = None
+        else:
+            self.scores = scores
+
+    def of(self, need):
+        if self.found is None:
+            return self.ordered
+        targets = self.found.get(need)
+        if targets is None:
+            targets = self.found[need] = self._walk(need)
+        return targets
+
+    def _walk(self, need):
+        if self.ordered is None:
+            self.ordered = sorted(self.search.destinations,
+                                  key=self.scores.__getitem__)
+        room, free = self.search.room, self.search.free
+        targets = []
+        for h in self.ordered:
+            has = free.get(h)
+            if has is None:
+                has = free[h] = room(h)
+            if all(map(operator.ge, has, need)):
+                targets.append(h)
+                if len(targets) == self.width:
+                    break
+        return targets

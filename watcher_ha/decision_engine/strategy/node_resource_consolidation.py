@@ -30,6 +30,8 @@ emptied nor destinations; servers Nova cannot migrate in their state
 keep their node in use.
 """
 
+import heapq
+
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import consolidation
 from watcher_ha.decision_engine.strategy import inputs
@@ -66,23 +68,23 @@ class NodeResourceConsolidation(base.Strategy):
                 "picks each destination) and 'specify' (the strategy "
                 "does)" % host_choice)
         protected = frozenset(self.protected_hosts)
-        plan = moves_mod.Moves(cluster, parameters, protected)
-        candidates = [h for h, n in cluster.nodes.items()
-                      if n.state == 'up' and h not in protected]
-        order = consolidation.emptying_order(
-            plan, candidates,
-            {h: plan.used[h]['vcpus'] for h in candidates})
-        destinations = [h for h in reversed(order)
-                        if moves_mod.is_destination(cluster.nodes[h],
-                                                    protected)]
-        packer = consolidation.Packer(plan, destinations)
-        already_empty = [h for h in order if not plan.instances_on(h)]
-        # Sending servers to an empty node would only swap one node in
-        # use for another.
-        for hostname in already_empty:
-            packer.close(hostname)
-        emptied = [h for h in order
-                   if plan.instances_on(h) and packer.empty(h)]
+        name_destinations = host_choice == 'specify' or any(
+            cluster.nodes[h].status == 'enabled' for h in protected
+            if h in cluster.nodes)
+        plan, already_empty, emptied = _pack(cluster, parameters,
+                                             protected)
+        made = plan.made
+        while not name_destinations:
+            # Nova's scheduler, not the packing, picks each destination:
+            # a node stays unless Nova finds a host for each of its
+            # servers among the nodes the plan leaves enabled. One that
+            # stays is one more host for the others.
+            stranded = _stranded_by_nova(
+                cluster, made, protected, set(already_empty + emptied))
+            if not stranded:
+                break
+            emptied = [h for h in emptied if h not in stranded]
+            made = [move for move in made if move[1] not in stranded]
         solution = self.new_solution()
         # The objective: nodes holding servers (of all nodes: a down or
         # protected one, never emptied, may be empty too).
@@ -91,27 +93,80 @@ class NodeResourceConsolidation(base.Strategy):
                 in_use, in_use - len(emptied), parameters):
             consolidation.set_indicators(solution, len(cluster.nodes), 0, 0)
             return solution
-        name_destinations = host_choice == 'specify' or any(
-            cluster.nodes[h].status == 'enabled' for h in protected
-            if h in cluster.nodes)
         hidden = [] if host_choice == 'specify' else [
             cluster.nodes[h] for h in already_empty + emptied
             if cluster.nodes[h].status == 'enabled']
         for node in hidden:
             consolidation.service_state(solution, node, 'disabled',
                                         DISABLED_REASON)
-        _add_migrations(solution, plan, name_destinations)
+        _add_migrations(solution, made, name_destinations)
         for node in hidden:
             consolidation.service_state(solution, node, 'enabled')
         consolidation.set_indicators(solution, len(cluster.nodes),
-                                     len(emptied), len(plan.made))
+                                     len(emptied), len(made))
         return solution
 
 
-def _add_migrations(solution, plan, name_destinations):
-    """One migrate action per move; without a destination_node (Nova's
-    scheduler picks it) unless ``name_destinations``."""
-    for instance, source, destination, kind in plan.made:
+def _pack(cluster, parameters, protected):
+    """(the plan, the nodes already empty, the nodes it empties)."""
+    plan = moves_mod.Moves(cluster, parameters, protected)
+    candidates = [h for h, n in cluster.nodes.items()
+                  if n.state == 'up' and h not in protected]
+    order = consolidation.emptying_order(
+        plan, candidates, {h: plan.used[h]['vcpus'] for h in candidates})
+    destinations = [h for h in reversed(order)
+                    if moves_mod.is_destination(cluster.nodes[h], protected)]
+    packer = consolidation.Packer(plan, destinations)
+    already_empty = [h for h in order if not plan.instances_on(h)]
+    # Sending servers to an empty node would only swap one node in use
+    # for another.
+    for hostname in already_empty:
+        packer.close(hostname)
+    emptied = [h for h in order
+               if plan.instances_on(h) and packer.empty(h)]
+    return plan, already_empty, emptied
+
+
+def _stranded_by_nova(cluster, made, protected, hidden):
+    """The sources of the migrations ``made`` (Moves.made) for which
+    Nova's scheduler, run in their order, finds no host: it filters the
+    enabled, up nodes with room (Placement's count) and, by default,
+    weighs them by free memory, most first (its RAM weigher spreads).
+    ``hidden`` are the nodes the plan disables first."""
+    nova = moves_mod.Moves(cluster, {}, protected)
+    # Most free memory first; an entry is stale when the node's free
+    # memory changed since it was pushed.
+    heap = [(-nova.free(h, 'memory_mb'), h) for h in nova.destinations()
+            if h not in hidden]
+    heapq.heapify(heap)
+    stranded = set()
+    for instance, source, _destination, kind in made:
+        passed, found = [], None
+        while heap:
+            free, hostname = heapq.heappop(heap)
+            if -free != nova.free(hostname, 'memory_mb'):
+                continue
+            passed.append((free, hostname))
+            if hostname != source and nova.fits(instance, hostname):
+                found = hostname
+                break
+        for entry in passed:
+            heapq.heappush(heap, entry)
+        if found is None:
+            stranded.add(source)
+            continue
+        nova.move(instance, found, kind)
+        heapq.heappush(heap, (-nova.free(found, 'memory_mb'), found))
+        if source not in hidden:
+            heapq.heappush(heap, (-nova.free(source, 'memory_mb'), source))
+    return stranded
+
+
+def _add_migrations(solution, made, name_destinations):
+    """One migrate action per move of ``made`` (Moves.made); without a
+    destination_node (Nova's scheduler picks it) unless
+    ``name_destinations``."""
+    for instance, source, destination, kind in made:
         parameters = {'resource_id': instance.uuid,
                       'resource_name': instance.name,
                       'migration_type': kind, 'source_node': source}

@@ -128,9 +128,10 @@ class Coolest:
     def _could_fit(self, instance):
         if self._most is None:
             hosts = self.fresh + self.received
+            capacity, used = self.plan.capacity, self.plan.used
             self._most = {
-                resource: max(((self.plan.free(h, resource), h)
-                               for h in hosts), default=(0, None))
+                resource: max(((capacity[h][resource] - used[h][resource],
+                                h) for h in hosts), default=(0, None))
                 for resource in moves_mod.RESOURCES}
         return all(getattr(instance, resource) <= most
                    for resource, (most, _) in self._most.items())

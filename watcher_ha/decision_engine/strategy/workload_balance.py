@@ -18,11 +18,14 @@ threshold, so a server moves at most once and the plan always ends.
 import bisect
 import collections
 import heapq
+import math
+import operator
 import statistics
 
 from oslo_log import log
 
 from watcher_ha.decision_engine.strategy import base
+from watcher_ha.decision_engine.strategy import first_fit
 from watcher_ha.decision_engine.strategy import inputs
 from watcher_ha.decision_engine.strategy import moves as moves_mod
 from watcher_ha.decision_engine.strategy import parameter_specs
@@ -171,18 +174,26 @@ def _move_one(plan, load, source, average, movable, targets):
     excess = load.load[source] - average
     # No target can take more than the most headroom any has.
     start = movable.first_at_most(min(excess, targets.most_headroom()))
+    # Targets only lose room as the plan goes: a server that fits on
+    # none now never will, and is not tried again.
+    nowhere = []
+    moved = False
     for position in range(start, len(movable.servers)):
         server = movable.servers[position]
         if not plan.within_budget(server):
             continue
         destination = targets.find(plan, server)
         if destination is None:
+            nowhere.append(position)
             continue
         plan.move(server, destination, 'live')
-        targets.receive(server, source, destination)
+        targets.receive(plan, server, source, destination)
+        nowhere.append(position)
+        moved = True
+        break
+    for position in reversed(nowhere):
         movable.remove(position)
-        return True
-    return False
+    return moved
 
 
 class _Movable:
@@ -212,21 +223,47 @@ class _Movable:
 class _Targets:
     """The nodes below the threshold, least busy first, with the room
     each has under it (its headroom). A node sending servers never
-    receives and the other way round, so no server moves twice."""
+    receives and the other way round, so no server moves twice.
+
+    The least busy nodes are often idle but full by allocation: walking
+    down the nodes by usage, each server would pass them all. So the
+    nodes that have not received yet, whose order is still the one they
+    started in, are leaves of a first_fit tree in that order (room:
+    Placement's free vcpus, memory and disk, then the headroom), which
+    skips every run of nodes where the server does not fit; the few
+    that have received, whose usage grew, are kept apart in usage
+    order. The least busy node that fits is the better of the first
+    of each."""
 
     def __init__(self, load, threshold):
         self.load = load
         self.threshold = threshold
-        self.by_usage = sorted((load.percent(h), h) for h in load.load
-                               if load.percent(h) < threshold)
+        self.below = [h for _, h in sorted(
+            (load.percent(h), h) for h in load.load
+            if load.percent(h) < threshold)]
+        self._untouched = None
+        # (usage, hostname) of the nodes that received, in order, and
+        # the room of each (a first_fit tree, to know at once whether a
+        # server fits on any of them).
+        self._received = []
+        self._received_room = None
+        # Placement's need (vcpus, memory, disk) of servers that fitted
+        # nowhere -> the least workload among them. Targets only lose
+        # room, so a server needing as much of each and of workload
+        # fits nowhere either, now or later.
+        self._nowhere = {}
         # Max-heap of (-headroom, hostname); an entry whose headroom is
         # no longer the node's is skipped when it comes up.
-        self._roomiest = [(-self._headroom(h), h) for _, h in self.by_usage]
+        self._roomiest = [(-self._headroom(h), h) for h in self.below]
         heapq.heapify(self._roomiest)
 
     def _headroom(self, hostname):
         return (self.threshold / 100.0 * self.load.capacity[hostname]
                 - self.load.load[hostname])
+
+    def _room(self, plan, hostname):
+        return tuple(plan.free(hostname, r) for r in moves_mod.RESOURCES) \
+            + (self._headroom(hostname),)
 
     def most_headroom(self):
         while self._roomiest:
@@ -239,18 +276,63 @@ class _Targets:
     def find(self, plan, server):
         """The least busy target with room for ``server`` that stays
         below the threshold with it; or None."""
+        if self._untouched is None:
+            self._untouched = first_fit.FirstFit(
+                {h: self._room(plan, h) for h in self.below})
+            nowhere = (first_fit.NO_ROOM,) * (len(moves_mod.RESOURCES) + 1)
+            self._received_room = first_fit.FirstFit(
+                dict.fromkeys(self.below, nowhere))
         workload = self.load.of[server.uuid]
-        for _, hostname in self.by_usage:
-            if (workload < self._headroom(hostname)
-                    and plan.fits(server, hostname)):
-                return hostname
-        return None
+        placement = moves_mod.need_of(server)
+        for failed, least in self._nowhere.items():
+            if workload >= least and all(map(operator.ge, placement,
+                                             failed)):
+                return None
+        # Strictly more headroom than the server's workload.
+        need = placement + (math.nextafter(workload, math.inf),)
+        found = self._find(plan, server, workload, need)
+        # A server pinned to a zone may fit nowhere for its zone alone.
+        if found is None and not server.pinned_availability_zone:
+            self._nowhere[placement] = min(
+                workload, self._nowhere.get(placement, math.inf))
+        return found
 
-    def receive(self, server, source, destination):
+    def _find(self, plan, server, workload, need):
+        """find(), once the shortcut did not answer."""
+
+        def fits(hostname):
+            return plan.fits(server, hostname)
+
+        best = self._untouched.first(need, accept=fits)
+        if best is not None:
+            best = (self.load.percent(best), best)
+        # The nodes that received are busier than they were; look there
+        # only if one is less busy than the best found, and has room.
+        room = self._received_room
+        if not self._received or (best is not None
+                                  and self._received[0] >= best) or \
+                room.first(need, accept=fits) is None:
+            return best and best[1]
+        for usage, hostname in self._received:
+            if best is not None and (usage, hostname) >= best:
+                break
+            if all(map(operator.ge, room.room(hostname), need)) and fits(
+                    hostname):
+                best = (usage, hostname)
+                break
+        return best and best[1]
+
+    def receive(self, plan, server, source, destination):
+        """Count ``server`` moved (``plan`` has it already)."""
         was = (self.load.percent(destination), destination)
         self.load.move(server, source, destination)
-        del self.by_usage[bisect.bisect_left(self.by_usage, was)]
-        bisect.insort(self.by_usage,
+        self._received_room.set(destination, self._room(plan, destination))
+        if destination in self._untouched:
+            self._untouched.drop(destination)
+        at = bisect.bisect_left(self._received, was)
+        if at < len(self._received) and self._received[at] == was:
+            del self._received[at]
+        bisect.insort(self._received,
                       (self.load.percent(destination), destination))
         heapq.heappush(self._roomiest,
                        (-self._headroom(destination), destination))

@@ -31,8 +31,11 @@ Where this differs from Watcher, on purpose:
 - ``host_choice`` and ``retry_count`` keep Watcher's values and say how
   wide the search is, never random: ``fullsearch`` weighs every
   destination at every move; ``retry`` and ``cycle`` weigh the least
-  loaded ones (at least ``retry_count`` of them), more only when none of
-  those helps.
+  loaded ones with room for the server (at least ``retry_count`` of
+  them), more only when none of those helps. With room: the least
+  loaded hosts are often idle but full by allocation, and a search
+  among them alone widens again and again, then stops above the
+  threshold although other hosts could take the load.
 - Hosts kept for failover or on maintenance neither receive servers nor
   count in the balance; nor does a host without the metrics.
 - A host's load is at least what its servers use: a saturated host's
@@ -173,10 +176,14 @@ def _balance(loads, spread, plan, settings):
     width = SEARCH_WIDTH
     if settings.host_choice == 'retry':
         width = max(width, int(settings.retry_count))
+    def room(h):
+        return tuple(plan.free(hostnames[h], r) for r in moves_mod.RESOURCES)
+
     search = load_spread.Search(
         spread, loads.movable(), loads.destinations(plan), allowed, accept,
         width=width, max_width=SEARCH_MAX_WIDTH,
-        every_destination=settings.host_choice == 'fullsearch')
+        every_destination=settings.host_choice == 'fullsearch',
+        room=room, need=moves_mod.need_of)
     while loads.above_threshold(spread) and plan.budget_left() != 0:
         if not search.step():
             break
@@ -241,7 +248,10 @@ class _Loads:
     def __init__(self, cluster, settings, metrics, protected):
         self.cluster = cluster
         self.settings = settings
-        nodes = [node for node in cluster.nodes.values()
+        # By name: the model's own order depends on the hash seed, and
+        # among moves that are as good the first found is made.
+        nodes = [node for node in sorted(cluster.nodes.values(),
+                                         key=lambda node: node.hostname)
                  if moves_mod.is_destination(node, protected)
                  and node.vcpus > 0 and node.memory_mb > 0]
         host_values = {metric: self._read_hosts(metrics, metric, nodes)
