@@ -88,3 +88,49 @@ def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
         ('endpoint_override', url + '/compute/v2.1', 'nova'),
         ('poll_interval', poll_interval, 'watcher_applier'),
         ('migration_timeout', migration_timeout, 'watcher_applier')))
+
+
+
+def scenario_host(name):
+    """A host of a simulator scenario: 8 vCPUs, 16 GiB, 400 GB."""
+    return {'name': name, 'vcpus': 8, 'memory_mb': 16384, 'disk_gb': 400}
+
+
+def auth_sections(url):
+    """[nova] and [placement]: Keystone password auth at the simulator at
+    ``url``."""
+    auth = {'auth_type': 'password', 'auth_url': url + '/identity/v3',
+            'username': 'admin', 'password': 'admin',
+            'project_name': 'admin', 'user_domain_name': 'Default',
+            'project_domain_name': 'Default'}
+    return {'nova': dict(auth), 'placement': dict(auth)}
+
+
+def nova_sections(url):
+    """auth_sections(), and the applier's polling quick."""
+    return dict(auth_sections(url),
+                watcher_applier={'poll_interval': 0.2,
+                                 'migration_timeout': 60})
+
+
+BLOCK_STORAGE_HEADERS = {'X-Auth-Token': 'any',
+                         'OpenStack-API-Version': 'volume 3.60'}
+
+
+def block_storage_get(url, path, **params):
+    """GET ``path`` of the simulator's Block Storage API: its JSON."""
+    reply = requests.get(url + '/volume/v3' + path, params=params,
+                         headers=BLOCK_STORAGE_HEADERS, timeout=30)
+    reply.raise_for_status()
+    return reply.json()
+
+
+def list_volumes(url):
+    """Every volume of the simulator at ``url``, page by page."""
+    found, params = [], {'all_tenants': 1}
+    while True:
+        body = block_storage_get(url, '/volumes/detail', **params)
+        found += body['volumes']
+        if not body.get('volumes_links'):
+            return found
+        params['marker'] = body['volumes'][-1]['id']

@@ -21,9 +21,9 @@ from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import events
-from tests.functional.test_ha import TAKEOVER_LIMIT
-from tests.functional.test_ha import _plan_row
-from tests.functional.test_ha import _starts
+from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import plan_row
+from tests.functional.ha_checks import action_starts
 from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
 from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
 from watcher_ha.simulator import scenario
@@ -147,21 +147,22 @@ def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
         resp = requests.post('%s/v1/action_plans/%s/start' % (
             cluster.url, plan['uuid']), timeout=10)
         assert resp.status_code == 200, resp.text
-        runner = wait_for(lambda: (_starts(cluster, action) or [None])[0],
-                          20, 'the %s action begun' % kind)
+        runner = wait_for(
+            lambda: (action_starts(cluster, action) or [None])[0],
+            20, 'the %s action begun' % kind)
         wait_for(under_way, 10, 'the cloud at work for %s' % kind)
         cluster.kill(runner)
         survivor = wait_for(
-            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
             .difference([runner, None]), TAKEOVER_LIMIT,
             'the plan adopted').pop()
-        wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                  in FINAL, SLOW + 30, 'the plan ended')
-        row, states = _plan_row(cluster.engine, plan['id'])
+        row, states = plan_row(cluster.engine, plan['id'])
         assert (row.state, row.hostname, states[action['uuid']]) == (
             'SUCCEEDED', survivor, 'SUCCEEDED')
         # Recovered, not executed again.
-        assert _starts(cluster, action) == [runner]
+        assert action_starts(cluster, action) == [runner]
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
 
-from tests.conftest import Client
+from tests.helpers.in_process import Client
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.policies import policy

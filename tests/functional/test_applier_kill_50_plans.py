@@ -27,7 +27,7 @@ from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
-from tests.functional.test_ha import _cloud_auth
+from tests.functional.cloud import auth_sections
 from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
 from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
 from watcher_ha.applier.actions import nova_base
@@ -70,7 +70,7 @@ def test_killed_and_frozen_appliers_execute_nothing_twice(
                                  'migration_timeout': 60,
                                  'shelve_timeout': 60,
                                  'delete_timeout': 60},
-                **_cloud_auth(sim_url))
+                **auth_sections(sim_url))
             cluster.start_daemons(appliers=APPLIERS)
             plans = applier_chaos.insert_plans(cluster.engine, work.plans)
             plan_ids = [plan_id for _, plan_id in plans]

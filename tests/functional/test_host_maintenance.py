@@ -10,17 +10,9 @@ from tests import servers
 from tests.functional import daemons
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import simulator
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
 from watcher_ha.simulator import scenario
-
-
-def nova_sections(url):
-    auth = {'auth_type': 'password', 'auth_url': url + '/identity/v3',
-            'username': 'admin', 'password': 'admin',
-            'project_name': 'admin', 'user_domain_name': 'Default',
-            'project_domain_name': 'Default'}
-    return {'nova': dict(auth), 'placement': dict(auth),
-            'watcher_applier': {'poll_interval': 0.2,
-                                'migration_timeout': 60}}
 
 
 def spec():
@@ -46,20 +38,6 @@ def run_audit(cluster, host):
     [plan] = requests.get(cluster.url + '/v1/action_plans?audit_uuid='
                           + audit, timeout=10).json()['action_plans']
     return plan['uuid']
-
-
-def start_and_wait(cluster, plan):
-    resp = requests.post('%s/v1/action_plans/%s/start' % (cluster.url,
-                                                           plan), timeout=10)
-    assert resp.status_code == 200, resp.text
-
-    def ended():
-        found = requests.get('%s/v1/action_plans/%s' % (cluster.url, plan),
-                             headers={'OpenStack-API-Version':
-                                      'infra-optim 1.5'}, timeout=10).json()
-        return found if found['state'] in ('SUCCEEDED', 'FAILED',
-                                           'CANCELLED') else None
-    return wait_for(ended, 120, 'plan ended')
 
 
 def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):

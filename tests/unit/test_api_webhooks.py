@@ -8,7 +8,7 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from tests.conftest import Client
+from tests.helpers.in_process import Client
 from watcher_ha.common import exception
 from watcher_ha.conf import CONF
 from watcher_ha.db import audits as audits_db

@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-from tests.unit.strategies.test_host_maintenance import actions
-from tests.unit.strategies.test_host_maintenance import run
+from tests.helpers.maintenance_cluster import actions
+from tests.helpers.maintenance_cluster import run
 from watcher_ha.common import audit_scope
 from watcher_ha.decision_engine import scope
 from watcher_ha.decision_engine.model import elements

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests import conftest
+from tests.helpers import in_process
 from tests import factories
 from watcher_ha.db import models
 
@@ -39,7 +39,7 @@ class Recorder:
 
 @pytest.fixture
 def recorder(db):
-    with conftest.daemon_endpoints(Recorder(db)) as recorder:
+    with in_process.daemon_endpoints(Recorder(db)) as recorder:
         yield recorder
 
 

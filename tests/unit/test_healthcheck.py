@@ -38,7 +38,7 @@ def reasons(resp):
 def health(db):
     """The health check as the API serves it (it is the same app under
     every daemon), with its backends built from the current options."""
-    from tests.conftest import Client
+    from tests.helpers.in_process import Client
     return lambda: Client(healthcheck.application(CONF))
 
 

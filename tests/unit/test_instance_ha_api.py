@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.conftest import Client
+from tests.helpers.in_process import Client
 from tests.unit.test_instance_ha_golden import nova  # noqa: F401 (fixture)
 from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF

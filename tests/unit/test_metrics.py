@@ -15,7 +15,7 @@ from oslo_db import exception as db_exc
 from prometheus_client import parser
 
 from tests import factories
-from tests.conftest import Client
+from tests.helpers.in_process import Client
 from watcher_ha.api import app
 from watcher_ha.api import request_metrics
 from watcher_ha.applier import manager as applier_manager

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests import conftest
+from tests.helpers import in_process
 from watcher_ha.applier import rpcapi as applier_rpcapi
 from watcher_ha.common import context as watcher_context
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
@@ -43,7 +43,7 @@ class Spy:
 
 @pytest.fixture
 def spy(conf):
-    with conftest.daemon_endpoints(Spy()) as spy:
+    with in_process.daemon_endpoints(Spy()) as spy:
         yield spy
 
 

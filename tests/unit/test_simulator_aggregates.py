@@ -12,8 +12,8 @@ import pytest
 import webob
 
 from tests import nova_samples
-from tests.unit.feed.test_nova_events import event
-from tests.unit.feed.test_nova_events import model_with
+from tests.helpers.nova_events import event
+from tests.helpers.nova_events import model_with
 from watcher_ha.simulator import hosts
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import simulator

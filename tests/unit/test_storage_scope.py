@@ -12,13 +12,13 @@ import types
 import pytest
 
 from tests import factories
-from tests.unit.strategies.test_storage_capacity_balance import build
-from tests.unit.strategies.test_storage_capacity_balance import moves
-from tests.unit.strategies.test_storage_capacity_balance import node
-from tests.unit.strategies.test_storage_capacity_balance import pool
-from tests.unit.strategies.test_storage_capacity_balance import run
-from tests.unit.strategies.test_storage_capacity_balance import volume
-from tests.unit.strategies.test_storage_capacity_balance import vtype
+from tests.helpers.storage_cluster import build
+from tests.helpers.storage_cluster import moves
+from tests.helpers.storage_cluster import node
+from tests.helpers.storage_cluster import pool
+from tests.helpers.storage_cluster import run
+from tests.helpers.storage_cluster import volume
+from tests.helpers.storage_cluster import vtype
 from watcher_ha.common import audit_scope
 from watcher_ha.decision_engine import manager
 from watcher_ha.decision_engine import storage_scope

@@ -3,7 +3,7 @@ a Keystone adapter to the metric-storage endpoint, under its path."""
 
 import pytest
 
-from tests.unit.datasources import test_prometheus_datasource as fakes
+from tests.helpers import fake_prometheus as fakes
 from watcher_ha.decision_engine.datasources import aetos
 from watcher_ha.decision_engine.datasources import base
 

@@ -8,13 +8,16 @@ import random
 import pytest
 
 from tests import nova_samples
+from tests.helpers.nova_events import event
+from tests.helpers.nova_events import model_with
+from tests.helpers.nova_events import node
+from tests.helpers.nova_events import T0
 from watcher_ha.decision_engine.feed import nova_events
 from watcher_ha.decision_engine.model import cluster
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state as model_state
 from watcher_ha.decision_engine.model.collector import manager
 
-T0 = datetime.datetime(2026, 11, 22, 6, 0, 0)
 LIVE = nova_samples.live()
 DOCUMENTED = nova_samples.documented()
 
@@ -46,31 +49,6 @@ IGNORED = {
     'aggregate.cache_images.start', 'aggregate.cache_images.progress',
     'aggregate.cache_images.end',
 }
-
-
-def event(notification, stamp=T0, publisher=None):
-    return nova_events.Event(
-        notification['event_type'],
-        publisher or notification.get('publisher_id', ''),
-        notification['payload'], stamp)
-
-
-def node(hostname, **values):
-    return elements.ComputeNode(hostname=hostname, vcpus=8, memory_mb=16384,
-                                disk_gb=100, stamp=T0 - datetime.timedelta(
-                                    hours=1), **values)
-
-
-def model_with(*hostnames, instances=()):
-    model = cluster.ClusterModel(apply_event=nova_events.apply)
-
-    def seed(changes):
-        for hostname in hostnames:
-            changes.put_node(node(hostname))
-        for instance in instances:
-            changes.put_instance(instance)
-    model.update(seed)
-    return model
 
 
 def all_hosts(notification):

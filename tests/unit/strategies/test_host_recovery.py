@@ -5,8 +5,8 @@ import datetime
 
 import pytest
 
-from tests.unit.strategies.test_host_maintenance import actions
-from tests.unit.strategies.test_host_maintenance import cluster
+from tests.helpers.maintenance_cluster import actions
+from tests.helpers.maintenance_cluster import cluster
 from watcher_ha.common import context
 from watcher_ha.common.instance_ha import failures
 from watcher_ha.db import failover_segments

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from tests.unit.strategies.test_storage_capacity_balance import build
-from tests.unit.strategies.test_storage_capacity_balance import node
-from tests.unit.strategies.test_storage_capacity_balance import pool
-from tests.unit.strategies.test_storage_capacity_balance import volume
+from tests.helpers.storage_cluster import build
+from tests.helpers.storage_cluster import node
+from tests.helpers.storage_cluster import pool
+from tests.helpers.storage_cluster import volume
 from watcher_ha.common import exception
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.common import plugins
