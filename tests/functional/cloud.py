@@ -91,6 +91,16 @@ def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
 
 
 
+@contextlib.contextmanager
+def nova_of_this_process_on(tmp_path, spec):
+    """The simulator serving ``spec``, and [nova] of this process pointed
+    at it (nova_of_this_process), in the block: an admin novaclient on it
+    and its servers' ids by name."""
+    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+        client = nova(url)
+        yield client, {s.name: s.id for s in client.servers.list()}
+
+
 def scenario_host(name):
     """A host of a simulator scenario: 8 vCPUs, 16 GiB, 400 GB."""
     return {'name': name, 'vcpus': 8, 'memory_mb': 16384, 'disk_gb': 400}

@@ -24,8 +24,6 @@ from tests.functional.ha_checks import events
 from tests.functional.ha_checks import TAKEOVER_LIMIT
 from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import action_starts
-from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
-from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
 from watcher_ha.simulator import scenario
 
 # Longer than a take-over: the cloud is still at it when the plan is
@@ -128,7 +126,7 @@ def _power_off(sim_url, server):
                          ids=['shelve', 'delete', 'change_node_power_state',
                               'stop', 'resize', 'change_nova_service_state'])
 def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
-        ha_cluster, tmp_path, make):  # noqa: F811
+        ha_cluster, tmp_path, make):
     spec = scenario.generate(hosts=2, servers=1, seed=7)
     spec['servers'][0].update(host=HOST, state='active')
     spec.update(shelve_seconds=SLOW, power_seconds=SLOW, boot_seconds=1)

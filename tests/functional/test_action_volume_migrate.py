@@ -23,8 +23,6 @@ from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import TAKEOVER_LIMIT
 from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import action_starts
-from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
-from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
 from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
@@ -254,7 +252,7 @@ def _auth(sim_url):
 
 @MARIADB_ONLY
 def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
-        ha_cluster, tmp_path):  # noqa: F811
+        ha_cluster, tmp_path):
     # 1000 GiB at 0.02 s each: 20 s of copy, longer than a take-over.
     with simulator(tmp_path / 'sim', _spec(seconds_per_gb=0.02)) as sim_url:
         cluster = ha_cluster(

@@ -19,14 +19,12 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import private_servers
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
-from tests.functional.daemons import Notifications
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -66,48 +64,6 @@ STRATEGY_STARTED = fixtures.Bound(
 # hands the audits over, with a write each.
 SHARE_BACK = fixtures.Bound(
     daemons.MEMBER_TIMEOUT, 2 * daemons.MEMBERSHIP_REFRESH, work=3)
-
-
-@pytest.fixture(scope='module')
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
-
-
-@pytest.fixture
-def ha_cluster(tmp_path, database, rabbit, monkeypatch):
-    """An API, with engines and appliers started by each test; these also
-    have the tests' slow strategy."""
-    url, engine = database
-    notes = Notifications(rabbit)
-
-    def start(**extra):
-        extra.setdefault('coordination', {}).setdefault(
-            'backend_url', servers.redis_coordination_url())
-        context = daemons.cluster(tmp_path, url, rabbit, **extra)
-        running = context.__enter__()
-        # After the catalog was loaded: the slow strategy comes after the
-        # product's own (a goal's first strategy is its default).
-        monkeypatch.setenv('PYTHONPATH', slow_strategy.install(
-            tmp_path / 'plugins'))
-        running.engine = engine
-        running.notes = notes
-        started.append((context, running))
-        return running
-
-    started = []
-    yield start
-    # Nothing is checked any more: kill the daemons rather than wait for
-    # their graceful stops (tested elsewhere), and stop listening to the
-    # bus meanwhile.
-    listening = notes.stop_meanwhile()
-    for context, running in started:
-        for name, proc in running.processes.items():
-            if proc.poll() is None:
-                running.kill(name)
-        context.__exit__(None, None, None)
-    listening.join()
 
 
 def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):

@@ -8,7 +8,6 @@ import os
 import pytest
 
 from tests.helpers.in_process import Client
-from tests.unit.test_instance_ha_golden import nova  # noqa: F401 (fixture)
 from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF
 
@@ -31,7 +30,7 @@ class MasakariClient(Client):
 
 
 @pytest.fixture
-def ha_api(db, nova):  # noqa: F811
+def ha_api(db, masakari_nova):
     from watcher_ha.api import app
     return MasakariClient(app.setup_app(CONF))
 

@@ -14,21 +14,15 @@ instead; doc/source/instance_ha_api.rst lists them.
 
 import json
 import re
-import threading
 import urllib.parse
 
-import pytest
 import sqlalchemy as sa
 import webob
 
 from tests import golden
-from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF
 from watcher_ha.db import engine
 from watcher_ha.db import models
-from watcher_ha.service import wsgi_server
-from watcher_ha.simulator import scenario
-from watcher_ha.simulator import simulator
 
 UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
                   r'[0-9a-f]{12}')
@@ -107,35 +101,6 @@ DEVIATIONS = {
     # gave 500; ours reads the recovery's steps from the database.
     '171_notifications_show_v1.1_no_engine_500': _check_workflow_details,
 }
-
-
-@pytest.fixture(scope='module')
-def nova(conf):
-    """The simulator's Compute API with Masakari's capture's hosts, and
-    [nova] pointed at it."""
-    spec = scenario.generate(hosts=4, servers=0, seed=1)
-    for index, host in enumerate(spec['hosts'], start=1):
-        host['name'] = 'fake-compute-%d' % index
-    sim = simulator.Simulator(spec)
-    sock = wsgi_server.bind('127.0.0.1', 0)
-    server = wsgi_server._InheritedSocketServer(sock, sim, numthreads=2)
-    server.prepare()
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    CONF.set_override('auth_type', 'none', group='nova')
-    CONF.set_override('endpoint_override', 'http://127.0.0.1:%d'
-                      '/compute/v2.1' % sock.getsockname()[1], group='nova')
-    compute_hosts.reset()
-    try:
-        yield sim
-    finally:
-        CONF.clear_override('auth_type', group='nova')
-        CONF.clear_override('endpoint_override', group='nova')
-        compute_hosts.reset()
-        server.stop()
-        thread.join(5)
-        sock.close()
-        sim.stop()
 
 
 class Replay:
@@ -234,7 +199,7 @@ def _drop_notification(uuid):
             models.HostNotification.uuid == uuid))
 
 
-def test_masakari_golden_exchanges_replay(db, nova):
+def test_masakari_golden_exchanges_replay(db, masakari_nova):
     from watcher_ha.api import app
     exchanges = golden.exchanges(golden.MASAKARI_GOLDEN_DIR,
                                  '[0-9][0-9][0-9]_*.txt')
