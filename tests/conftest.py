@@ -4,16 +4,15 @@ in-process API client for the fast tests."""
 import os
 
 import pytest
-import sqlalchemy as sa
 
 from tests import servers
+from tests.helpers import tables
 from tests.helpers.in_process import Client
 from watcher_ha.common import context as watcher_context
 from watcher_ha.conf import CONF
 from watcher_ha.db import catalog
 from watcher_ha.db import engine
 from watcher_ha.db import migration
-from watcher_ha.db import models
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import policy
 from watcher_ha.service import service
@@ -30,13 +29,6 @@ def pytest_collection_modifyitems(config, items):
     if restarting:
         config.hook.pytest_deselected(items=restarting)
         items[:] = [item for item in items if item not in restarting]
-
-
-# Tables emptied after each test; the catalog (goals...) stays.
-MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
-                  'audits', 'audit_templates', 'services', 'vmoves',
-                  'host_notifications', 'segment_hosts',
-                  'failover_segments')
 
 
 @pytest.fixture(scope='session')
@@ -62,10 +54,11 @@ def migrated(conf):
 
 @pytest.fixture
 def db(migrated):
+    """The migrated database; every table but the catalog's (goals,
+    strategies...) emptied after the test."""
     yield migrated
     with migrated.begin() as conn:
-        for table in MUTABLE_TABLES:
-            conn.execute(sa.delete(models.Base.metadata.tables[table]))
+        tables.empty(conn, tables.WRITTEN)
 
 
 @pytest.fixture

@@ -10,13 +10,12 @@ import json
 import re
 
 import pytest
-import sqlalchemy as sa
 
 from tests import golden
+from tests.helpers import tables
 from watcher_ha.api import microversion
 from watcher_ha.common import plugins
 from watcher_ha.db import catalog
-from watcher_ha.db import models
 from watcher_ha.decision_engine.strategy import base as strategy_base
 
 UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
@@ -76,16 +75,13 @@ def watcher17_catalog(api, db, admin_context):
         by_name['08_strategies_filter_goal'].response_body,
         by_name['09_strategy_by_name'].response_body)
     with db.begin() as conn:
-        for table in ('strategies', 'goals', 'scoring_engines'):
-            conn.execute(sa.delete(models.Base.metadata.tables[table]))
+        tables.empty(conn, tables.CATALOG)
     catalog.sync(admin_context, goals=dict(sorted(goals.items())),
                  strategies=strategies,
                  scoring_engines=_scorers_in_watcher_order())
     yield
     with db.begin() as conn:
-        for table in ('efficacy_indicators', 'actions', 'action_plans',
-                      'audits', 'audit_templates'):
-            conn.execute(sa.delete(models.Base.metadata.tables[table]))
+        tables.empty(conn, tables.WRITTEN)
     catalog.sync(admin_context, prune=True)
 
 

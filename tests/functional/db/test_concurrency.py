@@ -9,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
+from tests.helpers import tables
 from tests.helpers.racing import race
 from tests.helpers.racing import RACERS
 from watcher_ha.common import context
@@ -65,8 +66,7 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     # does not exist" instead of retrying.
     for _ in range(5):
         with migrated_engine.begin() as conn:
-            for table in ('strategies', 'goals', 'scoring_engines'):
-                conn.execute(sa.delete(models.Base.metadata.tables[table]))
+            tables.empty(conn, tables.CATALOG)
         outcomes = race(lambda: catalog.sync(context.admin_context()), 4)
         assert all(o is None for o in outcomes), outcomes
     with migrated_engine.connect() as conn:
