@@ -6,6 +6,7 @@ import os
 import pytest
 
 from tests import servers
+from tests.helpers import overrides
 from tests.helpers import tables
 from tests.helpers.in_process import Client
 from watcher_ha.common import context as watcher_context
@@ -33,16 +34,32 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope='session')
 def conf(tmp_path_factory):
+    """CONF for the in-process tests, parsed from a file of the tests'
+    settings, not overridden: a test sets options through ``config``,
+    whose clearing returns them to these."""
     state = tmp_path_factory.mktemp('state')
-    service.prepare_service([], program='watcher-ha-tests')
-    CONF.set_override('state_path', str(state))
-    CONF.set_override('auth_strategy', 'noauth')
-    CONF.set_override('connection', 'sqlite:///%s/tests.sqlite' % state,
-                      group='database')
-    CONF.set_override('rpc_response_timeout', 1)
-    engine.configure(CONF)
+    settings = state / 'watcher-ha-tests.conf'
+    settings.write_text(
+        '[DEFAULT]\n'
+        'state_path = {state}\n'
+        'auth_strategy = noauth\n'
+        'rpc_response_timeout = 1\n'
+        '[database]\n'
+        'connection = sqlite:///{state}/tests.sqlite\n'.format(state=state))
+    service.prepare_service(['--config-file', str(settings)],
+                            program='watcher-ha-tests')
     yield CONF
     CONF.reset()
+
+
+@pytest.fixture
+def config(conf):
+    """CONF's options set for the test alone, as with oslo.config's
+    fixture: ``config.config(group=None, **options)``; put back after the
+    test (tests/helpers/overrides.py)."""
+    made = overrides.Overrides(conf)
+    yield made
+    made.clear()
 
 
 @pytest.fixture(scope='session')
@@ -75,17 +92,15 @@ def api(db):
 
 
 @pytest.fixture
-def notifications(conf):
+def notifications(config):
     """The notifications sent, as (ctxt, message, priority, retry), through
     oslo.messaging's test driver."""
     # Imported here: oslo.messaging must not load before watcher_ha has
     # chosen oslo.service's threading backend.
     from oslo_messaging.notify import _impl_test as test_driver
     notifier.get_notifier()     # registers [oslo_messaging_notifications]
-    CONF.set_override('driver', ['test'],
-                      group='oslo_messaging_notifications')
+    config.config(driver=['test'], group='oslo_messaging_notifications')
     notifier.reset()
     test_driver.reset()
     yield test_driver.NOTIFICATIONS
-    CONF.clear_override('driver', group='oslo_messaging_notifications')
     notifier.reset()

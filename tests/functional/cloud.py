@@ -11,8 +11,8 @@ from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
 
 from tests.functional import fixtures
+from tests.helpers.overrides import Overrides
 from tools import children
-from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
 # Four hosts, twelve servers, and migrations fast enough for tests.
@@ -71,13 +71,13 @@ def nova(url, password='admin'):
 def overridden(overrides):
     """The options ``overrides`` ((option, value, group)...) set in this
     process, in the block."""
+    made = Overrides()
     for option, value, group in overrides:
-        CONF.set_override(option, value, group=group)
+        made.config(group=group, **{option: value})
     try:
         yield
     finally:
-        for option, _value, group in overrides:
-            CONF.clear_override(option, group=group)
+        made.clear()
 
 
 def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):

@@ -10,7 +10,6 @@ from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import identity
 from tests.functional import slow_strategy
-from watcher_ha.conf import CONF
 
 
 @pytest.fixture(autouse=True, scope='session')
@@ -109,17 +108,11 @@ def ha_cluster(tmp_path, database, rabbit, monkeypatch):
 
 
 @pytest.fixture
-def nova_conf(tmp_path):
+def nova_conf(config):
     """[nova]/[placement]: auth_type none, endpoints on the simulator."""
-    overrides = []
-
     def point_at(url):
         for group, path in (('nova', '/compute/v2.1'),
                             ('placement', '/placement')):
-            CONF.set_override('auth_type', 'none', group=group)
-            CONF.set_override('endpoint_override', url + path, group=group)
-            overrides.append(group)
-    yield point_at
-    for group in overrides:
-        CONF.clear_override('auth_type', group=group)
-        CONF.clear_override('endpoint_override', group=group)
+            config.config(group=group, auth_type='none',
+                          endpoint_override=url + path)
+    return point_at

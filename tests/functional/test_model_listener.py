@@ -32,11 +32,10 @@ HOSTS = ['fake-compute-1', 'fake-compute-2', 'fake-compute-3']
 
 
 @pytest.fixture
-def rabbit(own_rabbit):
+def rabbit(own_rabbit, config):
     """own_rabbit, this process's transport_url."""
-    CONF.set_override('transport_url', own_rabbit)
-    yield own_rabbit
-    CONF.clear_override('transport_url')
+    config.config(transport_url=own_rabbit)
+    return own_rabbit
 
 
 class Engine:

@@ -75,22 +75,15 @@ def storage_spec(seed, volumes=40):
 
 
 @pytest.fixture
-def cinder_conf():
+def cinder_conf(config):
     """[cinder]: auth_type none, endpoint on the simulator; the engine
     runs the storage collector (so its listener takes Cinder's topic)."""
-    overrides = []
-
     def point_at(url):
-        for option, value, group in (
-                ('auth_type', 'none', 'cinder'),
-                ('endpoint_override', url + '/volume/v3', 'cinder'),
-                ('collectors', ['compute', 'storage'],
-                 'watcher_decision_engine')):
-            CONF.set_override(option, value, group=group)
-            overrides.append((option, group))
-    yield point_at
-    for option, group in overrides:
-        CONF.clear_override(option, group=group)
+        config.config(group='cinder', auth_type='none',
+                      endpoint_override=url + '/volume/v3')
+        config.config(group='watcher_decision_engine',
+                      collectors=['compute', 'storage'])
+    return point_at
 
 
 def cloud_state(url):

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
+from tests.helpers import overrides
 from watcher_ha.cloud import compute_hosts
-from watcher_ha.conf import CONF
 from watcher_ha.service import wsgi_server
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
@@ -24,15 +24,16 @@ def masakari_nova(conf):
     server.prepare()
     thread = threading.Thread(target=server.serve, daemon=True)
     thread.start()
-    CONF.set_override('auth_type', 'none', group='nova')
-    CONF.set_override('endpoint_override', 'http://127.0.0.1:%d'
-                      '/compute/v2.1' % sock.getsockname()[1], group='nova')
+    # Module-scoped: the session's CONF set for the module, not the test.
+    made = overrides.Overrides()
+    made.config(group='nova', auth_type='none',
+                endpoint_override='http://127.0.0.1:%d/compute/v2.1'
+                % sock.getsockname()[1])
     compute_hosts.reset()
     try:
         yield sim
     finally:
-        CONF.clear_override('auth_type', group='nova')
-        CONF.clear_override('endpoint_override', group='nova')
+        made.clear()
         compute_hosts.reset()
         server.stop()
         thread.join(5)

@@ -43,10 +43,9 @@ def assert_too_large(status, headers, body, limit=DEFAULT_LIMIT):
 
 
 @pytest.fixture
-def limit():
-    yield lambda size: CONF.set_override(
-        'max_request_body_size', size, group='oslo_middleware')
-    CONF.clear_override('max_request_body_size', group='oslo_middleware')
+def limit(config):
+    return lambda size: config.config(group='oslo_middleware',
+                                      max_request_body_size=size)
 
 
 def test_default_limit():

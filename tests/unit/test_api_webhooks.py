@@ -19,11 +19,9 @@ ALARM = {'alarm_name': 'cpu-high', 'current': 'alarm'}
 
 
 @pytest.fixture
-def public(api):
-    CONF.set_override('enable_webhooks_auth', False, group='api')
-    yield api
-    CONF.clear_override('enable_webhooks_auth', group='api')
-    CONF.clear_override('public_webhook_min_interval', group='api')
+def public(api, config):
+    config.config(group='api', enable_webhooks_auth=False)
+    return api
 
 
 @pytest.fixture
@@ -93,11 +91,11 @@ def test_public_trigger_once_the_interval_has_passed(public, audit,
     assert trigger(public, audit['uuid']).status == 202
 
 
-def test_the_interval_is_configurable(public, audit):
-    CONF.set_override('public_webhook_min_interval', 0, group='api')
+def test_the_interval_is_configurable(public, audit, config):
+    config.config(group='api', public_webhook_min_interval=0)
     assert trigger(public, audit['uuid']).status == 202
     assert trigger(public, audit['uuid']).status == 202
-    CONF.set_override('public_webhook_min_interval', 60, group='api')
+    config.config(group='api', public_webhook_min_interval=60)
     resp = trigger(public, audit['uuid'])
     assert resp.status == 429, resp
     assert int(resp.headers['Retry-After']) > 55

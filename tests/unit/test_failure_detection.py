@@ -26,20 +26,14 @@ DELAY = 300
 
 
 @pytest.fixture
-def options(conf):
+def options(config):
     """[instance_ha] overrides, undone after the test."""
-    set_ = []
-
     def override(**values):
-        for name, value in values.items():
-            CONF.set_override(name, value, group='instance_ha')
-            set_.append(name)
+        config.config(group='instance_ha', **values)
     override(nova_detection_delay=DELAY,
              nova_detection_max_down_fraction=0.5,
              duplicate_notification_detection_interval=180)
-    yield override
-    for name in set_:
-        CONF.clear_override(name, group='instance_ha')
+    return override
 
 
 class Clock:

@@ -485,12 +485,9 @@ def test_routes_are_templates_of_the_path(words, path, route):
 
 
 @pytest.fixture
-def metered_api(db):
-    CONF.set_override('enabled', True, group='metrics')
-    try:
-        yield Client(app.setup_app(CONF))
-    finally:
-        CONF.clear_override('enabled', group='metrics')
+def metered_api(db, config):
+    config.config(group='metrics', enabled=True)
+    return Client(app.setup_app(CONF))
 
 
 def test_api_requests_are_counted_by_route_and_status(db, metered_api):
@@ -513,12 +510,9 @@ def test_api_requests_are_counted_by_route_and_status(db, metered_api):
 # The health check.
 
 @pytest.fixture
-def keystone_api(db):
-    CONF.set_override('auth_strategy', 'keystone')
-    try:
-        yield Client(app.setup_app(CONF))
-    finally:
-        CONF.set_override('auth_strategy', 'noauth')
+def keystone_api(db, config):
+    config.config(auth_strategy='keystone')
+    return Client(app.setup_app(CONF))
 
 
 def test_the_health_check_needs_no_token(keystone_api):

@@ -13,7 +13,6 @@ from watcher_ha.applier import manager
 from watcher_ha.applier import workflow
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.cloud import clients
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
 
@@ -70,12 +69,9 @@ def journal():
 
 
 @pytest.fixture
-def rollback(conf):
-    CONF.set_override('rollback_when_actionplan_failed', True,
-                      group='watcher_applier')
-    yield
-    CONF.clear_override('rollback_when_actionplan_failed',
-                        group='watcher_applier')
+def rollback(config):
+    config.config(group='watcher_applier',
+                  rollback_when_actionplan_failed=True)
 
 
 def _running_plan(db, *steps, state='ONGOING'):

@@ -194,13 +194,9 @@ class _Timed(_Checked):
 
 
 @pytest.fixture
-def cancel_mode(conf):
-    from watcher_ha.conf import CONF
-    CONF.set_override('recovery', 'cancel', group='watcher_applier')
-    CONF.set_override('takeover_grace', 1, group='watcher_applier')
-    yield
-    CONF.clear_override('recovery', group='watcher_applier')
-    CONF.clear_override('takeover_grace', group='watcher_applier')
+def cancel_mode(config):
+    config.config(group='watcher_applier', recovery='cancel',
+                  takeover_grace=1)
 
 
 def _stranded(db, admin_context, started_here):

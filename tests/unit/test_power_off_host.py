@@ -10,21 +10,14 @@ import requests
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import power_off_host
 from watcher_ha.cloud import ironic
-from watcher_ha.conf import CONF
 
 
 @pytest.fixture
-def ironic_conf():
+def ironic_conf(config):
     """Set [ironic] options of this process for the test."""
-    set_ = []
-
     def override(**options):
-        for option, value in options.items():
-            CONF.set_override(option, value, group='ironic')
-            set_.append(option)
-    yield override
-    for option in set_:
-        CONF.clear_override(option, group='ironic')
+        config.config(group='ironic', **options)
+    return override
 
 
 @pytest.mark.parametrize('parameters', [

@@ -53,18 +53,14 @@ def test_each_attempt_uses_its_rounds_method(method, attempts):
 
 
 @pytest.fixture
-def fencing(conf):
+def fencing(config):
     """Ironic credentials, and the power_fencing options to set."""
-    CONF.set_override('auth_type', 'none', group='ironic')
+    config.config(group='ironic', auth_type='none')
 
     def power_fencing(default, **segments):
-        CONF.set_override('power_fencing', default, group='instance_ha')
-        CONF.set_override('segment_power_fencing', segments,
-                          group='instance_ha')
-    yield power_fencing
-    CONF.clear_override('auth_type', group='ironic')
-    CONF.clear_override('power_fencing', group='instance_ha')
-    CONF.clear_override('segment_power_fencing', group='instance_ha')
+        config.config(group='instance_ha', power_fencing=default,
+                      segment_power_fencing=segments)
+    return power_fencing
 
 
 @pytest.mark.parametrize('mode, unknown, normal', [

@@ -13,12 +13,10 @@ GROUP = 'watcher_decision_engine'
 
 
 @pytest.fixture
-def processes():
+def processes(config):
     def set_to(count):
-        CONF.set_override('notification_listener_processes', count,
-                          group=GROUP)
-    yield set_to
-    CONF.clear_override('notification_listener_processes', group=GROUP)
+        config.config(group=GROUP, notification_listener_processes=count)
+    return set_to
 
 
 def test_no_processes_reads_in_the_engine(processes):

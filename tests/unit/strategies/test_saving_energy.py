@@ -219,7 +219,7 @@ def test_bad_parameters_are_refused_naming_them(given):
 # Against the simulator's APIs.
 
 @pytest.fixture
-def cloud(db):
+def cloud(db, config):
     """The simulator, served on a socket, with [ironic] and [placement]
     of this process pointed at it: compute-0 holds vm-a, the others are
     empty."""
@@ -236,14 +236,11 @@ def cloud(db):
     url = 'http://127.0.0.1:%d' % sock.getsockname()[1]
     for group, path in (('ironic', '/baremetal'),
                         ('placement', '/placement')):
-        CONF.set_override('auth_type', 'none', group=group)
-        CONF.set_override('endpoint_override', url + path, group=group)
+        config.config(group=group, auth_type='none',
+                      endpoint_override=url + path)
     try:
         yield sim
     finally:
-        for group in ('ironic', 'placement'):
-            CONF.clear_override('auth_type', group=group)
-            CONF.clear_override('endpoint_override', group=group)
         server.stop()
         thread.join(5)
         sock.close()
