@@ -5,7 +5,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import uniform_airflow
@@ -21,12 +21,12 @@ BROKEN_FAN = {'host_inlet_temp': {'windy': 20.0, 'breezy': 30.0},
 
 
 def run(cluster, values, protected=(), **parameters):
-    return helpers.run(uniform_airflow.UniformAirflow, cluster,
-                       static_metrics.audit_metrics(values), protected,
-                       **parameters)
+    return strategy_runs.run(uniform_airflow.UniformAirflow, cluster,
+                             static_metrics.audit_metrics(values), protected,
+                             **parameters)
 
 
-moves = helpers.migrations
+moves = strategy_runs.migrations
 
 
 def cluster(servers=None, *extra_nodes):
@@ -130,8 +130,8 @@ def test_missing_metrics_fail_clearly():
 def test_each_metric_is_read_once_for_all_hosts():
     source = static_metrics.StaticDatasource(dict(BUSY,
                                                   host_airflow=AIRFLOW))
-    helpers.run(uniform_airflow.UniformAirflow, cluster(),
-                metrics_mod.AuditMetrics([source]), period=310)
+    strategy_runs.run(uniform_airflow.UniformAirflow, cluster(),
+                      metrics_mod.AuditMetrics([source]), period=310)
     assert sorted(source.queries) == [
         ('host_airflow', 310, 'mean', 300),
         ('host_inlet_temp', 310, 'mean', 300),

@@ -6,7 +6,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.goal import workload_balancing
@@ -22,13 +22,13 @@ def strategy(protected=()):
 
 
 def run(cluster, values, protected=(), **given):
-    return helpers.run(ws.WorkloadStabilization, cluster,
-                       static_metrics.audit_metrics(values), protected,
-                       **given)
+    return strategy_runs.run(ws.WorkloadStabilization, cluster,
+                             static_metrics.audit_metrics(values), protected,
+                             **given)
 
 
 def moves(solution):
-    return sorted(move[:3] for move in helpers.migrations(solution))
+    return sorted(move[:3] for move in strategy_runs.migrations(solution))
 
 
 def cpu_values(cluster, server_cpu):

@@ -3,7 +3,7 @@ waits only for what concerns it, each type in lanes."""
 
 import pytest
 
-from tests.unit.planners import helpers
+from tests.helpers import solutions
 from watcher_ha.applier import workflow
 from watcher_ha.conf import CONF
 from watcher_ha.conf import planner as planner_conf
@@ -31,12 +31,12 @@ def parents_of(found, label):
 
 
 def test_types_come_heaviest_first_in_the_strategys_order():
-    planned = planner().schedule(helpers.solution(
+    planned = planner().schedule(solutions.solution(
         ('turn_host_to_acpi_s3_state', {'resource_id': 'h1'}),
         ('resize', {'resource_id': 'a', 'flavor': 'small'}),
-        helpers.migrate('b', 'h1'), helpers.migrate('a', 'h2'),
+        solutions.migrate('b', 'h1'), solutions.migrate('a', 'h2'),
         ('sleep', {'duration': 1}),
-        helpers.service('h1', 'disabled'),
+        solutions.service('h1', 'disabled'),
         ('nop', {'message': 'x'})))
     assert [(p.action_type, p.input_parameters.get('resource_id'))
             for p in planned] == [
@@ -48,9 +48,9 @@ def test_types_come_heaviest_first_in_the_strategys_order():
 def test_migrations_wait_for_no_other_type_only_for_their_lane():
     """Unlike the weight planner's, a type does not wait for the type
     before it: the migrations start with the nop."""
-    found = labelled(planner(migrate=2).schedule(helpers.solution(
-        ('nop', {'message': 'x'}), helpers.migrate('a', 'h1'),
-        helpers.migrate('b', 'h1'), helpers.migrate('c', 'h2'))))
+    found = labelled(planner(migrate=2).schedule(solutions.solution(
+        ('nop', {'message': 'x'}), solutions.migrate('a', 'h1'),
+        solutions.migrate('b', 'h1'), solutions.migrate('c', 'h2'))))
     assert found['nop:x'].parents == []
     assert parents_of(found, 'migrate:a') == []
     assert parents_of(found, 'migrate:b') == []
@@ -59,19 +59,19 @@ def test_migrations_wait_for_no_other_type_only_for_their_lane():
 
 def test_a_resize_waits_for_its_servers_migration():
     found = labelled(planner(resize=5, migrate=5).schedule(
-        helpers.solution(
+        solutions.solution(
             ('resize', {'resource_id': 'a', 'flavor': 'big'}),
             ('resize', {'resource_id': 'z', 'flavor': 'big'}),
-            helpers.migrate('a', 'h1'), helpers.migrate('b', 'h1'))))
+            solutions.migrate('a', 'h1'), solutions.migrate('b', 'h1'))))
     assert parents_of(found, 'resize:a') == ['migrate:a']
     assert parents_of(found, 'resize:z') == []
 
 
 def test_a_host_power_off_waits_for_what_leaves_the_host():
     found = labelled(planner(resize=5, migrate=5).schedule(
-        helpers.solution(
-            helpers.migrate('a', 'h1'), helpers.migrate('b', 'h1'),
-            helpers.migrate('c', 'h2'),
+        solutions.solution(
+            solutions.migrate('a', 'h1'), solutions.migrate('b', 'h1'),
+            solutions.migrate('c', 'h2'),
             ('resize', {'resource_id': 'a', 'flavor': 'big'}),
             ('resize', {'resource_id': 'c', 'flavor': 'big'}),
             ('turn_host_to_acpi_s3_state', {'resource_id': 'h1'}))))
@@ -83,7 +83,7 @@ def test_a_host_power_off_waits_for_what_leaves_the_host():
 
 def test_a_host_power_off_waits_for_resizes_it_cannot_place():
     """A server the plan does not migrate may be on the host."""
-    found = labelled(planner().schedule(helpers.solution(
+    found = labelled(planner().schedule(solutions.solution(
         ('resize', {'resource_id': 'x', 'flavor': 'big'}),
         ('turn_host_to_acpi_s3_state', {'resource_id': 'h1'}))))
     assert parents_of(found, 'turn_host_to_acpi_s3_state:h1') == [
@@ -94,16 +94,16 @@ def test_the_weights_decide_what_may_be_waited_for():
     """As in Watcher: a resize weighed above migrate is planned first,
     so it cannot wait for its server's migration."""
     weights = dict(planner_conf.WORKLOAD_STABILIZATION_WEIGHTS, resize=9)
-    found = labelled(planner(weights).schedule(helpers.solution(
-        helpers.migrate('a', 'h1'),
+    found = labelled(planner(weights).schedule(solutions.solution(
+        solutions.migrate('a', 'h1'),
         ('resize', {'resource_id': 'a', 'flavor': 'big'}))))
     assert [p.action_type for p in found.values()] == ['resize', 'migrate']
     assert found['resize:a'].parents == []
 
 
 def test_parallelization_bounds_the_plans_width():
-    planned = planner(migrate=3).schedule(helpers.solution(
-        *[helpers.migrate(str(i), 'h%d' % (i % 4)) for i in range(10)]))
+    planned = planner(migrate=3).schedule(solutions.solution(
+        *[solutions.migrate(str(i), 'h%d' % (i % 4)) for i in range(10)]))
     rows = [{'uuid': p.uuid, 'parents': p.parents, 'state': 'PENDING'}
             for p in planned]
     assert workflow._width(rows) == 3
@@ -111,14 +111,14 @@ def test_parallelization_bounds_the_plans_width():
 
 def test_a_type_without_a_weight_cannot_be_planned():
     with pytest.raises(base.UnplannableAction) as err:
-        planner().schedule(helpers.solution(('stop', {'resource_id': 'a'})))
+        planner().schedule(solutions.solution(('stop', {'resource_id': 'a'})))
     assert 'stop' in str(err.value)
     assert '[watcher_planners.workload_stabilization] weights' in str(
         err.value)
 
 
 def test_an_empty_solution_is_an_empty_plan():
-    assert planner().schedule(helpers.solution()) == []
+    assert planner().schedule(solutions.solution()) == []
 
 
 def test_options(conf):

@@ -3,7 +3,7 @@ enable again."""
 
 import pytest
 
-from tests.unit.planners import helpers
+from tests.helpers import solutions
 from watcher_ha.applier import workflow
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.planner import base
@@ -33,13 +33,14 @@ def parents_of(found, label):
 def consolidation():
     """The strategy's order: disable the hosts to empty and the empty
     one, migrate, enable them again."""
-    return helpers.solution(
-        helpers.service('h1', 'disabled'), helpers.service('h2', 'disabled'),
-        helpers.service('h9', 'disabled'),
-        helpers.migrate('a', 'h1', 'h5'), helpers.migrate('b', 'h2', 'h5'),
-        helpers.migrate('c', 'h1', 'h6'),
-        helpers.service('h1', 'enabled'), helpers.service('h2', 'enabled'),
-        helpers.service('h9', 'enabled'))
+    return solutions.solution(
+        solutions.service('h1', 'disabled'),
+        solutions.service('h2', 'disabled'),
+        solutions.service('h9', 'disabled'),
+        solutions.migrate('a', 'h1', 'h5'), solutions.migrate('b', 'h2', 'h5'),
+        solutions.migrate('c', 'h1', 'h6'),
+        solutions.service('h1', 'enabled'), solutions.service('h2', 'enabled'),
+        solutions.service('h9', 'enabled'))
 
 
 def test_disable_then_drain_each_host_then_enable():
@@ -80,9 +81,9 @@ def test_hosts_are_drained_parallelization_at_a_time():
 
 
 def test_a_host_goes_to_the_least_loaded_lane():
-    solution = helpers.solution(
-        *[helpers.migrate('a%d' % i, 'ha') for i in range(3)],
-        helpers.migrate('b', 'hb'), helpers.migrate('c', 'hc'))
+    solution = solutions.solution(
+        *[solutions.migrate('a%d' % i, 'ha') for i in range(3)],
+        solutions.migrate('b', 'hb'), solutions.migrate('c', 'hc'))
     found = labelled(planner(migrate=2).schedule(solution))
     # ha (3 migrations) in one lane; hb then hc in the other.
     assert parents_of(found, 'migrate:b') == []
@@ -94,28 +95,28 @@ def test_a_host_goes_to_the_least_loaded_lane():
 
 
 def test_without_migrations_enabling_follows_disabling():
-    found = labelled(planner().schedule(helpers.solution(
-        helpers.service('h1', 'disabled'),
-        helpers.service('h1', 'enabled'))))
+    found = labelled(planner().schedule(solutions.solution(
+        solutions.service('h1', 'disabled'),
+        solutions.service('h1', 'enabled'))))
     assert parents_of(found, 'enabled:h1') == ['disabled:h1']
 
 
 def test_migrations_alone_start_at_once():
-    found = labelled(planner().schedule(helpers.solution(
-        helpers.migrate('a', 'h1'), helpers.migrate('b', 'h2'))))
+    found = labelled(planner().schedule(solutions.solution(
+        solutions.migrate('a', 'h1'), solutions.migrate('b', 'h2'))))
     assert found['migrate:a'].parents == found['migrate:b'].parents == []
 
 
 @pytest.mark.parametrize('action_type', ['resize', 'nop', 'stop'])
 def test_other_action_types_are_refused(action_type):
     with pytest.raises(base.UnplannableAction) as err:
-        planner().schedule(helpers.solution(
-            helpers.migrate('a', 'h1'), (action_type, {})))
+        planner().schedule(solutions.solution(
+            solutions.migrate('a', 'h1'), (action_type, {})))
     assert action_type in str(err.value)
 
 
 def test_an_empty_solution_is_an_empty_plan():
-    assert planner().schedule(helpers.solution()) == []
+    assert planner().schedule(solutions.solution()) == []
 
 
 def test_options(conf):

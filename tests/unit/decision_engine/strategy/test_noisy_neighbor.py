@@ -3,7 +3,7 @@
 import pytest
 
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.decision_engine.datasources import base as datasources
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
@@ -54,7 +54,7 @@ def run(cluster, cache, protected=(), **given):
     return solution, source
 
 
-moves = helpers.migrations
+moves = strategy_runs.migrations
 
 
 # 'vip' (priority 1) lost half its cache since 'noisy' (priority 8) took

@@ -4,7 +4,7 @@ and the packing it shares with vm_workload_consolidation."""
 import pytest
 
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import consolidation
 from watcher_ha.decision_engine.strategy import moves
@@ -14,8 +14,9 @@ REASON = 'Watcher node resource consolidation strategy'
 
 
 def run(cluster, protected=(), **parameters):
-    return helpers.run(node_resource_consolidation.NodeResourceConsolidation,
-                       cluster, protected=protected, **parameters)
+    return strategy_runs.run(
+        node_resource_consolidation.NodeResourceConsolidation, cluster,
+        protected=protected, **parameters)
 
 
 def steps(solution):

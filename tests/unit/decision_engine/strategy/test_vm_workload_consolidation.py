@@ -4,7 +4,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import vm_workload_consolidation
@@ -36,14 +36,14 @@ def measures(cluster, cpu=10.0, ram_share=0.5, hosts=None, **overrides):
 
 
 def run(cluster, metrics=None, protected=(), **parameters):
-    return helpers.run(vm_workload_consolidation.VMWorkloadConsolidation,
-                       cluster, metrics or measures(cluster), protected,
-                       **parameters)
+    return strategy_runs.run(vm_workload_consolidation.VMWorkloadConsolidation,
+                             cluster, metrics or measures(cluster), protected,
+                             **parameters)
 
 
 def migrations(solution):
     return {name: (source, destination, kind) for name, source, destination,
-            kind in helpers.migrations(solution)}
+            kind in strategy_runs.migrations(solution)}
 
 
 def service_changes(solution):
@@ -238,8 +238,8 @@ def test_a_missing_metric_names_it():
 def test_without_metrics_it_says_what_to_configure():
     cluster = c.build([c.node('n1')], [])
     with pytest.raises(base.StrategyError, match='datasources'):
-        helpers.run(vm_workload_consolidation.VMWorkloadConsolidation,
-                    cluster)
+        strategy_runs.run(vm_workload_consolidation.VMWorkloadConsolidation,
+                          cluster)
 
 
 def test_a_server_without_a_ram_measure_counts_its_allocated_ram():

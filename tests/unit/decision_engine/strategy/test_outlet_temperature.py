@@ -5,7 +5,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.strategy import base
 from watcher_ha.decision_engine.strategy import outlet_temperature
@@ -13,12 +13,12 @@ from watcher_ha.decision_engine.strategy import outlet_temperature
 def run(cluster, temperatures, protected=(), **parameters):
     values = ({} if temperatures is None
               else {'host_outlet_temp': temperatures})
-    return helpers.run(outlet_temperature.OutletTemperature, cluster,
-                       static_metrics.audit_metrics(values), protected,
-                       **parameters)
+    return strategy_runs.run(outlet_temperature.OutletTemperature, cluster,
+                             static_metrics.audit_metrics(values), protected,
+                             **parameters)
 
 
-moves = helpers.migrations
+moves = strategy_runs.migrations
 
 
 def cluster(*extra_nodes, servers=None):
@@ -131,8 +131,8 @@ def test_no_data_for_any_host_fails_saying_which_metric():
 def test_reads_the_metric_once_with_the_audit_window():
     source = static_metrics.StaticDatasource({'host_outlet_temp':
                                               TEMPERATURES})
-    helpers.run(outlet_temperature.OutletTemperature, cluster(),
-                metrics_mod.AuditMetrics([source]), period=600)
+    strategy_runs.run(outlet_temperature.OutletTemperature, cluster(),
+                      metrics_mod.AuditMetrics([source]), period=600)
     assert source.queries == [('host_outlet_temp', 600, 'mean', 300)]
 
 

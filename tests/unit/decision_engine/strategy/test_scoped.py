@@ -7,7 +7,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import audit_scope
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine import scope
@@ -83,8 +83,8 @@ def test_a_scoped_plan_stays_inside_its_scope(name):
     scoped = scope.apply(whole, audit_scope.check(SCOPE))
     assert sorted(scoped.nodes) == sorted(RACK_1)
     strategy = plugins.load_classes(plugins.STRATEGIES)[name]
-    solution = helpers.run(strategy, scoped,
-                           static_metrics.audit_metrics(metrics(whole)))
+    solution = strategy_runs.run(strategy, scoped,
+                                 static_metrics.audit_metrics(metrics(whole)))
     for action in solution.actions:
         parameters = action.input_parameters
         if action.action_type == 'migrate':
@@ -95,4 +95,4 @@ def test_a_scoped_plan_stays_inside_its_scope(name):
         elif action.action_type == 'change_nova_service_state':
             assert parameters['resource_name'] in RACK_1, action
     if name in FINDS_WORK:
-        assert helpers.migrations(solution), name
+        assert strategy_runs.migrations(solution), name

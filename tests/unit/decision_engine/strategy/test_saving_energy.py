@@ -11,7 +11,7 @@ import pytest
 from oslo_config import cfg
 
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 from watcher_ha.common import parameters as parameters_mod
@@ -279,7 +279,8 @@ def test_a_server_only_placement_knows_of_keeps_its_host_on(cloud):
     snapshot = model_of(cloud, empty_in_model={'compute-0'})
     with cloud.cloud.lock:
         sim_hosts.power_off(cloud.cloud, cloud.cloud.hosts['compute-4'])
-    solution = helpers.run(se.SavingEnergy, snapshot, min_free_hosts_num=1)
+    solution = strategy_runs.run(se.SavingEnergy, snapshot,
+                                 min_free_hosts_num=1)
     decided = {a.input_parameters['resource_name']: a.input_parameters[
         'state'] for a in solution.actions}
     # compute-0 holds vm-a in Placement: a host with servers, never
@@ -308,7 +309,7 @@ def test_reserved_and_segment_hosts_stay_on(cloud):
         failover_segments.create_host(context, segment['uuid'], {
             'name': name, 'type': 'COMPUTE', 'control_attributes': '',
             'reserved': name == 'compute-4'})
-    solution = helpers.run(
+    solution = strategy_runs.run(
         se.SavingEnergy, model_of(cloud),
         protected=reserved_hosts.kept_for_failover(context),
         min_free_hosts_num=0)
@@ -320,7 +321,7 @@ def test_reserved_and_segment_hosts_stay_on(cloud):
 def test_without_ironic_the_audit_fails_saying_what_to_set(conf):
     snapshot = cluster(['free-1'])
     with pytest.raises(base.StrategyError, match=r'\[ironic\] auth_type'):
-        helpers.run(se.SavingEnergy, snapshot)
+        strategy_runs.run(se.SavingEnergy, snapshot)
 
 
 def test_an_unreachable_ironic_fails_the_audit(conf):

@@ -4,7 +4,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.goal import server_consolidation
@@ -16,14 +16,14 @@ Basic = basic_consolidation.BasicConsolidation
 
 
 def run(cluster, host_cpu, server_cpu, protected=(), **parameters):
-    return helpers.run(Basic, cluster, static_metrics.audit_metrics(
+    return strategy_runs.run(Basic, cluster, static_metrics.audit_metrics(
         {'host_cpu_usage': host_cpu, 'instance_cpu_usage': server_cpu}),
         protected, **parameters)
 
 
 def migrations(solution):
     return {name: (source, destination) for name, source, destination, _
-            in helpers.migrations(solution)}
+            in strategy_runs.migrations(solution)}
 
 
 def disabled(solution):

@@ -4,7 +4,7 @@ import pytest
 
 from tests import static_metrics
 from tests import strategy_clusters as c
-from tests.unit.strategies import helpers
+from tests.helpers import strategy_runs
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.decision_engine.datasources import metrics as metrics_mod
 from watcher_ha.decision_engine.goal import workload_balancing
@@ -16,12 +16,13 @@ Balance = workload_balance.WorkloadBalance
 
 
 def run(cluster, values, protected=(), **parameters):
-    return helpers.run(Balance, cluster, static_metrics.audit_metrics(values),
-                       protected, **parameters)
+    return strategy_runs.run(Balance, cluster,
+                             static_metrics.audit_metrics(values),
+                             protected, **parameters)
 
 
 def migrations(solution):
-    return [move[:3] for move in helpers.migrations(solution)]
+    return [move[:3] for move in strategy_runs.migrations(solution)]
 
 
 def cpu(**percent):

@@ -19,7 +19,7 @@ from watcher_ha.cloud import clients
 from watcher_ha.conf import unused
 from watcher_ha.conf import watcher_ignored
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 WATCHER = json.loads(
     (ROOT / 'tests/data/watcher17_options.json').read_text())
 WATCHER_OPTIONS = [(o['group'], o['name']) for o in WATCHER['options']]

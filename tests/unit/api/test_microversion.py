@@ -88,7 +88,7 @@ def test_the_readme_gives_the_ranges_served():
     family and ours, as VERSIONS and EXTENSION_VERSIONS say."""
     import pathlib
     import re
-    readme = (pathlib.Path(__file__).resolve().parents[2]
+    readme = (pathlib.Path(__file__).resolve().parents[3]
               / 'README.rst').read_text()
     ranges = re.findall(r'``(infra-optim|watcher-ha)`` (\d+\.\d+) to '
                         r'(\d+\.\d+)', ' '.join(readme.split()))
