@@ -1,21 +1,19 @@
 """Shared fixtures: configuration, a migrated SQLite database and an
 in-process API client for the fast tests."""
 
-import contextlib
-import json
 import os
 
 import pytest
-import sqlalchemy as sa
-import webob
 
 from tests import servers
+from tests.helpers import overrides
+from tests.helpers import tables
+from tests.helpers.in_process import Client
 from watcher_ha.common import context as watcher_context
 from watcher_ha.conf import CONF
 from watcher_ha.db import installed_plugins
 from watcher_ha.db import engine
 from watcher_ha.db import migration
-from watcher_ha.db import models
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import policy
 from watcher_ha.service import service
@@ -34,25 +32,34 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if item not in restarting]
 
 
-# Tables emptied after each test; the catalog (goals...) stays.
-MUTABLE_TABLES = ('efficacy_indicators', 'actions', 'action_plans',
-                  'audits', 'audit_templates', 'services', 'vmoves',
-                  'host_notifications', 'segment_hosts',
-                  'failover_segments')
-
-
 @pytest.fixture(scope='session')
 def conf(tmp_path_factory):
+    """CONF for the in-process tests, parsed from a file of the tests'
+    settings, not overridden: a test sets options through ``config``,
+    whose clearing returns them to these."""
     state = tmp_path_factory.mktemp('state')
-    service.prepare_service([], program='watcher-ha-tests')
-    CONF.set_override('state_path', str(state))
-    CONF.set_override('auth_strategy', 'noauth')
-    CONF.set_override('connection', 'sqlite:///%s/tests.sqlite' % state,
-                      group='database')
-    CONF.set_override('rpc_response_timeout', 1)
-    engine.configure(CONF)
+    settings = state / 'watcher-ha-tests.conf'
+    settings.write_text(
+        '[DEFAULT]\n'
+        'state_path = {state}\n'
+        'auth_strategy = noauth\n'
+        'rpc_response_timeout = 1\n'
+        '[database]\n'
+        'connection = sqlite:///{state}/tests.sqlite\n'.format(state=state))
+    service.prepare_service(['--config-file', str(settings)],
+                            program='watcher-ha-tests')
     yield CONF
     CONF.reset()
+
+
+@pytest.fixture
+def config(conf):
+    """CONF's options set for the test alone, as with oslo.config's
+    fixture: ``config.config(group=None, **options)``; put back after the
+    test (tests/helpers/overrides.py)."""
+    made = overrides.Overrides(conf)
+    yield made
+    made.clear()
 
 
 @pytest.fixture(scope='session')
@@ -64,70 +71,16 @@ def migrated(conf):
 
 @pytest.fixture
 def db(migrated):
+    """The migrated database; every table but the catalog's (goals,
+    strategies...) emptied after the test."""
     yield migrated
     with migrated.begin() as conn:
-        for table in MUTABLE_TABLES:
-            conn.execute(sa.delete(models.Base.metadata.tables[table]))
+        tables.empty(conn, tables.WRITTEN)
 
 
 @pytest.fixture
 def admin_context():
     return watcher_context.admin_context()
-
-
-class Client:
-    """Calls the full WSGI app in-process, as an HTTP client would."""
-
-    def __init__(self, app):
-        self.app = app
-
-    def request(self, method, path, body=None, version=None, headers=None,
-                raw=None):
-        req = webob.Request.blank(path, method=method)
-        req.headers['Accept'] = 'application/json'
-        if version:
-            req.headers['OpenStack-API-Version'] = 'infra-optim %s' % version
-        if raw is not None:
-            req.body = raw if isinstance(raw, bytes) else raw.encode()
-            req.content_type = 'application/json'
-        elif body is not None:
-            req.body = json.dumps(body).encode()
-            req.content_type = 'application/json'
-        for key, value in (headers or {}).items():
-            req.headers[key] = value
-        return Response(req.get_response(self.app))
-
-    def get(self, path, **kwargs):
-        return self.request('GET', path, **kwargs)
-
-    def post(self, path, body=None, **kwargs):
-        return self.request('POST', path, body=body, **kwargs)
-
-    def patch(self, path, body=None, **kwargs):
-        return self.request('PATCH', path, body=body, **kwargs)
-
-    def delete(self, path, **kwargs):
-        return self.request('DELETE', path, **kwargs)
-
-
-class Response:
-
-    def __init__(self, resp):
-        self.status = resp.status_int
-        self.headers = resp.headers
-        self.body = resp.body
-
-    @property
-    def json(self):
-        return json.loads(self.body)
-
-    @property
-    def fault(self):
-        """The faultstring of a Watcher error body."""
-        return json.loads(self.json['error_message'])['faultstring']
-
-    def __repr__(self):
-        return '<%s %s>' % (self.status, self.body[:300])
 
 
 @pytest.fixture
@@ -138,47 +91,16 @@ def api(db):
     policy.reset()
 
 
-@contextlib.contextmanager
-def daemon_endpoints(endpoint):
-    """Serve ``endpoint`` on the decision engines' and the appliers' RPC
-    topics of the in-process bus, in place of the daemons, in the block.
-
-    The bus keeps casts no test consumed: the endpoint may also receive
-    other tests' messages.
-    """
-    # Imported here, as in ``notifications``.
-    import oslo_messaging
-
-    from watcher_ha.applier import rpcapi as applier_rpcapi
-    from watcher_ha.service import rpc
-    from watcher_ha.decision_engine import rpcapi as engine_rpcapi
-    servers = [oslo_messaging.get_rpc_server(
-        rpc.get_transport(), oslo_messaging.Target(topic=topic,
-                                                   server='test'),
-        [endpoint], executor='threading')
-        for topic in (engine_rpcapi.TOPIC, applier_rpcapi.TOPIC)]
-    for server in servers:
-        server.start()
-    try:
-        yield endpoint
-    finally:
-        for server in servers:
-            server.stop()
-            server.wait()
-
-
 @pytest.fixture
-def notifications(conf):
+def notifications(config):
     """The notifications sent, as (ctxt, message, priority, retry), through
     oslo.messaging's test driver."""
     # Imported here: oslo.messaging must not load before watcher_ha has
     # chosen oslo.service's threading backend.
     from oslo_messaging.notify import _impl_test as test_driver
     notifier.get_notifier()     # registers [oslo_messaging_notifications]
-    CONF.set_override('driver', ['test'],
-                      group='oslo_messaging_notifications')
+    config.config(driver=['test'], group='oslo_messaging_notifications')
     notifier.reset()
     test_driver.reset()
     yield test_driver.NOTIFICATIONS
-    CONF.clear_override('driver', group='oslo_messaging_notifications')
     notifier.reset()

@@ -139,6 +139,17 @@ def create_rabbit_vhost():
     return base + vhost, delete
 
 
+
+@contextlib.contextmanager
+def rabbit_vhost():
+    """create_rabbit_vhost() for the block: its transport URL."""
+    url, delete = create_rabbit_vhost()
+    try:
+        yield url
+    finally:
+        delete()
+
+
 _deleting = []
 
 

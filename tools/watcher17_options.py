@@ -9,7 +9,7 @@ Run it with the Python of a virtualenv where python-watcher is installed::
     /tmp/w17/bin/python tools/watcher17_options.py \
         > tests/data/watcher17_options.json
 
-tests/unit/test_watcher_options.py checks that each of them is ours under
+tests/unit/conf/test_watcher_options.py checks that each of them is ours under
 the same name, an alias of ours, or in watcher_ha/conf/watcher_ignored.py.
 """
 

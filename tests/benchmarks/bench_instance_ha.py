@@ -58,9 +58,9 @@ from tests.functional import daemons  # noqa: E402
 from tests.functional import fixtures  # noqa: E402
 from tests.functional.cloud import simulator  # noqa: E402
 from tests.functional.fixtures import wait_for  # noqa: E402
-from tests.functional.test_host_recovery import FAILED  # noqa: E402
-from tests.functional.test_host_recovery import ha  # noqa: E402
-from tests.functional.test_host_recovery import segment_of  # noqa: E402
+from tests.helpers.failed_host import FAILED  # noqa: E402
+from tests.helpers.failed_host import ha  # noqa: E402
+from tests.helpers.failed_host import segment_of  # noqa: E402
 from watcher_ha.conf import applier as applier_conf  # noqa: E402
 from watcher_ha.db import models  # noqa: E402
 from watcher_ha.decision_engine.planner import weight  # noqa: E402

@@ -11,8 +11,9 @@ from keystoneauth1 import session as ks_session
 from novaclient import client as nova_client
 
 from tests.functional import fixtures
+from tests.functional import identity
+from tests.helpers.overrides import Overrides
 from tools import children
-from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
 # Four hosts, twelve servers, and migrations fast enough for tests.
@@ -71,13 +72,13 @@ def nova(url, password='admin'):
 def overridden(overrides):
     """The options ``overrides`` ((option, value, group)...) set in this
     process, in the block."""
+    made = Overrides()
     for option, value, group in overrides:
-        CONF.set_override(option, value, group=group)
+        made.config(group=group, **{option: value})
     try:
         yield
     finally:
-        for option, _value, group in overrides:
-            CONF.clear_override(option, group=group)
+        made.clear()
 
 
 def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
@@ -88,3 +89,55 @@ def nova_of_this_process(url, poll_interval=0.1, migration_timeout=30):
         ('endpoint_override', url + '/compute/v2.1', 'nova'),
         ('poll_interval', poll_interval, 'watcher_applier'),
         ('migration_timeout', migration_timeout, 'watcher_applier')))
+
+
+
+@contextlib.contextmanager
+def nova_of_this_process_on(tmp_path, spec):
+    """The simulator serving ``spec``, and [nova] of this process pointed
+    at it (nova_of_this_process), in the block: an admin novaclient on it
+    and its servers' ids by name."""
+    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+        client = nova(url)
+        yield client, {s.name: s.id for s in client.servers.list()}
+
+
+def scenario_host(name):
+    """A host of a simulator scenario: 8 vCPUs, 16 GiB, 400 GB."""
+    return {'name': name, 'vcpus': 8, 'memory_mb': 16384, 'disk_gb': 400}
+
+
+def auth_sections(url):
+    """[nova] and [placement]: Keystone password auth at the simulator at
+    ``url``."""
+    return identity.cloud_sections(url, 'nova', 'placement')
+
+
+def nova_sections(url):
+    """auth_sections(), and the applier's polling quick."""
+    return dict(auth_sections(url),
+                watcher_applier={'poll_interval': 0.2,
+                                 'migration_timeout': 60})
+
+
+BLOCK_STORAGE_HEADERS = {'X-Auth-Token': 'any',
+                         'OpenStack-API-Version': 'volume 3.60'}
+
+
+def block_storage_get(url, path, **params):
+    """GET ``path`` of the simulator's Block Storage API: its JSON."""
+    reply = requests.get(url + '/volume/v3' + path, params=params,
+                         headers=BLOCK_STORAGE_HEADERS, timeout=30)
+    reply.raise_for_status()
+    return reply.json()
+
+
+def list_volumes(url):
+    """Every volume of the simulator at ``url``, page by page."""
+    found, params = [], {'all_tenants': 1}
+    while True:
+        body = block_storage_get(url, '/volumes/detail', **params)
+        found += body['volumes']
+        if not body.get('volumes_links'):
+            return found
+        params['marker'] = body['volumes'][-1]['id']

@@ -1,9 +1,15 @@
+"""Fixtures of the functional tests: the real services they share
+(RabbitMQ, MariaDB and PostgreSQL, Redis, the simulator, the daemons), one
+definition each."""
+
 import pytest
 import requests
 
 from tests import servers
+from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import identity
+from tests.functional import slow_strategy
 
 
 @pytest.fixture(autouse=True, scope='session')
@@ -49,3 +55,64 @@ def api_server(tmp_path):
     fixtures.prepare_database(config)
     with fixtures.api_process(config, port) as url:
         yield url
+
+
+@pytest.fixture(scope='module')
+def rabbit():
+    """A RabbitMQ virtual host for the test module: its transport URL."""
+    with servers.rabbit_vhost() as url:
+        yield url
+
+
+@pytest.fixture
+def own_rabbit():
+    """A RabbitMQ virtual host for the test alone (no queue or connection
+    of another test in it): its transport URL."""
+    with servers.rabbit_vhost() as url:
+        yield url
+
+
+@pytest.fixture
+def ha_cluster(tmp_path, database, rabbit, monkeypatch):
+    """An API, with engines and appliers started by each test; these also
+    have the tests' slow strategy."""
+    url, engine = database
+    notes = daemons.Notifications(rabbit)
+
+    def start(**extra):
+        extra.setdefault('coordination', {}).setdefault(
+            'backend_url', servers.redis_coordination_url())
+        context = daemons.cluster(tmp_path, url, rabbit, **extra)
+        running = context.__enter__()
+        # After the catalog was loaded: the slow strategy comes after the
+        # product's own (a goal's first strategy is its default).
+        monkeypatch.setenv('PYTHONPATH', slow_strategy.install(
+            tmp_path / 'plugins'))
+        running.engine = engine
+        running.notes = notes
+        started.append((context, running))
+        return running
+
+    started = []
+    yield start
+    # Nothing is checked any more: kill the daemons rather than wait for
+    # their graceful stops (tested elsewhere), and stop listening to the
+    # bus meanwhile.
+    listening = notes.stop_meanwhile()
+    for context, running in started:
+        for name, proc in running.processes.items():
+            if proc.poll() is None:
+                running.kill(name)
+        context.__exit__(None, None, None)
+    listening.join()
+
+
+@pytest.fixture
+def nova_conf(config):
+    """[nova]/[placement]: auth_type none, endpoints on the simulator."""
+    def point_at(url):
+        for group, path in (('nova', '/compute/v2.1'),
+                            ('placement', '/placement')):
+            config.config(group=group, auth_type='none',
+                          endpoint_override=url + path)
+    return point_at

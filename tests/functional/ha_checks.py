@@ -224,3 +224,25 @@ def audit_row(engine, uuid):
         return conn.execute(sa.select(
             models.Audit.state, models.Audit.hostname).where(
                 models.Audit.uuid == uuid)).one()
+
+
+# A member is gone this long after its last heartbeat ([coordination]
+# member_timeout); the issue allows 15 s from the kill to the take-over.
+TAKEOVER_LIMIT = 15
+
+
+def plan_row(engine, plan_id):
+    with engine.connect() as conn:
+        plan = conn.execute(sa.select(models.ActionPlan.state,
+                                      models.ActionPlan.hostname).where(
+            models.ActionPlan.id == plan_id)).one()
+        actions = dict(conn.execute(sa.select(
+            models.Action.uuid, models.Action.state).where(
+                models.Action.action_plan_id == plan_id)).all())
+    return plan, actions
+
+
+def action_starts(cluster, action):
+    """The hosts that began ``action``, one per action.execution.start."""
+    return [host for event, host, _ in events(cluster.notes, action['uuid'])
+            if event == 'action.execution.start']

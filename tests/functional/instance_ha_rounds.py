@@ -35,9 +35,9 @@ from tests import servers
 from tests.functional import daemons
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_recovery import ha
-from tests.functional.test_host_recovery import wait_ended
+from tests.functional.cloud import nova_sections
+from tests.helpers.failed_host import ha
+from tests.helpers.failed_host import wait_ended
 
 LOADED = ['c%d' % n for n in range(4)]
 RESERVED = ['r%d' % n for n in range(4)]

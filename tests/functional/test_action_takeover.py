@@ -22,11 +22,9 @@ from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import events
-from tests.functional.test_ha import TAKEOVER_LIMIT
-from tests.functional.test_ha import _plan_row
-from tests.functional.test_ha import _starts
-from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
-from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
+from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import plan_row
+from tests.functional.ha_checks import action_starts
 from watcher_ha.simulator import scenario
 
 # Longer than a take-over: the cloud is still at it when the plan is
@@ -124,7 +122,7 @@ def _power_off(sim_url, server):
                          ids=['shelve', 'delete', 'change_node_power_state',
                               'stop', 'resize', 'change_nova_service_state'])
 def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
-        ha_cluster, tmp_path, make):  # noqa: F811
+        ha_cluster, tmp_path, make):
     spec = scenario.generate(hosts=2, servers=1, seed=7)
     spec['servers'][0].update(host=HOST, state='active')
     spec.update(shelve_seconds=SLOW, power_seconds=SLOW, boot_seconds=1)
@@ -143,21 +141,22 @@ def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
         resp = requests.post('%s/v1/action_plans/%s/start' % (
             cluster.url, plan['uuid']), timeout=10)
         assert resp.status_code == 200, resp.text
-        runner = wait_for(lambda: (_starts(cluster, action) or [None])[0],
-                          20, 'the %s action begun' % kind)
+        runner = wait_for(
+            lambda: (action_starts(cluster, action) or [None])[0],
+            20, 'the %s action begun' % kind)
         wait_for(under_way, 10, 'the cloud at work for %s' % kind)
         cluster.kill(runner)
         survivor = wait_for(
-            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
             .difference([runner, None]), TAKEOVER_LIMIT,
             'the plan adopted').pop()
-        wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                  in FINAL, SLOW + 30, 'the plan ended')
-        row, states = _plan_row(cluster.engine, plan['id'])
+        row, states = plan_row(cluster.engine, plan['id'])
         assert (row.state, row.hostname, states[action['uuid']]) == (
             'SUCCEEDED', survivor, 'SUCCEEDED')
         # Recovered, not executed again.
-        assert _starts(cluster, action) == [runner]
+        assert action_starts(cluster, action) == [runner]
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]

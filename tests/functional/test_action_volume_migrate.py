@@ -21,12 +21,10 @@ from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
-from tests.functional.test_ha import TAKEOVER_LIMIT
-from tests.functional.test_ha import _plan_row
-from tests.functional.test_ha import _starts
-from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
-from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
-from tests.functional.test_power_fencing import Fence
+from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import plan_row
+from tests.functional.ha_checks import action_starts
+from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import volume_migrate
@@ -251,7 +249,7 @@ def _auth(sim_url):
 
 @MARIADB_ONLY
 def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
-        ha_cluster, tmp_path):  # noqa: F811
+        ha_cluster, tmp_path):
     # 1000 GiB at 0.02 s each: 20 s of copy, longer than a take-over.
     with simulator(tmp_path / 'sim', _spec(seconds_per_gb=0.02)) as sim_url:
         cluster = ha_cluster(
@@ -267,22 +265,22 @@ def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
         resp = requests.post('%s/v1/action_plans/%s/start' % (
             cluster.url, plan['uuid']), timeout=10)
         assert resp.status_code == 200, resp.text
-        runner = wait_for(lambda: (_starts(cluster, act) or [None])[0],
+        runner = wait_for(lambda: (action_starts(cluster, act) or [None])[0],
                           20, 'the volume_migrate action begun')
         wait_for(lambda: _volume(sim_url, 'big')['migration_status']
                  == 'migrating', 20, 'Cinder copying the volume')
         cluster.kill(runner)
         survivor = wait_for(
-            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
             .difference([runner, None]), TAKEOVER_LIMIT,
             'the plan adopted').pop()
-        wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                  in FINAL, 90, 'the plan ended')
-        row, states = _plan_row(cluster.engine, plan['id'])
+        row, states = plan_row(cluster.engine, plan['id'])
         assert (row.state, row.hostname, states[act['uuid']]) == (
             'SUCCEEDED', survivor, 'SUCCEEDED')
         # Recovered, not executed again: one start, one migration.
-        assert _starts(cluster, act) == [runner]
+        assert action_starts(cluster, act) == [runner]
         assert [(m['dest'], m['status'])
                 for m in _migrations(sim_url, 'big')] == [
             (FAST2, 'success')]

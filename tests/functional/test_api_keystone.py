@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
 
-from tests.conftest import Client
+from tests.helpers.in_process import Client
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.policies import policy
@@ -69,17 +69,14 @@ class Tokens:
 
 
 @pytest.fixture
-def keystone(db):
+def keystone(db, config):
     """``auth_strategy = keystone`` with tokens registered in
     keystonemiddleware's test fixture; configuration restored after."""
     for group, opts in auth_token.list_opts():
         CONF.register_opts(opts, group=group)
-    # The session's configuration overrides auth_strategy to noauth: put
-    # that override back after, rather than clearing it.
-    previous_strategy = CONF.auth_strategy
-    CONF.set_override('auth_strategy', 'keystone')
-    CONF.set_override('www_authenticate_uri', WWW_AUTHENTICATE_URI,
-                      group='keystone_authtoken')
+    config.config(auth_strategy='keystone')
+    config.config(group='keystone_authtoken',
+                  www_authenticate_uri=WWW_AUTHENTICATE_URI)
     fixture = ksm_fixture.AuthTokenFixture()
     fixture.setUp()
     policy.reset()
@@ -89,9 +86,6 @@ def keystone(db):
         fixture.cleanUp()
         policy.reset()
         CONF.clear_override('enable_webhooks_auth', group='api')
-        CONF.clear_override('www_authenticate_uri',
-                            group='keystone_authtoken')
-        CONF.set_override('auth_strategy', previous_strategy)
 
 
 def build_client():

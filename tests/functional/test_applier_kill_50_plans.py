@@ -27,9 +27,7 @@ from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
-from tests.functional.test_ha import _cloud_auth
-from tests.functional.test_ha import ha_cluster  # noqa: F401 (fixture)
-from tests.functional.test_ha import rabbit  # noqa: F401 (fixture)
+from tests.functional.cloud import auth_sections
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.cloud import compute_services
 from watcher_ha.simulator import scenario
@@ -55,7 +53,7 @@ SETTLE = 60
 
 @MARIADB_ONLY
 def test_killed_and_frozen_appliers_execute_nothing_twice(
-        ha_cluster, rabbit, tmp_path):  # noqa: F811
+        ha_cluster, rabbit, tmp_path):
     print('chaos seed %d (replay with WATCHER_HA_CHAOS_SEED=%d)'
           % (SEED, SEED))
     rng = random.Random(SEED)
@@ -70,7 +68,7 @@ def test_killed_and_frozen_appliers_execute_nothing_twice(
                                  'migration_timeout': 60,
                                  'shelve_timeout': 60,
                                  'delete_timeout': 60},
-                **_cloud_auth(sim_url))
+                **auth_sections(sim_url))
             cluster.start_daemons(appliers=APPLIERS)
             plans = applier_chaos.insert_plans(cluster.engine, work.plans)
             plan_ids = [plan_id for _, plan_id in plans]
@@ -148,7 +146,7 @@ def _check_records(cluster, work, plan_ids, ended, records):
     assert twice == {}, 'executed twice on the cloud (seed %d)' % SEED
 
 
-def test_the_cloud_records_count_each_execution(rabbit, tmp_path):  # noqa: F811
+def test_the_cloud_records_count_each_execution(rabbit, tmp_path):
     """What the chaos test counts with: a server live-migrated there and
     back, stopped twice (started between), and a service disabled twice,
     show as two records each."""

@@ -9,7 +9,6 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import daemons
 from tests.functional.daemons import Notifications
 from tests.functional.daemons import cli
@@ -17,13 +16,6 @@ from tests.functional.daemons import state_of
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from watcher_ha.db import models
-
-
-@pytest.fixture(scope='module')
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
 
 
 @pytest.fixture

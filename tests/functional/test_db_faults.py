@@ -11,7 +11,6 @@ killed: it ends as ``[watcher_applier] recovery`` chose.
 
 import time
 
-import pytest
 import requests
 import sqlalchemy as sa
 
@@ -58,13 +57,6 @@ COMMIT_CUTS = [('commit', 'before'), ('commit', 'after')]
 MEMBER_TIMEOUT = 3
 
 
-@pytest.fixture
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
-
-
 def _plan_state(engine, plan):
     with engine.connect() as conn:
         state = conn.execute(sa.select(models.ActionPlan.state).where(
@@ -96,10 +88,10 @@ def _started_plan(cluster, engine):
 
 
 def test_a_connection_lost_at_any_write_leaves_nothing_stuck(
-        tmp_path, database, rabbit):
+        tmp_path, database, own_rabbit):
     url, engine = database
     with sql_proxy.SqlProxy(url) as proxy, daemons.cluster(
-            tmp_path, proxy.url, rabbit) as cluster:
+            tmp_path, proxy.url, own_rabbit) as cluster:
         cluster.start_daemons(engines=['engine-a'], appliers=['applier-a'])
         cuts = 0
         for what, statement, life in WRITES:
@@ -135,7 +127,7 @@ def _running_action(engine, plan):
 
 
 def test_a_plan_taken_over_with_a_commit_lost_ends_cancelled(
-        tmp_path, database, rabbit):
+        tmp_path, database, own_rabbit):
     """Issue 32, item 3: an applier killed in the middle of a plan's
     sleep; its plan is adopted with recovery = cancel, and the adopter's
     connection is cut at one commit of the take-over. The plan ends
@@ -144,7 +136,7 @@ def test_a_plan_taken_over_with_a_commit_lost_ends_cancelled(
     commit was lost and run the rest of it to SUCCEEDED."""
     url, engine = database
     with sql_proxy.SqlProxy(url) as proxy, daemons.cluster(
-            tmp_path, proxy.url, rabbit, coordination={
+            tmp_path, proxy.url, own_rabbit, coordination={
                 'backend_url': servers.redis_coordination_url(),
                 'member_timeout': MEMBER_TIMEOUT}) as cluster:
         appliers = ['applier-a', 'applier-b']

@@ -7,7 +7,6 @@ import threading
 
 from tests.functional import cloud
 from tests.functional.cloud import simulator
-from tests.functional.test_model_sync import nova_conf  # noqa: F401
 import requests
 
 from watcher_ha.common import context
@@ -25,7 +24,7 @@ from watcher_ha.decision_engine.model.collector import manager as \
 FAILED = 'compute-0001'
 
 
-def test_a_host_silent_in_nova_is_reported(tmp_path, db, nova_conf):  # noqa: F811
+def test_a_host_silent_in_nova_is_reported(tmp_path, db, nova_conf):
     CONF.set_override('nova_detection_delay', 60, group='instance_ha')
     try:
         with simulator(tmp_path, cloud.SMALL) as url:

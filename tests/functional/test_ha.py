@@ -19,15 +19,12 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
-from tests.functional import identity
 from tests.functional import private_servers
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
-from tests.functional.daemons import Notifications
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -41,15 +38,16 @@ from tests.functional.ha_checks import owners
 from tests.functional.ha_checks import snapshot
 from tests.functional.ha_checks import spread_audits
 from tests.functional.ha_checks import strategy_started
+from tests.functional.cloud import auth_sections
+from tests.functional.ha_checks import action_starts
+from tests.functional.ha_checks import plan_row
+from tests.functional.ha_checks import TAKEOVER_LIMIT
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
 from watcher_ha.service import coordination
 from watcher_ha.simulator import scenario
 
-# A member is gone this long after its last heartbeat ([coordination]
-# member_timeout); the issue allows 15 s from the kill to the take-over.
-TAKEOVER_LIMIT = 15
 # A SIGKILLed member leaves the group no sooner than this: its heartbeat
 # key outlives its last beat (every 5 s) by member_timeout (10 s).
 TAKEOVER_MIN = 5
@@ -66,48 +64,6 @@ STRATEGY_STARTED = fixtures.Bound(
 # hands the audits over, with a write each.
 SHARE_BACK = fixtures.Bound(
     daemons.MEMBER_TIMEOUT, 2 * daemons.MEMBERSHIP_REFRESH, work=3)
-
-
-@pytest.fixture(scope='module')
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
-
-
-@pytest.fixture
-def ha_cluster(tmp_path, database, rabbit, monkeypatch):
-    """An API, with engines and appliers started by each test; these also
-    have the tests' slow strategy."""
-    url, engine = database
-    notes = Notifications(rabbit)
-
-    def start(**extra):
-        extra.setdefault('coordination', {}).setdefault(
-            'backend_url', servers.redis_coordination_url())
-        context = daemons.cluster(tmp_path, url, rabbit, **extra)
-        running = context.__enter__()
-        # After the catalog was loaded: the slow strategy comes after the
-        # product's own (a goal's first strategy is its default).
-        monkeypatch.setenv('PYTHONPATH', slow_strategy.install(
-            tmp_path / 'plugins'))
-        running.engine = engine
-        running.notes = notes
-        started.append((context, running))
-        return running
-
-    started = []
-    yield start
-    # Nothing is checked any more: kill the daemons rather than wait for
-    # their graceful stops (tested elsewhere), and stop listening to the
-    # bus meanwhile.
-    listening = notes.stop_meanwhile()
-    for context, running in started:
-        for name, proc in running.processes.items():
-            if proc.poll() is None:
-                running.kill(name)
-        context.__exit__(None, None, None)
-    listening.join()
 
 
 def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
@@ -245,27 +201,10 @@ def _plan_with_sleeps(cluster, durations=(4, 4, 4)):
     return plan, actions
 
 
-def _plan_row(engine, plan_id):
-    with engine.connect() as conn:
-        plan = conn.execute(sa.select(models.ActionPlan.state,
-                                      models.ActionPlan.hostname).where(
-            models.ActionPlan.id == plan_id)).one()
-        actions = dict(conn.execute(sa.select(
-            models.Action.uuid, models.Action.state).where(
-                models.Action.action_plan_id == plan_id)).all())
-    return plan, actions
-
-
 def _updated_at(engine, action):
     with engine.connect() as conn:
         return conn.execute(sa.select(models.Action.updated_at).where(
             models.Action.id == action['id'])).scalar_one()
-
-
-def _starts(cluster, action):
-    """The hosts that began ``action``, one per action.execution.start."""
-    return [host for event, host, _ in events(cluster.notes, action['uuid'])
-            if event == 'action.execution.start']
 
 
 def _kill_applier_mid_plan(cluster, durations=(4, 4, 4), appliers=APPLIERS):
@@ -274,9 +213,10 @@ def _kill_applier_mid_plan(cluster, durations=(4, 4, 4), appliers=APPLIERS):
     killed applier, when it was killed, when the second action began)."""
     cluster.start_daemons(appliers=appliers)
     plan, actions = _plan_with_sleeps(cluster, durations)
-    runner = wait_for(lambda: (_starts(cluster, actions[1]) or [None])[0],
-                      20, 'second action running')
-    assert _plan_row(cluster.engine, plan['id'])[1] == {
+    runner = wait_for(
+        lambda: (action_starts(cluster, actions[1]) or [None])[0],
+        20, 'second action running')
+    assert plan_row(cluster.engine, plan['id'])[1] == {
         actions[0]['uuid']: 'SUCCEEDED', actions[1]['uuid']: 'ONGOING',
         actions[2]['uuid']: 'PENDING'}
     began = _updated_at(cluster.engine, actions[1])
@@ -288,10 +228,10 @@ def test_applier_killed_mid_plan_cancels_it(ha_cluster):
     cluster = ha_cluster()
     plan, actions, runner, _, _ = _kill_applier_mid_plan(cluster)
     killed_clock = time.monotonic()
-    wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+    wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
              == 'CANCELLED', TAKEOVER_LIMIT, 'plan CANCELLED')
     assert time.monotonic() - killed_clock < TAKEOVER_LIMIT
-    row, states = _plan_row(cluster.engine, plan['id'])
+    row, states = plan_row(cluster.engine, plan['id'])
     assert row.hostname != runner
     assert [states[a['uuid']] for a in actions] == [
         'SUCCEEDED', 'CANCELLED', 'CANCELLED']
@@ -304,10 +244,10 @@ def test_applier_killed_mid_plan_resumes_it(ha_cluster):
     long_sleep = 15
     plan, actions, runner, killed_at, began = _kill_applier_mid_plan(
         cluster, durations=(2, long_sleep, 2))
-    wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+    wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
              == 'SUCCEEDED', long_sleep + 2 + TAKEOVER_LIMIT,
              'plan SUCCEEDED')
-    row, states = _plan_row(cluster.engine, plan['id'])
+    row, states = plan_row(cluster.engine, plan['id'])
     survivor = row.hostname
     assert survivor not in (runner, None)
     assert set(states.values()) == {'SUCCEEDED'}
@@ -322,7 +262,7 @@ def test_applier_killed_mid_plan_resumes_it(ha_cluster):
     # SUCCEEDED with an action.update (recovery.settle_interrupted,
     # Sleep.recover). So exactly: the first two actions begun by the
     # killed applier, the third by the survivor, once each.
-    assert [_starts(cluster, a) for a in actions] == [
+    assert [action_starts(cluster, a) for a in actions] == [
         [runner], [runner], [survivor]]
     resumed = [host for event, host, data in events(
         cluster.notes, actions[1]['uuid']) if event == 'action.update'
@@ -346,14 +286,15 @@ def test_applier_restarted_resolves_its_own_plans(ha_cluster):
         cluster, appliers=APPLIERS[:1])
     cluster.start_applier(runner)
     restarted = time.monotonic()
-    wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+    wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
              == 'CANCELLED', TAKEOVER_LIMIT, 'plan CANCELLED')
     assert time.monotonic() - restarted < TAKEOVER_LIMIT
-    row, states = _plan_row(cluster.engine, plan['id'])
+    row, states = plan_row(cluster.engine, plan['id'])
     assert row.hostname == runner
     assert [states[a['uuid']] for a in actions] == [
         'SUCCEEDED', 'CANCELLED', 'CANCELLED']
-    assert [_starts(cluster, a) for a in actions] == [[runner], [runner], []]
+    assert [action_starts(cluster, a) for a in actions] == [
+        [runner], [runner], []]
 
 
 @MARIADB_ONLY
@@ -415,24 +356,25 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
         resp = requests.post('%s/v1/action_plans/%s/start' % (
             cluster.url, plan['uuid']), timeout=10)
         assert resp.status_code == 200, resp.text
-        runner = wait_for(lambda: (_starts(cluster, action) or [None])[0],
-                          20, 'the migrate action begun')
+        runner = wait_for(
+            lambda: (action_starts(cluster, action) or [None])[0],
+            20, 'the migrate action begun')
         wait_for(lambda: cloud()[server]['task_state'] == 'migrating', 10,
                  'the live migration under way')
         cluster.kill(runner)
         survivor = wait_for(
-            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
             .difference([runner, None]), TAKEOVER_LIMIT,
             'the plan adopted').pop()
         # Adopted while the migration runs (20 s): the survivor finds the
         # action ONGOING and the server still moving.
         assert cloud()[server]['task_state'] == 'migrating'
-        wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                  in ('SUCCEEDED', 'FAILED', 'CANCELLED'), 30, 'plan ended')
-        row, states = _plan_row(cluster.engine, plan['id'])
+        row, states = plan_row(cluster.engine, plan['id'])
         assert (row.state, row.hostname, states[action['uuid']]) == (
             'SUCCEEDED', survivor, 'SUCCEEDED')
-        assert _starts(cluster, action) == [runner]
+        assert action_starts(cluster, action) == [runner]
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]
@@ -442,10 +384,6 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
         assert [(m.migration_type, m.status, m.dest_compute)
                 for m in migrations] == [
                     ('live-migration', 'completed', 'compute-0001')]
-
-
-def _cloud_auth(sim_url):
-    return identity.cloud_sections(sim_url, 'nova', 'placement')
 
 
 def _slow_gets(sim_url, server, seconds):
@@ -494,7 +432,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
         cluster = ha_cluster(
             watcher_applier={'recovery': recovery, 'poll_interval': 0.2,
                              'migration_timeout': 60},
-            **_cloud_auth(sim_url))
+            **auth_sections(sim_url))
         cluster.start_daemons(appliers=APPLIERS[:2])
         client = nova(sim_url)
         first, second = sorted(s.id for s in client.servers.list())
@@ -504,7 +442,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
                    _migrate(second, 'compute-0001')])
         _slow_gets(sim_url, first, FROZEN_GET)
         _start(cluster, plan)
-        runner = wait_for(lambda: (_starts(cluster, actions[0])
+        runner = wait_for(lambda: (action_starts(cluster, actions[0])
                                    or [None])[0], 20, 'the first migrate')
         # In the GET of pre_condition(), before the live migration.
         time.sleep(1)
@@ -515,11 +453,11 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
             # after the frozen applier's GET does.
             _slow_gets(sim_url, first, FROZEN_GET + 3)
         survivor = wait_for(
-            lambda: {_plan_row(cluster.engine, plan['id'])[0].hostname}
+            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
             .difference([runner, None]), TAKEOVER_LIMIT + 2,
             'the plan adopted').pop()
         if recovery == 'cancel':
-            wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+            wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                      == 'CANCELLED', 10, 'the plan cancelled')
         # The server is still on its source, and idle (asked of the
         # simulator's own state: a GET of the Compute API would take the
@@ -539,16 +477,16 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
                 cluster.engine, factories.audit(cluster.engine),
                 kinds=[_migrate(first, 'compute-0002')])
             _start(cluster, again)
-            wait_for(lambda: _plan_row(cluster.engine, again['id'])[0].state
+            wait_for(lambda: plan_row(cluster.engine, again['id'])[0].state
                      == 'SUCCEEDED', 30, 'the new plan done')
             expected = {first: ['compute-0002'], second: []}
-            assert _plan_row(cluster.engine, plan['id'])[1] == {
+            assert plan_row(cluster.engine, plan['id'])[1] == {
                 a['uuid']: 'CANCELLED' for a in actions}
         else:
-            wait_for(lambda: _plan_row(cluster.engine, plan['id'])[0].state
+            wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                      == 'SUCCEEDED', 60, 'the plan done')
             expected = {first: ['compute-0001'], second: ['compute-0001']}
-            assert _plan_row(cluster.engine, plan['id'])[0].hostname == \
+            assert plan_row(cluster.engine, plan['id'])[0].hostname == \
                 survivor
             # Moved by the survivor, once its own look (held back longer)
             # found the server still on its source: not by the resumed
@@ -590,26 +528,26 @@ def test_a_redis_restarted_empty_takes_nothing_over(ha_cluster, tmp_path):
                                strategy=slow_strategy.NAME,
                                parameters={'seconds': 14})
                   for _ in range(4)]
-        wait_for(lambda: all(_starts(cluster, actions[0])
+        wait_for(lambda: all(action_starts(cluster, actions[0])
                              for _, actions in plans)
                  and all(strategy_started(cluster.notes, audit)
                          for audit in audits), 20, 'all of it running')
-        runners = {plan['uuid']: _starts(cluster, actions[0])[0]
+        runners = {plan['uuid']: action_starts(cluster, actions[0])[0]
                    for plan, actions in plans}
         assert set(runners.values()) == set(APPLIERS[:2]), runners
         redis.stop()
         redis.start()
         restarted = time.monotonic()
-        wait_for(lambda: all(_plan_row(cluster.engine, plan['id'])[0].state
+        wait_for(lambda: all(plan_row(cluster.engine, plan['id'])[0].state
                              == 'SUCCEEDED' for plan, _ in plans)
                  and all(audit_row(cluster.engine, audit).state
                          == AuditState.SUCCEEDED for audit in audits),
                  40, 'every plan and audit done')
         for plan, actions in plans:
-            row, states = _plan_row(cluster.engine, plan['id'])
+            row, states = plan_row(cluster.engine, plan['id'])
             assert row.hostname == runners[plan['uuid']]
             assert set(states.values()) == {'SUCCEEDED'}
-            assert [_starts(cluster, a) for a in actions] == [
+            assert [action_starts(cluster, a) for a in actions] == [
                 [row.hostname]] * len(actions)
         for audit in audits:
             assert len([event for event, _, _ in events(cluster.notes, audit)

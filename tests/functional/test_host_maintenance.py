@@ -8,16 +8,11 @@ import requests
 
 from tests import servers
 from tests.functional import daemons
-from tests.functional import identity
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import simulator
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
 from watcher_ha.simulator import scenario
-
-
-def nova_sections(url):
-    return dict(identity.cloud_sections(url, 'nova', 'placement'),
-                watcher_applier={'poll_interval': 0.2,
-                                 'migration_timeout': 60})
 
 
 def spec():
@@ -43,20 +38,6 @@ def run_audit(cluster, host):
     [plan] = requests.get(cluster.url + '/v1/action_plans?audit_uuid='
                           + audit, timeout=10).json()['action_plans']
     return plan['uuid']
-
-
-def start_and_wait(cluster, plan):
-    resp = requests.post('%s/v1/action_plans/%s/start' % (cluster.url,
-                                                           plan), timeout=10)
-    assert resp.status_code == 200, resp.text
-
-    def ended():
-        found = requests.get('%s/v1/action_plans/%s' % (cluster.url, plan),
-                             headers={'OpenStack-API-Version':
-                                      'infra-optim 1.5'}, timeout=10).json()
-        return found if found['state'] in ('SUCCEEDED', 'FAILED',
-                                           'CANCELLED') else None
-    return wait_for(ended, 120, 'plan ended')
 
 
 def test_host_maintenance_drains_a_host_and_fails_cleanly(tmp_path):

@@ -19,71 +19,17 @@ from tests.functional import daemons
 from tests.functional.cloud import nova as cloud_nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
+from tests.functional.cloud import nova_sections
+from tests.helpers.failed_host import FAILED
+from tests.helpers.failed_host import OTHER
+from tests.helpers.failed_host import SPARE
+from tests.helpers.failed_host import SPARE_2
+from tests.helpers.failed_host import ha
+from tests.helpers.failed_host import report_failure
+from tests.helpers.failed_host import segment_of
+from tests.helpers.failed_host import spec
+from tests.helpers.failed_host import wait_ended
 from watcher_ha.db import models
-from watcher_ha.simulator import scenario
-
-FAILED, OTHER, SPARE, SPARE_2 = ('compute-0000', 'compute-0001',
-                                 'compute-0002', 'compute-0003')
-
-
-def spec(servers=10):
-    made = scenario.generate(hosts=4, servers=servers, seed=5)
-    for server in made['servers']:
-        # The reserved hosts are empty; the failed host has them all.
-        if server['host'] in (SPARE, SPARE_2, OTHER):
-            server['host'] = FAILED
-        server['metadata'] = {'HA_Enabled': 'True'}
-        server['state'] = 'active'     # and ACTIVE again at the end
-    return made
-
-
-def ha(cluster, method, path, body=None, version='1.0'):
-    resp = requests.request(method, cluster.url + '/instance-ha/v1' + path,
-                            json=body, timeout=30, headers={
-                                'OpenStack-API-Version':
-                                    'instance-ha %s' % version})
-    assert resp.status_code < 300, resp.text
-    return resp.json() if resp.content else None
-
-
-def make_segment(cluster, members, reserved=(), name='rack-1'):
-    """A reserved_host failover segment of ``members`` (host names), those
-    in ``reserved`` its reserved hosts, made through the instance-ha
-    API."""
-    segment = ha(cluster, 'POST', '/segments', {'segment': {
-        'name': name, 'recovery_method': 'reserved_host',
-        'service_type': 'COMPUTE'}})['segment']
-    for host in members:
-        ha(cluster, 'POST', '/segments/%s/hosts' % segment['uuid'],
-           {'host': {'name': host, 'type': 'COMPUTE',
-                     'control_attributes': '',
-                     'reserved': host in reserved}})
-    return segment
-
-
-def segment_of(cluster):
-    return make_segment(cluster, (FAILED, OTHER, SPARE, SPARE_2),
-                        reserved=(SPARE, SPARE_2))
-
-
-def report_failure(cluster, sim_url, failed=FAILED):
-    requests.post('%s/simulator/hosts/%s/fail' % (sim_url, failed),
-                  timeout=10).raise_for_status()
-    return ha(cluster, 'POST', '/notifications', {'notification': {
-        'type': 'COMPUTE_HOST', 'hostname': failed,
-        'generated_time': '2026-11-24T10:00:00',
-        'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
-                    'cluster_status': 'OFFLINE'}}})['notification'][
-        'notification_uuid']
-
-
-def wait_ended(cluster, uuid, statuses=('finished', 'failed')):
-    def ended():
-        found = ha(cluster, 'GET', '/notifications/' + uuid)[
-            'notification']
-        return found if found['status'] in statuses else None
-    return wait_for(ended, 120, 'the recovery')
 
 
 def test_a_failed_hosts_servers_come_back_on_a_reserved_host(tmp_path):

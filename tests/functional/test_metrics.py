@@ -16,7 +16,7 @@ from tests.functional import prometheus_server
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from tests.unit import test_grafana_dashboard
+from tests.helpers import grafana
 from watcher_ha.simulator import scenario
 
 SPEC = scenario.generate(hosts=3, servers=6, seed=7, volumes=4)
@@ -166,7 +166,7 @@ def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
             % (RATE_WINDOW, SCRAPES))) == len(DAEMONS), 30,
             '%d scrapes of every daemon' % SCRAPES)
         assert prometheus_server.query(prometheus, 'min(up)') == [1.0]
-        empty = [expr for expr in test_grafana_dashboard.queries()
+        empty = [expr for expr in grafana.queries()
                  if not prometheus_server.query(prometheus, expr.replace(
                      '$__rate_interval', RATE_WINDOW))]
         assert empty == []

@@ -16,7 +16,6 @@ import oslo_messaging
 import pytest
 
 from tests import nova_samples
-from tests import servers
 from tests.functional.fixtures import wait_for
 from tools import children
 from watcher_ha.conf import CONF
@@ -33,12 +32,10 @@ HOSTS = ['fake-compute-1', 'fake-compute-2', 'fake-compute-3']
 
 
 @pytest.fixture
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    CONF.set_override('transport_url', url)
-    yield url
-    CONF.clear_override('transport_url')
-    delete()
+def rabbit(own_rabbit, config):
+    """own_rabbit, this process's transport_url."""
+    config.config(transport_url=own_rabbit)
+    return own_rabbit
 
 
 class Engine:

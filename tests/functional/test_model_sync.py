@@ -33,23 +33,6 @@ from watcher_ha.simulator import scenario
 OPERATIONS = 1000
 
 
-@pytest.fixture
-def nova_conf(tmp_path):
-    """[nova]/[placement]: auth_type none, endpoints on the simulator."""
-    overrides = []
-
-    def point_at(url):
-        for group, path in (('nova', '/compute/v2.1'),
-                            ('placement', '/placement')):
-            CONF.set_override('auth_type', 'none', group=group)
-            CONF.set_override('endpoint_override', url + path, group=group)
-            overrides.append(group)
-    yield point_at
-    for group in overrides:
-        CONF.clear_override('auth_type', group=group)
-        CONF.clear_override('endpoint_override', group=group)
-
-
 NODE_FIELDS = ('status', 'state', 'disabled_reason', 'availability_zone',
                'vcpus', 'memory_mb', 'disk_gb')
 SERVER_RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')

@@ -22,18 +22,11 @@ HOST = 'test-host'
 
 
 @pytest.fixture
-def intervals():
+def intervals(config):
     for group in ('watcher_decision_engine', 'watcher_applier'):
-        CONF.set_override('sweep_interval', 1, group=group)
-        CONF.set_override('pending_grace', 0, group=group)
-    CONF.set_override('continuous_audit_check_interval', 0.2,
-                      group='watcher_decision_engine')
-    yield
-    for group in ('watcher_decision_engine', 'watcher_applier'):
-        CONF.clear_override('sweep_interval', group=group)
-        CONF.clear_override('pending_grace', group=group)
-    CONF.clear_override('continuous_audit_check_interval',
-                        group='watcher_decision_engine')
+        config.config(group=group, sweep_interval=1, pending_grace=0)
+    config.config(group='watcher_decision_engine',
+                  continuous_audit_check_interval=0.2)
 
 
 class Daemons:

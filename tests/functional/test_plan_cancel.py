@@ -29,13 +29,6 @@ SOURCES = ['compute-0000', 'compute-0001', 'compute-0002']
 DESTINATIONS = ['compute-0003', 'compute-0004', 'compute-0005']
 
 
-@pytest.fixture(scope='module')
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
-
-
 def slow_cloud():
     """Two m1.small servers on each source; at 50 MB/s a live migration
     takes 41 s, one at a time per source (Nova's default)."""

@@ -13,6 +13,7 @@ from oslo_config import cfg
 from tests.functional import cloud as cloud_mod
 from tests.functional import fixtures
 from tests.functional.cloud import simulator
+from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.common import holds
@@ -67,19 +68,6 @@ def machine(url, host):
 def node(host):
     response = clients.ironic(CONF).get('/v1/nodes/%s' % host)
     return response.json()
-
-
-class Fence:
-    """Counts the writes it lets through; refuses them all once shut."""
-
-    def __init__(self):
-        self.passed = 0
-        self.shut = False
-
-    def __call__(self):
-        if self.shut:
-            raise fencing.Fenced('shut')
-        self.passed += 1
 
 
 def power_off(host, fence=None, **more):

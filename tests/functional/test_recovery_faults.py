@@ -26,10 +26,10 @@ from tests.functional import sql_proxy
 from tests.functional.cloud import evacuations
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_recovery import ha
-from tests.functional.test_host_recovery import report_failure
-from tests.functional.test_host_recovery import wait_ended
+from tests.functional.cloud import nova_sections
+from tests.helpers.failed_host import ha
+from tests.helpers.failed_host import report_failure
+from tests.helpers.failed_host import wait_ended
 from watcher_ha.db import models
 
 # (what is written, the statement that writes it)

@@ -24,15 +24,15 @@ from tests.functional import daemons
 from tests.functional.cloud import evacuations
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_recovery import FAILED
-from tests.functional.test_host_recovery import SPARE
-from tests.functional.test_host_recovery import SPARE_2
-from tests.functional.test_host_recovery import ha
-from tests.functional.test_host_recovery import report_failure
-from tests.functional.test_host_recovery import segment_of
-from tests.functional.test_host_recovery import spec
-from tests.functional.test_host_recovery import wait_ended
+from tests.functional.cloud import nova_sections
+from tests.helpers.failed_host import FAILED
+from tests.helpers.failed_host import SPARE
+from tests.helpers.failed_host import SPARE_2
+from tests.helpers.failed_host import ha
+from tests.helpers.failed_host import report_failure
+from tests.helpers.failed_host import segment_of
+from tests.helpers.failed_host import spec
+from tests.helpers.failed_host import wait_ended
 from watcher_ha.db import models
 
 

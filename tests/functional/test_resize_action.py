@@ -7,9 +7,7 @@ died, a resize waiting for its confirmation is confirmed."""
 
 import pytest
 
-from tests.functional.cloud import nova
-from tests.functional.cloud import nova_of_this_process
-from tests.functional.cloud import simulator
+from tests.functional.cloud import nova_of_this_process_on
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import resize
@@ -22,10 +20,9 @@ def cloud(conf, tmp_path_factory):
     spec['bandwidth_mb_per_s'] = 10 ** 6
     for server, name in zip(spec['servers'], ('one', 'two', 'paused')):
         server.update(name=name, flavor='m1.small', state='active')
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
-            nova_of_this_process(url):
-        client = nova(url)
-        yield client, {s.name: s.id for s in client.servers.list()}
+    with nova_of_this_process_on(tmp_path_factory.mktemp('sim'),
+                                 spec) as found:
+        yield found
 
 
 def flavor_of(client, uuid):

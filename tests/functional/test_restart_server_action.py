@@ -6,9 +6,7 @@ maintenance in its segment."""
 
 import pytest
 
-from tests.functional.cloud import nova
-from tests.functional.cloud import nova_of_this_process
-from tests.functional.cloud import simulator
+from tests.functional.cloud import nova_of_this_process_on
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import restart_server
 from watcher_ha.applier.actions import set_host_maintenance
@@ -31,10 +29,9 @@ def cloud(conf, tmp_path_factory):
             (PAUSED, 'paused'), (PLAIN, 'active'))):
         server.update(name=name, state=state, metadata=(
             {} if name == PLAIN else {'HA_Enabled': 'True'}))
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
-            nova_of_this_process(url):
-        client = nova(url)
-        yield client, {s.name: s.id for s in client.servers.list()}
+    with nova_of_this_process_on(tmp_path_factory.mktemp('sim'),
+                                 spec) as found:
+        yield found
 
 
 def restart(server, fence=None, **parameters):

@@ -15,12 +15,12 @@ do.
 import requests
 
 from tests.functional import daemons
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_maintenance import start_and_wait
-from tests.functional.test_host_recovery import make_segment
-from tests.functional.test_strategies_e2e import _host
-from tests.functional.test_strategies_e2e import audit
-from tests.functional.test_strategies_e2e import plan_of
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
+from tests.helpers.failed_host import make_segment
+from tests.functional.cloud import scenario_host
+from tests.helpers.plans import audit
+from tests.helpers.plans import plan_of
 from watcher_ha.simulator import scenario
 
 HOSTS = ['compute-%04d' % i for i in range(5)]
@@ -29,7 +29,7 @@ BUSY, SEGMENT_MEMBER, RESERVED = 'compute-0000', 'compute-0003', \
 SPEC = {
     'credentials': dict(scenario.DEFAULT_CREDENTIALS),
     'power_seconds': 1, 'boot_seconds': 1,
-    'hosts': [_host(name) for name in HOSTS],
+    'hosts': [scenario_host(name) for name in HOSTS],
     'servers': [{'name': 'vm-1', 'flavor': 'm1.small', 'host': BUSY}],
 }
 

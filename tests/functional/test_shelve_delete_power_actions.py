@@ -15,7 +15,7 @@ from tests.functional import cloud as cloud_mod
 from tests.functional.cloud import nova
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
-from tests.functional.test_power_fencing import Fence
+from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import change_node_power_state as cnps

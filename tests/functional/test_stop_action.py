@@ -6,9 +6,7 @@ server is stopped; Nova's refusal fails it, saying why."""
 
 import pytest
 
-from tests.functional.cloud import nova
-from tests.functional.cloud import nova_of_this_process
-from tests.functional.cloud import simulator
+from tests.functional.cloud import nova_of_this_process_on
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import stop
 from watcher_ha.simulator import scenario
@@ -22,10 +20,9 @@ def cloud(conf, tmp_path_factory):
     for server, (name, state) in zip(spec['servers'], (
             (RUNNING, 'active'), (STOPPED, 'stopped'))):
         server.update(name=name, state=state)
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
-            nova_of_this_process(url):
-        client = nova(url)
-        yield client, {s.name: s.id for s in client.servers.list()}
+    with nova_of_this_process_on(tmp_path_factory.mktemp('sim'),
+                                 spec) as found:
+        yield found
 
 
 def status(client, uuid):

@@ -21,11 +21,11 @@ import requests
 
 from tests.functional import daemons
 from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_maintenance import start_and_wait
-from tests.functional.test_strategies_e2e import audit
-from tests.functional.test_strategies_e2e import finished_audit
-from tests.functional.test_strategies_e2e import plan_of
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
+from tests.helpers.plans import audit
+from tests.helpers.plans import finished_audit
+from tests.helpers.plans import plan_of
 from watcher_ha.simulator import scenario
 
 HEADERS = {'X-Auth-Token': 'any', 'OpenStack-API-Version': 'volume 3.60'}

@@ -19,6 +19,9 @@ from tests.functional import model_engine
 from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
+from tests.functional.cloud import block_storage_get
+from tests.functional.cloud import BLOCK_STORAGE_HEADERS
+from tests.functional.cloud import list_volumes
 from watcher_ha.common import context as watcher_context
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import rpcapi
@@ -30,7 +33,6 @@ from watcher_ha.service import rpc
 from watcher_ha.simulator import scenario
 
 OPERATIONS = 500
-HEADERS = {'X-Auth-Token': 'any', 'OpenStack-API-Version': 'volume 3.60'}
 # Volume statuses no notification reports (the simulator passes through
 # them between two notified ones), and migrations under way.
 UNNOTIFIED = ('reserved', 'attaching', 'retyping', 'detaching')
@@ -72,39 +74,15 @@ def storage_spec(seed, volumes=40):
 
 
 @pytest.fixture
-def cinder_conf():
+def cinder_conf(config):
     """[cinder]: auth_type none, endpoint on the simulator; the engine
     runs the storage collector (so its listener takes Cinder's topic)."""
-    overrides = []
-
     def point_at(url):
-        for option, value, group in (
-                ('auth_type', 'none', 'cinder'),
-                ('endpoint_override', url + '/volume/v3', 'cinder'),
-                ('collectors', ['compute', 'storage'],
-                 'watcher_decision_engine')):
-            CONF.set_override(option, value, group=group)
-            overrides.append((option, group))
-    yield point_at
-    for option, group in overrides:
-        CONF.clear_override(option, group=group)
-
-
-def _get(url, path, **params):
-    reply = requests.get(url + '/volume/v3' + path, params=params,
-                         headers=HEADERS, timeout=30)
-    reply.raise_for_status()
-    return reply.json()
-
-
-def _volumes(url):
-    found, params = [], {'all_tenants': 1}
-    while True:
-        body = _get(url, '/volumes/detail', **params)
-        found += body['volumes']
-        if not body.get('volumes_links'):
-            return found
-        params['marker'] = body['volumes'][-1]['id']
+        config.config(group='cinder', auth_type='none',
+                      endpoint_override=url + '/volume/v3')
+        config.config(group='watcher_decision_engine',
+                      collectors=['compute', 'storage'])
+    return point_at
 
 
 def cloud_state(url):
@@ -117,14 +95,14 @@ def cloud_state(url):
         p['capabilities']['allocated_capacity_gb'],
         p['capabilities']['volume_backend_name'],
         p['capabilities']['thin_provisioning_support'])
-        for p in _get(url, '/scheduler-stats/get_pools',
+        for p in block_storage_get(url, '/scheduler-stats/get_pools',
                       detail='true')['pools']}
     volumes = {v['id']: (
         v['size'], v['status'], v['volume_type'],
         v['os-vol-host-attr:host'],
         frozenset((a['server_id'], a['attachment_id'])
                   for a in v['attachments']))
-        for v in _volumes(url)}
+        for v in list_volumes(url)}
     return pools, volumes
 
 
@@ -183,14 +161,14 @@ class Operations:
         self.rng = rng
         self.servers = list(requests.get(
             url + '/simulator/state', timeout=30).json()['servers'])
-        self.pools = [p['name'] for p in _get(
+        self.pools = [p['name'] for p in block_storage_get(
             url, '/scheduler-stats/get_pools')['pools']]
         self.types = ['lvm-fast', 'lvm-thin', 'any']
         self.done = {}
 
     def _post(self, path, body):
-        return requests.post(self.url + path, json=body, headers=HEADERS,
-                             timeout=30)
+        return requests.post(self.url + path, json=body,
+                             headers=BLOCK_STORAGE_HEADERS, timeout=30)
 
     def _action(self, volume, body):
         return self._post('/volumes/%s/action' % volume['id'], body)
@@ -217,7 +195,7 @@ class Operations:
 
     def _delete(self, volume):
         return requests.delete(self.url + '/volumes/%s' % volume['id'],
-                               headers=HEADERS, timeout=30)
+                               headers=BLOCK_STORAGE_HEADERS, timeout=30)
 
     def _extend(self, volume):
         return self._action(volume, {'os-extend': {
@@ -240,7 +218,7 @@ class Operations:
         return requests.delete(
             self.url + '/attachments/%s'
             % volume['attachments'][0]['attachment_id'],
-            headers=HEADERS, timeout=30)
+            headers=BLOCK_STORAGE_HEADERS, timeout=30)
 
     def _retype(self, volume):
         return self._action(volume, {'os-retype': {
@@ -303,7 +281,7 @@ def test_two_engines_follow_500_volume_operations_and_resync_repairs(
                 engine.start()
             operations = Operations(url, random.Random(5))
             for _ in range(OPERATIONS):
-                operations.one(_volumes(url))
+                operations.one(list_volumes(url))
             # Every kind of operation happened, many times.
             assert set(operations.done) == {
                 'create', 'delete', 'extend', 'attach', 'detach', 'retype',
@@ -318,7 +296,7 @@ def test_two_engines_follow_500_volume_operations_and_resync_repairs(
             requests.put(url + '/simulator/faults', json={
                 'drop_notifications': 1.0}, timeout=10).raise_for_status()
             for _ in range(30):
-                operations.one(_volumes(url))
+                operations.one(list_volumes(url))
             wait_for(lambda: _settled(url), timeout=60,
                      what='the last migrations to end')
             time.sleep(0.5)
@@ -403,7 +381,7 @@ def test_two_engine_processes_follow_500_volume_operations(tmp_path,
                              '%s\'s first storage sync' % host)
                 operations = Operations(url, random.Random(17))
                 for _ in range(OPERATIONS):
-                    operations.one(_volumes(url))
+                    operations.one(list_volumes(url))
                 assert min(operations.done.values()) >= 10, operations.done
                 wait_for(lambda: _settled(url), timeout=60,
                          what='the last migrations to end')

@@ -22,9 +22,13 @@ from tests import servers
 from tests.functional import daemons
 from tests.functional import prometheus_server
 from tests.functional.cloud import simulator
-from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_maintenance import start_and_wait
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
+from tests.functional.cloud import scenario_host
+from tests.helpers.plans import audit
+from tests.helpers.plans import check_applied
+from tests.helpers.plans import finished_audit
+from tests.helpers.plans import plan_of
 from watcher_ha.decision_engine.strategy import dummy_with_resize
 from watcher_ha.simulator import scenario
 
@@ -33,12 +37,6 @@ from watcher_ha.simulator import scenario
 # default hours, or rate() would divide a few seconds' increase by the
 # whole window.
 PERIOD = prometheus_server.PERIOD
-# Audits show status_message from microversion 1.5.
-LATEST = {'OpenStack-API-Version': 'infra-optim 1.7'}
-
-
-def _host(name):
-    return {'name': name, 'vcpus': 8, 'memory_mb': 16384, 'disk_gb': 400}
 
 
 def _server(name, host, flavor, cpu):
@@ -49,7 +47,7 @@ def _server(name, host, flavor, cpu):
 LOADED = {
     'credentials': dict(scenario.DEFAULT_CREDENTIALS),
     'bandwidth_mb_per_s': 8192,
-    'hosts': [_host('compute-%04d' % i) for i in range(4)],
+    'hosts': [scenario_host('compute-%04d' % i) for i in range(4)],
     'servers': [_server('busy-%d' % i, 'compute-0000', 'm1.medium', 0.9)
                 for i in range(3)]
     + [_server('idle-%d' % i, 'compute-%04d' % i, 'm1.small', 0.1)
@@ -61,7 +59,7 @@ RESIZE = {
     'bandwidth_mb_per_s': 8192,
     'flavors': scenario.FLAVORS + [
         {'id': '42', 'name': 'x2', 'vcpus': 2, 'ram': 4096, 'disk': 20}],
-    'hosts': [_host('compute2'), _host('compute3')],
+    'hosts': [scenario_host('compute2'), scenario_host('compute3')],
     'servers': [
         dict(_server('first', 'compute2', 'm1.small', 0.1),
              uuid=dummy_with_resize.FIRST),
@@ -72,7 +70,7 @@ RESIZE = {
 NOISY = {
     'credentials': dict(scenario.DEFAULT_CREDENTIALS),
     'bandwidth_mb_per_s': 8192,
-    'hosts': [_host('compute-0000'), _host('compute-0001')],
+    'hosts': [scenario_host('compute-0000'), scenario_host('compute-0001')],
     'servers': [
         dict(_server('precious', 'compute-0000', 'm1.large', 1.0),
              metadata={'watcher-priority': '1'}),
@@ -136,60 +134,6 @@ def datasource_sections(prometheus_url):
                                     'query_max_retries': 2,
                                     'query_interval': 0},
             'prometheus_client': {'host': host, 'port': port}}
-
-
-def audit(cluster, goal, strategy, parameters):
-    """The finished audit (a dict) of a new ONESHOT audit."""
-    return finished_audit(cluster, {
-        'goal': goal, 'strategy': strategy, 'audit_type': 'ONESHOT',
-        'parameters': parameters})
-
-
-def finished_audit(cluster, body):
-    """The finished audit (a dict) that POST /v1/audits ``body`` made."""
-    resp = requests.post(cluster.url + '/v1/audits', json=body, timeout=10)
-    assert resp.status_code == 201, resp.text
-
-    def done():
-        found = requests.get(cluster.url + '/v1/audits/'
-                             + resp.json()['uuid'], headers=LATEST,
-                             timeout=10).json()
-        return found if found['state'] in ('SUCCEEDED', 'FAILED') else None
-    return wait_for(done, 90, 'audit %s done' % resp.json()['uuid'])
-
-
-def plan_of(cluster, audit_uuid):
-    [plan] = requests.get(cluster.url + '/v1/action_plans?audit_uuid='
-                          + audit_uuid, timeout=10).json()['action_plans']
-    actions = requests.get(cluster.url + '/v1/actions/detail?'
-                           'action_plan_uuid=' + plan['uuid'],
-                           timeout=10).json()['actions']
-    return plan['uuid'], actions
-
-
-def check_applied(actions, state):
-    """The simulator shows what every action of the plan asked for."""
-    assert {a['state'] for a in actions} == {'SUCCEEDED'}, actions
-    last = {}
-    resized = {a['input_parameters']['resource_id'] for a in actions
-               if a['action_type'] == 'resize'}
-    for action in actions:
-        kind, parameters = (action['action_type'],
-                            action['input_parameters'])
-        # A resize lets Nova's scheduler choose the host again.
-        if (kind == 'migrate' and parameters.get('destination_node')
-                and parameters['resource_id'] not in resized):
-            server = state['servers'][parameters['resource_id']]
-            assert server['host'] == parameters['destination_node'], action
-        elif kind == 'change_nova_service_state':
-            # The last change of each service is what stays.
-            last[parameters['resource_name']] = (parameters['state'],
-                                                 action)
-        elif kind == 'resize':
-            server = state['servers'][parameters['resource_id']]
-            assert server['flavor'] == parameters['flavor'], action
-    for host, (status, action) in last.items():
-        assert state['hosts'][host]['status'] == status, action
 
 
 @pytest.mark.parametrize('strategy', sorted(CASES))

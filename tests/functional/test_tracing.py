@@ -5,23 +5,14 @@ about the audit and its plan, whatever thread picked the work up."""
 import re
 import uuid as uuidlib
 
-import pytest
 import requests
 
-from tests import servers
 from tests.functional import daemons
 from tests.functional.daemons import state_of
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 
 REQUEST_ID = re.compile(r'^req-[0-9a-f-]{36}$')
-
-
-@pytest.fixture(scope='module')
-def rabbit():
-    url, delete = servers.create_rabbit_vhost()
-    yield url
-    delete()
 
 
 def _request(url, method, path, body):

@@ -18,14 +18,14 @@ import requests
 
 from tests.functional import daemons
 from tests.functional.fixtures import wait_for
-from tests.functional.test_host_maintenance import nova_sections
-from tests.functional.test_host_maintenance import start_and_wait
-from tests.functional.test_host_recovery import make_segment
-from tests.functional.test_storage_model import _volumes
-from tests.functional.test_strategies_e2e import _host
-from tests.functional.test_strategies_e2e import audit
-from tests.functional.test_strategies_e2e import check_applied
-from tests.functional.test_strategies_e2e import plan_of
+from tests.functional.cloud import nova_sections
+from tests.helpers.plans import start_and_wait
+from tests.helpers.failed_host import make_segment
+from tests.functional.cloud import list_volumes
+from tests.functional.cloud import scenario_host
+from tests.helpers.plans import audit
+from tests.helpers.plans import check_applied
+from tests.helpers.plans import plan_of
 from watcher_ha.simulator import scenario
 
 SOURCE, RESERVED, TARGET = 'compute-0000', 'compute-0001', 'compute-0002'
@@ -41,8 +41,9 @@ def _backend(host, backend):
 SPEC = {
     'credentials': dict(scenario.DEFAULT_CREDENTIALS),
     'bandwidth_mb_per_s': 8192,
-    'hosts': [_host(SOURCE), dict(_host(RESERVED), memory_mb=65536),
-              _host(TARGET)],
+    'hosts': [scenario_host(SOURCE),
+              dict(scenario_host(RESERVED), memory_mb=65536),
+              scenario_host(TARGET)],
     'servers': [
         {'name': 'web', 'flavor': 'm1.small', 'host': SOURCE},
         {'name': 'db', 'flavor': 'm1.small', 'host': SOURCE},
@@ -95,7 +96,7 @@ def reserve(cluster):
 def volumes(sim_url):
     """{name: (pool, type, status)} as the Block Storage API shows."""
     return {v['name']: (v['os-vol-host-attr:host'], v['volume_type'],
-                        v['status']) for v in _volumes(sim_url)}
+                        v['status']) for v in list_volumes(sim_url)}
 
 
 def test_zone_migration_drains_a_node_and_a_pool(tmp_path):
@@ -110,7 +111,7 @@ def test_zone_migration_drains_a_node_and_a_pool(tmp_path):
                              timeout=10).json()
         name_of = {uuid: s['name'] for uuid, s in
                    state['servers'].items()}
-        by_uuid = {v['id']: v['name'] for v in _volumes(sim_url)}
+        by_uuid = {v['id']: v['name'] for v in list_volumes(sim_url)}
         planned = []
         for action in actions:
             p = action['input_parameters']

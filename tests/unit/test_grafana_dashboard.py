@@ -1,14 +1,14 @@
 """etc/grafana/watcher-ha.json: a Grafana 10+ dashboard whose every query
 reads only metrics the daemons export."""
 
-import json
-import pathlib
 import re
 
 import prometheus_client
 import pytest
 
 # Every module that declares metrics, so that the registry holds them.
+from tests.helpers.grafana import load
+from tests.helpers.grafana import queries
 from watcher_ha.api import request_metrics  # noqa: F401
 from watcher_ha.applier import metrics as applier_metrics  # noqa: F401
 from watcher_ha.db import state_metrics
@@ -18,8 +18,6 @@ from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.service import ownership  # noqa: F401
 from watcher_ha.service import rpc_metrics  # noqa: F401
 
-DASHBOARD = (pathlib.Path(__file__).parents[2] / 'etc' / 'grafana'
-             / 'watcher-ha.json')
 METRIC = re.compile(r'\bwatcher_ha_[a-z0-9_]+')
 SUFFIXES = {'counter': ['_total'], 'gauge': [''],
             'histogram': ['_bucket', '_count', '_sum']}
@@ -33,16 +31,6 @@ def exported_names():
     return {family.name + suffix for family in families
             if family.name.startswith('watcher_ha_')
             for suffix in SUFFIXES[family.type]}
-
-
-def load():
-    return json.loads(DASHBOARD.read_text())
-
-
-def queries(dashboard=None):
-    dashboard = dashboard or load()
-    return [target['expr'] for panel in dashboard['panels']
-            for target in panel.get('targets', ())]
 
 
 def test_it_is_a_grafana_10_dashboard():

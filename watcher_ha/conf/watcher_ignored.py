@@ -6,7 +6,7 @@ under Watcher's name as deprecated aliases of ours (oslo.config logs the
 name to use). The others are in the table below, with the reason and,
 where there is one, the option of ours to set instead.
 ``watcher-ha-status upgrade check`` lists those that are set;
-tests/unit/test_watcher_options.py checks that every Watcher 17 option is
+tests/unit/conf/test_watcher_options.py checks that every Watcher 17 option is
 one of the three.
 
 ``group`` and ``name`` are shell-style patterns (fnmatch): ``*`` as the

@@ -1,7 +1,6 @@
 """Concurrent writers on one row: the conditional UPDATE lets exactly one
 win and gives every loser a clean error, on every supported database."""
 
-import concurrent.futures
 import datetime
 import threading
 import time
@@ -10,6 +9,9 @@ import pytest
 import sqlalchemy as sa
 
 from tests import factories
+from tests.helpers import tables
+from tests.helpers.racing import race
+from tests.helpers.racing import RACERS
 from watcher_ha.common import context
 from watcher_ha.common import exception
 from watcher_ha.common import plugins
@@ -19,24 +21,6 @@ from watcher_ha.db import audits
 from watcher_ha.db import installed_plugins
 from watcher_ha.db import models
 from watcher_ha.db import transitions
-
-RACERS = 16
-
-
-def race(func, racers=RACERS):
-    """Run ``func`` in ``racers`` threads released at once; return the
-    list of (result or exception)."""
-    barrier = threading.Barrier(racers)
-
-    def attempt(_):
-        barrier.wait()
-        try:
-            return func()
-        except Exception as err:   # noqa: BLE001 - collected for asserts
-            return err
-
-    with concurrent.futures.ThreadPoolExecutor(racers) as pool:
-        return list(pool.map(attempt, range(racers)))
 
 
 def test_one_winner_per_transition(migrated_engine):
@@ -82,8 +66,7 @@ def test_concurrent_catalog_syncs_leave_one_row_each(migrated_engine):
     # does not exist" instead of retrying.
     for _ in range(5):
         with migrated_engine.begin() as conn:
-            for table in ('strategies', 'goals', 'scoring_engines'):
-                conn.execute(sa.delete(models.Base.metadata.tables[table]))
+            tables.empty(conn, tables.CATALOG)
         outcomes = race(
             lambda: installed_plugins.sync(context.admin_context()), 4)
         assert all(o is None for o in outcomes), outcomes
@@ -195,7 +178,7 @@ def test_a_stuck_lock_holder_stalls_nobody_for_long(migrated_engine):
     after LOCK_WAIT_SECONDS (here 1 s) instead of waiting forever
     (PostgreSQL) or 50 s and five retries (InnoDB), and the API answers
     503 saying so instead of hanging."""
-    from tests.conftest import Client
+    from tests.helpers.in_process import Client
     from watcher_ha.api import app
     from watcher_ha.conf import CONF
     from watcher_ha.db import audit_runs

@@ -5,7 +5,7 @@ retries."""
 
 import datetime
 
-from tests.functional.db.test_concurrency import race
+from tests.helpers.racing import race
 from watcher_ha.common import context
 from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments

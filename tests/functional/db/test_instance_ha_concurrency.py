@@ -5,8 +5,8 @@ reserved host claimed by two recoveries."""
 
 import datetime
 
-from tests.functional.db.test_concurrency import RACERS
-from tests.functional.db.test_concurrency import race
+from tests.helpers.racing import RACERS
+from tests.helpers.racing import race
 from watcher_ha.common import context
 from watcher_ha.common.instance_ha import exception
 from watcher_ha.db import failover_segments

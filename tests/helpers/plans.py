@@ -1,0 +1,78 @@
+"""Audits and action plans through a cluster's Watcher API, waited for
+until they end (real daemons)."""
+
+import requests
+
+from tests.functional.fixtures import wait_for
+
+
+# Audits show status_message from microversion 1.5.
+LATEST = {'OpenStack-API-Version': 'infra-optim 1.7'}
+
+
+def audit(cluster, goal, strategy, parameters):
+    """The finished audit (a dict) of a new ONESHOT audit."""
+    return finished_audit(cluster, {
+        'goal': goal, 'strategy': strategy, 'audit_type': 'ONESHOT',
+        'parameters': parameters})
+
+
+def finished_audit(cluster, body):
+    """The finished audit (a dict) that POST /v1/audits ``body`` made."""
+    resp = requests.post(cluster.url + '/v1/audits', json=body, timeout=10)
+    assert resp.status_code == 201, resp.text
+
+    def done():
+        found = requests.get(cluster.url + '/v1/audits/'
+                             + resp.json()['uuid'], headers=LATEST,
+                             timeout=10).json()
+        return found if found['state'] in ('SUCCEEDED', 'FAILED') else None
+    return wait_for(done, 90, 'audit %s done' % resp.json()['uuid'])
+
+
+def plan_of(cluster, audit_uuid):
+    [plan] = requests.get(cluster.url + '/v1/action_plans?audit_uuid='
+                          + audit_uuid, timeout=10).json()['action_plans']
+    actions = requests.get(cluster.url + '/v1/actions/detail?'
+                           'action_plan_uuid=' + plan['uuid'],
+                           timeout=10).json()['actions']
+    return plan['uuid'], actions
+
+
+def check_applied(actions, state):
+    """The simulator shows what every action of the plan asked for."""
+    assert {a['state'] for a in actions} == {'SUCCEEDED'}, actions
+    last = {}
+    resized = {a['input_parameters']['resource_id'] for a in actions
+               if a['action_type'] == 'resize'}
+    for action in actions:
+        kind, parameters = (action['action_type'],
+                            action['input_parameters'])
+        # A resize lets Nova's scheduler choose the host again.
+        if (kind == 'migrate' and parameters.get('destination_node')
+                and parameters['resource_id'] not in resized):
+            server = state['servers'][parameters['resource_id']]
+            assert server['host'] == parameters['destination_node'], action
+        elif kind == 'change_nova_service_state':
+            # The last change of each service is what stays.
+            last[parameters['resource_name']] = (parameters['state'],
+                                                 action)
+        elif kind == 'resize':
+            server = state['servers'][parameters['resource_id']]
+            assert server['flavor'] == parameters['flavor'], action
+    for host, (status, action) in last.items():
+        assert state['hosts'][host]['status'] == status, action
+
+
+def start_and_wait(cluster, plan):
+    resp = requests.post('%s/v1/action_plans/%s/start' % (cluster.url,
+                                                           plan), timeout=10)
+    assert resp.status_code == 200, resp.text
+
+    def ended():
+        found = requests.get('%s/v1/action_plans/%s' % (cluster.url, plan),
+                             headers={'OpenStack-API-Version':
+                                      'infra-optim 1.5'}, timeout=10).json()
+        return found if found['state'] in ('SUCCEEDED', 'FAILED',
+                                           'CANCELLED') else None
+    return wait_for(ended, 120, 'plan ended')
