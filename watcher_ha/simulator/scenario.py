@@ -55,6 +55,7 @@
 metrics) that OpenStack Watcher 17 was benchmarked on.
 """
 
+import gzip
 import json
 import random
 import uuid as uuidlib
@@ -249,8 +250,10 @@ def _generated_storage(rng, volumes, servers):
 def from_cluster(path):
     """A scenario from a reference cluster file (hosts, instances and
     their metrics), so that the same cloud can be audited by watcher_ha
-    and by OpenStack Watcher 17."""
-    with open(path) as stream:
+    and by OpenStack Watcher 17. A path ending in .gz is read gzipped,
+    as the repository keeps its reference clusters."""
+    opener = gzip.open if str(path).endswith('.gz') else open
+    with opener(path, 'rt') as stream:
         cluster = json.load(stream)
     spec = {'seed': cluster.get('seed', 0),
             'credentials': dict(DEFAULT_CREDENTIALS), 'hosts': [],

@@ -46,3 +46,16 @@ def test_generate_writes_a_scenario(tmp_path):
                     '--output', str(out)])
     from watcher_ha.simulator import scenario
     assert len(scenario.load(str(out))['servers']) == 3
+
+
+def test_import_cluster_reads_the_repositorys_gzipped_clusters(tmp_path):
+    """The guide's command, on the reference cluster the repository
+    keeps (gzipped, tests/data/reference/clusters)."""
+    from tests import reference_data
+    from watcher_ha.simulator import scenario
+    cluster = reference_data.ROOT / 'clusters' / 'cluster_20_200.json.gz'
+    out = tmp_path / 'cloud.yaml'
+    simulator.main(['import-cluster', '--cluster', str(cluster),
+                    '--output', str(out)])
+    made = scenario.load(str(out))
+    assert (len(made['hosts']), len(made['servers'])) == (20, 200)
