@@ -12,6 +12,7 @@ nothing of the project's venv is visible to the new one.
 """
 
 import configparser
+import fcntl
 import os
 import pathlib
 import re
@@ -75,9 +76,34 @@ def release_being_prepared():
     return parser['metadata']['version']
 
 
+def once_per_run(tmp_path_factory, name, make):
+    """A folder of this test run's, filled by ``make(folder)`` in the
+    first of the run's processes to ask for it; the others (pytest-xdist
+    workers) wait for it and share it. The tree, its wheel and the
+    virtualenv it installs into take a minute or more to make, and are
+    the same for every worker that runs a test of this module."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        # Each worker's own base is in the run's.
+        base = base.parent
+    folder = base / name
+    with open(base / (name + '.lock'), 'w') as lock:
+        # Released when the file is closed.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = base / (name + '.made')
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            made.touch()
+    return folder
+
+
 @pytest.fixture(scope='module')
 def tree(tmp_path_factory):
-    return copy_of_tree(tmp_path_factory.mktemp('tree') / 'watcher-ha')
+    return once_per_run(tmp_path_factory, 'packaged-tree',
+                        lambda folder: copy_of_tree(
+                            folder / 'watcher-ha')) / 'watcher-ha'
 
 
 def build_wheel(tree, out):
@@ -90,16 +116,22 @@ def build_wheel(tree, out):
 
 @pytest.fixture(scope='module')
 def wheel(tree, tmp_path_factory):
-    return build_wheel(tree, tmp_path_factory.mktemp('wheels'))
+    folder = once_per_run(tmp_path_factory, 'packaged-wheel',
+                          lambda out: build_wheel(tree, out))
+    [built] = folder.glob('watcher_ha-*.whl')
+    return built
+
+
+def install(wheel, path):
+    run(sys.executable, '-m', 'venv', str(path))
+    run(str(path / 'bin' / 'pip'), 'install', '--quiet',
+        '--disable-pip-version-check', str(wheel), timeout=600)
 
 
 @pytest.fixture(scope='module')
 def venv(wheel, tmp_path_factory):
-    path = tmp_path_factory.mktemp('venv')
-    run(sys.executable, '-m', 'venv', str(path))
-    run(str(path / 'bin' / 'pip'), 'install', '--quiet',
-        '--disable-pip-version-check', str(wheel), timeout=600)
-    return path
+    return once_per_run(tmp_path_factory, 'packaged-venv',
+                        lambda path: install(wheel, path))
 
 
 def test_the_wheel_holds_the_migrations_and_the_operators_files(wheel):
