@@ -4,7 +4,7 @@ measured in the same run on the same input.
 
     .venv/bin/python tests/benchmarks/bench_strategies.py \\
         [--sizes 100x2000,500x10000,300x6000,800x16000] \\
-        [--strategies a,b] [--seed 1] [--timeout 300] \\
+        [--strategies a,b] [--seed 1] [--timeout 300] [--repeat 1] \\
         [--watcher-venv .bench/watcher17-venv | --no-watcher]
 
 A size with a reference cluster (tests/data/reference/clusters/:
@@ -17,7 +17,8 @@ static metrics (ours through a StaticDatasource, Watcher's through
 watcher17_strategies.py's) and each strategy's default parameters
 (host_maintenance: the first node).
 
-For each strategy and size it prints the time of the strategy alone,
+For each strategy and size it prints the time of the strategy alone
+(the median of --repeat runs of each side),
 the actions by type, and the outcome of applying the plan's migrations to
 the cluster: hosts left empty, max and min CPU load of the hosts still
 holding servers (percent of their vcpus, from the servers' static CPU
@@ -37,6 +38,7 @@ hurt server sits next to a noisy one that send a noisy one away.
 
 import argparse
 import collections
+import gc
 import json
 import pathlib
 import statistics
@@ -239,6 +241,9 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
     strategy = cls(goals[cls.goal])
     audit_metrics = metrics.AuditMetrics([CacheHistoryDatasource(
         values, cluster['metrics']['instances_before'])])
+    # As on Watcher's side (watcher17_strategies.py): what building the
+    # cluster left for the collector is not the strategy's time.
+    gc.collect()
     started = time.perf_counter()
     try:
         solution = strategy.execute({}, checked,
@@ -269,6 +274,20 @@ def run_watcher(python, path, name, timeout):
     if result['status'] == 'error':
         result['status'] = 'error: %s' % result['error'][-300:]
     return result
+
+
+def median_of(repeat, run):
+    """``run()``'s result with the median of ``repeat`` runs' seconds
+    (the first failure, if one fails): on a loaded machine one run of a
+    fraction of a second says little."""
+    results = []
+    for _ in range(repeat):
+        result = run()
+        if result['status'] != 'ok':
+            return result
+        results.append(result)
+    return dict(results[0], seconds=statistics.median(
+        r['seconds'] for r in results))
 
 
 def row(who, name, result, cluster):
@@ -305,6 +324,9 @@ def main():
                              'optimisation strategy')
     parser.add_argument('--timeout', type=float, default=300.0,
                         help='seconds Watcher gets per strategy')
+    parser.add_argument('--repeat', type=int, default=1,
+                        help='runs of each side per strategy and size; '
+                             'the median time is shown')
     parser.add_argument('--watcher-venv', default=str(watcher17.VENV))
     parser.add_argument('--no-watcher', action='store_true')
     args = parser.parse_args()
@@ -332,11 +354,12 @@ def main():
                       before['stdev_load']), flush=True)
             for name in names:
                 print('%s' % name, flush=True)
-                ours = run_ours(name, installed[name], goals, cluster,
-                                snapshot, values)
+                ours = median_of(args.repeat, lambda: run_ours(
+                    name, installed[name], goals, cluster, snapshot, values))
                 print(row('ours', name, ours, cluster), flush=True)
                 if python is not None and name in WATCHER_DRIVES:
-                    theirs = run_watcher(python, path, name, args.timeout)
+                    theirs = median_of(args.repeat, lambda: run_watcher(
+                        python, path, name, args.timeout))
                     print(row('watcher', name, theirs, cluster), flush=True)
                     if ours['status'] == 'ok' and 'seconds' in theirs \
                             and theirs['status'] != 'timeout':

@@ -284,10 +284,8 @@ class _Targets:
                 dict.fromkeys(self.below, nowhere))
         workload = self.load.of[server.uuid]
         placement = moves_mod.need_of(server)
-        for failed, least in self._nowhere.items():
-            if workload >= least and all(map(operator.ge, placement,
-                                             failed)):
-                return None
+        if self._fits_nowhere(placement, workload):
+            return None
         # Strictly more headroom than the server's workload.
         need = placement + (math.nextafter(workload, math.inf),)
         found = self._find(plan, server, workload, need)
@@ -296,6 +294,19 @@ class _Targets:
             self._nowhere[placement] = min(
                 workload, self._nowhere.get(placement, math.inf))
         return found
+
+    def _fits_nowhere(self, placement, workload):
+        """Whether a server needing ``placement`` and ``workload``
+        needs as much as one that fitted nowhere."""
+        nowhere = self._nowhere
+        # Servers mostly come in a few flavors: the same need is the
+        # common case, answered without the walk over every need.
+        least = nowhere.get(placement)
+        if least is not None and workload >= least:
+            return True
+        return any(workload >= least and all(map(operator.ge, placement,
+                                                 failed))
+                   for failed, least in nowhere.items())
 
     def _find(self, plan, server, workload, need):
         """find(), once the shortcut did not answer."""
