@@ -113,12 +113,14 @@ def move_action(context, plan, host, action, source, target,
     in since the caller looked raises PlanCancelling."""
     starting = target == ActionState.ONGOING
     with engine.writer.using(context) as session:
-        if not _share_owned(session, plan, host,
-                            (ActionPlanState.ONGOING,) if starting
-                            else RUNNING):
-            if starting and _share_owned(session, plan, host):
-                raise PlanCancelling()
+        # Locked shared as _share_owned() does, read once: which state
+        # tells a cancelling plan from a lost one.
+        state = transitions.shared_state(
+            session, ActionPlan, [ActionPlan.id == plan['id']], owner=host)
+        if state not in RUNNING:
             raise LostPlan(plan['uuid'], host)
+        if starting and state != ActionPlanState.ONGOING:
+            raise PlanCancelling()
         if not transitions.write(
                 session, Action, [Action.id == action['id']],
                 target=target, states=(source,), version=token,

@@ -152,9 +152,22 @@ def share(session, model, where, *, states=None, owner=ANY_OWNER):
     latest committed row, not the transaction's snapshot. On SQLite it
     locks nothing more than the write transaction already does.
     """
-    return len(session.execute(sa.select(model.id).where(
+    return len(_shared(session, model.id, model, where, states, owner))
+
+
+def shared_state(session, model, where, *, owner=ANY_OWNER):
+    """share() the row matching ``where`` (held by ``owner``) and say
+    its state, in one read: None if no such row. For a caller whose
+    answer depends on which state the row is in, not only on whether it
+    is in one of several."""
+    rows = _shared(session, model.state, model, where, None, owner)
+    return rows[0][0] if rows else None
+
+
+def _shared(session, column, model, where, states, owner):
+    return session.execute(sa.select(column).where(
         *_matching(model, where, states, owner)).with_for_update(
-            read=True)).all())
+            read=True)).all()
 
 
 def _matching(model, where, states, owner):
