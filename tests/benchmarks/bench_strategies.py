@@ -245,6 +245,7 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
     # cluster left for the collector is not the strategy's time.
     gc.collect()
     started = time.perf_counter()
+    cpu_started = time.process_time()
     try:
         solution = strategy.execute({}, checked,
                                     models={'compute': snapshot},
@@ -253,10 +254,12 @@ def run_ours(name, cls, goals, cluster, snapshot, values):
         return {'status': 'needs metrics the reference clusters lack (%s)'
                 % err}
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
     actions = [{'action_type': a.action_type,
                 'input_parameters': a.input_parameters}
                for a in solution.actions]
-    return {'status': 'ok', 'seconds': seconds, 'actions': actions,
+    return {'status': 'ok', 'seconds': seconds,
+            'cpu_seconds': cpu_seconds, 'actions': actions,
             'indicators': dict(solution.indicator_values)}
 
 
@@ -286,8 +289,17 @@ def median_of(repeat, run):
         if result['status'] != 'ok':
             return result
         results.append(result)
-    return dict(results[0], seconds=statistics.median(
-        r['seconds'] for r in results))
+    return dict(results[0], **{key: statistics.median(
+        r[key] for r in results) for key in ('seconds', 'cpu_seconds')})
+
+
+def cpu_share(ours, theirs):
+    """Our CPU time in percent of Watcher's, as text: on a loaded
+    machine the steadier figure (both run single-threaded)."""
+    if 'cpu_seconds' not in theirs:
+        return ''
+    return ' (%.1f%% of its CPU time)' % (
+        100.0 * ours['cpu_seconds'] / theirs['cpu_seconds'])
 
 
 def row(who, name, result, cluster):
@@ -308,8 +320,9 @@ def row(who, name, result, cluster):
                for a in result['actions']):
             objective += '  Nova finds no host for %d' % stranded(
                 cluster, result['actions'])
-    return '  %-8s %9.3f s  %6d actions %-44s %s' % (
-        who, result['seconds'], len(result['actions']),
+    return '  %-8s %9.3f s (CPU %8.3f s) %6d actions %-44s %s' % (
+        who, result['seconds'], result['cpu_seconds'],
+        len(result['actions']),
         json.dumps(by_type(result['actions']), sort_keys=True), objective)
 
 
@@ -363,10 +376,11 @@ def main():
                     print(row('watcher', name, theirs, cluster), flush=True)
                     if ours['status'] == 'ok' and 'seconds' in theirs \
                             and theirs['status'] != 'timeout':
-                        print('  ours takes %.1f%% of Watcher\'s time%s' % (
-                            100.0 * ours['seconds'] / theirs['seconds'],
-                            '' if theirs['status'] == 'ok'
-                            else ' to its error'), flush=True)
+                        print('  ours takes %.1f%% of Watcher\'s time%s%s'
+                              % (100.0 * ours['seconds'] / theirs['seconds'],
+                                 cpu_share(ours, theirs),
+                                 '' if theirs['status'] == 'ok'
+                                 else ' to its error'), flush=True)
 
 
 if __name__ == '__main__':

@@ -18,7 +18,8 @@ gives them.
 
 The strategy runs in a child process with a time cap; prints one JSON
 object: ``status`` (ok, timeout, error), ``seconds`` (execute() alone,
-also for an error: how long it ran before) and ``actions`` (action_type
+also for an error: how long it ran before), ``cpu_seconds`` (the CPU
+time of execute(), when it ended) and ``actions`` (action_type
 and input_parameters of each action of the solution), so that the caller
 applies them and measures the outcome as it does its own.
 
@@ -213,9 +214,11 @@ def _run(cluster_path, name, queue):
         # strategy's time, on either side (bench_strategies.run_ours).
         gc.collect()
         started = time.perf_counter()
+        cpu_started = time.process_time()
         solution = runner.execute(audit=None)
         seconds = time.perf_counter() - started
         queue.put({'status': 'ok', 'seconds': seconds,
+                   'cpu_seconds': time.process_time() - cpu_started,
                    'actions': [{'action_type': a['action_type'],
                                 'input_parameters': a['input_parameters']}
                                for a in solution.actions]})

@@ -15,6 +15,7 @@ and their defaults change nothing.
 """
 
 import collections
+import operator
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # The vm_states in which Nova accepts each kind of migration.
@@ -223,9 +224,9 @@ def _used(cluster, node):
             'disk_gb': disk_gb + node.held('disk_gb')}
 
 
-def need_of(instance):
-    """What ``instance`` takes of RESOURCES, in their order."""
-    return tuple(getattr(instance, resource) for resource in RESOURCES)
+# What an instance takes of RESOURCES, in their order (a tuple): asked
+# for every server a strategy tries to place.
+need_of = operator.attrgetter(*RESOURCES)
 
 
 def migration_type(instance):

@@ -123,14 +123,18 @@ class _Load:
         self.measured = collections.defaultdict(list)
 
     def add(self, servers, usage):
+        # Once per server of the cluster: the lookups are made once.
+        of, load, measured = self.of, self.load, self.measured
+        is_cpu = self.is_cpu
         for server in servers:
-            if server.uuid in usage:
-                value = usage[server.uuid]
-                if self.is_cpu:
-                    value = value * server.vcpus / 100.0
-                self.of[server.uuid] = value
-                self.load[server.host] += value
-                self.measured[server.host].append(server)
+            value = usage.get(server.uuid)
+            if value is None:
+                continue
+            if is_cpu:
+                value = value * server.vcpus / 100.0
+            of[server.uuid] = value
+            load[server.host] += value
+            measured[server.host].append(server)
 
     def percent(self, hostname):
         return 100.0 * self.load[hostname] / self.capacity[hostname]
