@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-tools unit functional lint genconfig genpolicy clean
+.PHONY: demo test test-tools test-controllers unit functional lint genconfig genpolicy clean
 
 # --no-compile: byte-compiling every installed module cost a third of the
 # install's time; what is imported compiles on first import.
@@ -29,8 +29,13 @@ TEST_WORKERS ?= 4
 test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools
 	$(BIN)/python -m pytest -q -ra --durations=15 -n $(TEST_WORKERS) \
-		--dist worksteal -m 'not serial' tests
-	$(BIN)/python -m pytest -q -ra -m serial tests
+		--dist worksteal -m 'not serial and not three_controllers' tests
+	$(BIN)/python -m pytest -q -ra -m 'serial and not three_controllers' tests
+
+# Three controllers' Galera, RabbitMQ and etcd clusters on this machine
+# (tools/controllers.py), from Debian's packages.
+test-controllers: $(STAMP)
+	$(BIN)/python -m pytest -q -ra -m three_controllers tests
 
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.

@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+"""Three OpenStack controllers' backends on one machine: a Galera
+cluster, a RabbitMQ cluster and an etcd cluster, one node of each per
+controller, from Debian's packages (mariadb-server with galera-4,
+rabbitmq-server, etcd-server, rsync for Galera's state transfers).
+
+    python3 tools/controllers.py --dir DIR up
+    python3 tools/controllers.py --dir DIR kill c2      # SIGKILL, whole
+    python3 tools/controllers.py --dir DIR freeze c2    # SIGSTOP
+    python3 tools/controllers.py --dir DIR thaw c2      # SIGCONT
+    python3 tools/controllers.py --dir DIR start c2     # rejoin
+    python3 tools/controllers.py --dir DIR status
+    python3 tools/controllers.py --dir DIR urls c1      # what c1 uses
+    python3 tools/controllers.py --dir DIR down
+
+Controller ``cN`` keeps its data, logs and process groups under
+DIR/cN/ and listens on 127.0.0.1 ports of its own (``--base-port`` +
+100 N + the offsets in PORTS), so the machine's own MariaDB, RabbitMQ
+and Redis are left alone. Every backend process runs in a process group
+of its own, recorded in DIR/cN/<backend>.pgid: killing or freezing a
+controller signals all of its groups at the same instant, as a
+controller that loses power or hangs would.
+
+The processes outlive this command (it starts and signals them, and is
+run once per step); ``down`` stops them all.
+"""
+
+import argparse
+from concurrent import futures
+import contextlib
+import dataclasses
+import os
+import pathlib
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+CONTROLLERS = ('c1', 'c2', 'c3')
+DEFAULT_BASE_PORT = 21000
+# Offsets from a controller's base port (--base-port + 100 N).
+PORTS = {'mysql': 6, 'galera': 7, 'ist': 8, 'sst': 9, 'amqp': 72,
+         'rabbit_dist': 73, 'etcd_client': 79, 'etcd_peer': 80}
+GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so'
+# A silent Galera peer is suspected after the first, and out of the
+# cluster's view after the second at the latest.
+GALERA_SUSPECT_SECONDS = 5
+GALERA_INACTIVE_SECONDS = 10
+RABBIT_BIN = pathlib.Path('/usr/lib/rabbitmq/bin')
+CLUSTER_NAME = 'watcher_ha'
+# How long one backend may take to be ready (a joining Galera node
+# copies the donor's data first).
+READY_TIMEOUT = 90.0
+
+
+class ControllerError(Exception):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Controller:
+    name: str
+    root: pathlib.Path
+    base_port: int
+
+    @property
+    def index(self):
+        return CONTROLLERS.index(self.name) + 1
+
+    def port(self, what):
+        return self.base_port + 100 * self.index + PORTS[what]
+
+    def path(self, *parts):
+        return self.root / self.name / pathlib.Path(*parts)
+
+    @property
+    def rabbit_node(self):
+        return 'rabbit%d@%s' % (self.index, socket.gethostname().split('.')[0])
+
+
+def controllers(root, base_port):
+    return [Controller(name, root, base_port) for name in CONTROLLERS]
+
+
+# Process groups.
+
+# pid -> Popen of the backends this process started, to reap them.
+_STARTED = {}
+
+def _spawn(controller, backend, command, env=None, log=None):
+    """Start ``command`` in a session of its own; its group recorded."""
+    log_file = open(log or controller.path(backend + '.out'), 'ab')
+    with log_file:
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=log_file,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            env=dict(os.environ, **(env or {})))
+    controller.path(backend + '.pgid').write_text(str(process.pid))
+    _STARTED[process.pid] = process
+    return process
+
+
+def _groups(controller):
+    """{backend: process group} of the controller's running backends."""
+    found = {}
+    for record in sorted(controller.path().glob('*.pgid')):
+        group = int(record.read_text())
+        # A dead leader that this process started stays a zombie, and
+        # its group signallable, until it is reaped here.
+        if group in _STARTED:
+            _STARTED[group].poll()
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            record.unlink()
+            continue
+        found[record.stem] = group
+    return found
+
+
+def signal_all(controller, signum):
+    """Send ``signum`` to every process of ``controller`` at once."""
+    for group in _groups(controller).values():
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signum)
+
+
+def _wait_gone(controller, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while _groups(controller):
+        if time.monotonic() > deadline:
+            signal_all(controller, signal.SIGKILL)
+            deadline = time.monotonic() + timeout
+        time.sleep(0.2)
+
+
+def _wait(what, ready, timeout=READY_TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise ControllerError('%s not ready within %.0f s' % (
+                what, timeout))
+        time.sleep(0.5)
+
+
+# Galera.
+
+def _galera_cnf(controller, members):
+    peers = ','.join('127.0.0.1:%d' % c.port('galera') for c in members)
+    options = ';'.join((
+        'gmcast.listen_addr=tcp://127.0.0.1:%d' % controller.port('galera'),
+        'ist.recv_addr=127.0.0.1:%d' % controller.port('ist'),
+        # A peer that stops answering is out of the view sooner than
+        # after Galera's default 15 s of silence.
+        'evs.suspect_timeout=PT%dS' % GALERA_SUSPECT_SECONDS,
+        'evs.inactive_timeout=PT%dS' % GALERA_INACTIVE_SECONDS))
+    data = controller.path('galera', 'data')
+    return '\n'.join((
+        '[mysqld]',
+        'user=%s' % _galera_user(),
+        'datadir=%s' % data,
+        'socket=%s' % controller.path('galera', 'mysqld.sock'),
+        'pid-file=%s' % controller.path('galera', 'mysqld.pid'),
+        'log-error=%s' % controller.path('galera', 'error.log'),
+        'bind-address=127.0.0.1',
+        'port=%d' % controller.port('mysql'),
+        'skip-name-resolve',
+        # What Galera requires of every node.
+        'binlog_format=ROW',
+        'default_storage_engine=InnoDB',
+        'innodb_autoinc_lock_mode=2',
+        'innodb_buffer_pool_size=64M',
+        'innodb_flush_log_at_trx_commit=2',
+        'wsrep_on=ON',
+        'wsrep_provider=%s' % GALERA_PROVIDER,
+        'wsrep_cluster_name=%s' % CLUSTER_NAME,
+        'wsrep_cluster_address=gcomm://%s' % peers,
+        'wsrep_node_name=%s' % controller.name,
+        'wsrep_node_address=127.0.0.1',
+        'wsrep_provider_options="%s"' % options,
+        'wsrep_sst_method=rsync',
+        'wsrep_sst_receive_address=127.0.0.1:%d' % controller.port('sst'),
+        '')) + '\n'
+
+
+def _galera_user():
+    """Who the node runs as: root starts it as Debian's mysql user,
+    because the rsync daemon of a joining node's state transfer, started
+    as root, would drop to nobody and could not write the data folder."""
+    return 'mysql' if os.geteuid() == 0 else pwd.getpwuid(os.getuid())[0]
+
+
+def _own(path, user):
+    entry = pwd.getpwnam(user)
+    for where in [path, *path.rglob('*')]:
+        os.chown(where, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+
+
+def galera_query(controller, *statements):
+    """Rows of the last of ``statements``, run in turn as root through
+    the node's socket, each committed."""
+    import pymysql
+    path = str(controller.path('galera', 'mysqld.sock'))
+    # PyMySQL leaves its socket open when the connect itself fails, as
+    # it does while a node starts: tried first with one closed here.
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.settimeout(2)
+        probe.connect(path)
+    conn = pymysql.connect(unix_socket=path, user='root', connect_timeout=2,
+                           read_timeout=5, autocommit=True)
+    with conn:
+        with conn.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+            return cursor.fetchall()
+
+
+def galera_status(controller):
+    """{wsrep status variable: value}, or {} if the node does not answer."""
+    try:
+        return dict(galera_query(controller, "SHOW STATUS LIKE 'wsrep_%'"))
+    except Exception:  # noqa: BLE001 - any failure: not answering
+        return {}
+
+
+def _galera_synced(controller):
+    status = galera_status(controller)
+    return (status.get('wsrep_ready') == 'ON'
+            and status.get('wsrep_local_state_comment') == 'Synced')
+
+
+def start_galera(controller, members, bootstrap=False):
+    data = controller.path('galera', 'data')
+    cnf = controller.path('galera', 'my.cnf')
+    cnf.parent.mkdir(parents=True, exist_ok=True)
+    cnf.write_text(_galera_cnf(controller, members))
+    command = ['mariadbd', '--defaults-file=%s' % cnf]
+    if bootstrap:
+        if not data.exists():
+            _own(cnf.parent, _galera_user())
+            done = subprocess.run(
+                ['mariadb-install-db', '--defaults-file=%s' % cnf,
+                 '--auth-root-authentication-method=normal',
+                 '--skip-test-db'], capture_output=True, text=True)
+            if done.returncode:
+                raise ControllerError('mariadb-install-db: %s'
+                                      % done.stdout[-500:])
+        command.append('--wsrep-new-cluster')
+    else:
+        # A joiner: rsync fills the folder from a donor.
+        data.mkdir(parents=True, exist_ok=True)
+    _own(cnf.parent, _galera_user())
+    _spawn(controller, 'galera', command)
+    _wait('Galera node of %s' % controller.name,
+          lambda: _galera_synced(controller))
+    if bootstrap:
+        # Clients come over TCP from 127.0.0.1, which the socket-only
+        # root of a new data folder does not cover. Replicated to the
+        # joiners by their state transfer.
+        galera_query(controller, "CREATE USER IF NOT EXISTS "
+                      "'root'@'127.0.0.1'")
+        galera_query(controller, "GRANT ALL ON *.* TO 'root'@'127.0.0.1' "
+                      "WITH GRANT OPTION")
+
+
+# RabbitMQ.
+
+def _rabbit_env(controller, cookie_home):
+    base = controller.path('rabbit')
+    return {
+        'HOME': str(cookie_home),
+        'RABBITMQ_NODENAME': controller.rabbit_node,
+        'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
+        'RABBITMQ_NODE_PORT': str(controller.port('amqp')),
+        'RABBITMQ_DIST_PORT': str(controller.port('rabbit_dist')),
+        'RABBITMQ_MNESIA_BASE': str(base / 'mnesia'),
+        'RABBITMQ_LOG_BASE': str(base / 'log'),
+        'RABBITMQ_PID_FILE': str(base / 'rabbit.pid'),
+        'RABBITMQ_CONFIG_FILE': str(base / 'rabbitmq'),
+        'RABBITMQ_ADVANCED_CONFIG_FILE': str(base / 'advanced.config'),
+        'RABBITMQ_ENABLED_PLUGINS_FILE': str(base / 'enabled_plugins'),
+        'RABBITMQ_CONF_ENV_FILE': str(base / 'rabbitmq-env.conf'),
+    }
+
+
+def _cookie_home(root):
+    """A HOME whose .erlang.cookie every node and rabbitmqctl share."""
+    home = root / 'erlang-home'
+    cookie = home / '.erlang.cookie'
+    if not cookie.exists():
+        home.mkdir(parents=True, exist_ok=True)
+        cookie.write_text(os.urandom(16).hex().upper())
+        cookie.chmod(0o400)
+    return home
+
+
+def rabbitmqctl(controller, *args, timeout=60):
+    env = _rabbit_env(controller, _cookie_home(controller.root))
+    return subprocess.run(
+        [str(RABBIT_BIN / 'rabbitmqctl'), '-n', controller.rabbit_node,
+         *args], capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ, **env))
+
+
+def start_rabbit(controller, first=None):
+    """Start the node; join ``first``'s cluster if this is its first
+    start and ``first`` is another node."""
+    base = controller.path('rabbit')
+    new = not (base / 'mnesia').exists()
+    base.mkdir(parents=True, exist_ok=True)
+    (base / 'rabbitmq.conf').write_text(
+        'listeners.tcp.default = %d\n' % controller.port('amqp')
+        + 'loopback_users = none\n'
+        # Several brokers: a node that loses its peers pauses rather
+        # than serve a split cluster.
+        + 'cluster_partition_handling = pause_minority\n')
+    (base / 'advanced.config').write_text('[].\n')
+    (base / 'enabled_plugins').write_text('[].\n')
+    (base / 'rabbitmq-env.conf').write_text('')
+    env = _rabbit_env(controller, _cookie_home(controller.root))
+    _spawn(controller, 'rabbit', [str(RABBIT_BIN / 'rabbitmq-server')], env)
+    _wait('RabbitMQ node of %s' % controller.name,
+          lambda: rabbitmqctl(controller, 'await_startup',
+                              timeout=30).returncode == 0)
+    if new and first is not None and first != controller:
+        for step in (('stop_app',), ('join_cluster', first.rabbit_node),
+                     ('start_app',)):
+            done = rabbitmqctl(controller, *step)
+            if done.returncode:
+                raise ControllerError('rabbitmqctl %s: %s' % (
+                    ' '.join(step), done.stderr.strip()[-300:]))
+
+
+# etcd.
+
+def _etcd_url(controller, what):
+    return 'http://127.0.0.1:%d' % controller.port(what)
+
+
+def etcd_healthy(controller):
+    import requests
+    try:
+        return requests.get(_etcd_url(controller, 'etcd_client') + '/health',
+                            timeout=2).json().get('health') == 'true'
+    except (requests.RequestException, ValueError):
+        return False
+
+
+def start_etcd(controller, members):
+    data = controller.path('etcd')
+    state = 'existing' if data.exists() else 'new'
+    cluster = ','.join('%s=%s' % (c.name, _etcd_url(c, 'etcd_peer'))
+                       for c in members)
+    _spawn(controller, 'etcd', [
+        'etcd', '--name', controller.name, '--data-dir', str(data),
+        '--listen-client-urls', _etcd_url(controller, 'etcd_client'),
+        '--advertise-client-urls', _etcd_url(controller, 'etcd_client'),
+        '--listen-peer-urls', _etcd_url(controller, 'etcd_peer'),
+        '--initial-advertise-peer-urls', _etcd_url(controller, 'etcd_peer'),
+        '--initial-cluster', cluster, '--initial-cluster-token',
+        CLUSTER_NAME, '--initial-cluster-state', state])
+
+
+# The controllers.
+
+def urls(controller, members):
+    """What controller's daemons are configured with."""
+    return {
+        # Its own Galera node, as the write path most likely to race
+        # another controller's: every node accepts writes.
+        'database': 'mysql+pymysql://root@127.0.0.1:%d/watcher_ha'
+                    % controller.port('mysql'),
+        # Every broker, its own first.
+        'transport': 'rabbit://' + ','.join(
+            'guest:guest@127.0.0.1:%d' % c.port('amqp')
+            for c in sorted(members, key=lambda c: c != controller)) + '/',
+        'coordination': 'etcd3+http://127.0.0.1:%d'
+                        % controller.port('etcd_client'),
+    }
+
+
+def up(members):
+    """Start every controller's backends, first start or not."""
+    for controller in members:
+        controller.path().mkdir(parents=True, exist_ok=True)
+    for controller in members:
+        start_etcd(controller, members)
+    first_start = not members[0].path('galera', 'data').exists()
+
+    def galera():
+        for controller in members:
+            start_galera(controller, members,
+                         bootstrap=first_start and controller == members[0])
+
+    def rabbit():
+        for controller in members:
+            start_rabbit(controller, first=members[0])
+
+    # The two clusters form side by side: each node of one waits for its
+    # peers, not for the other cluster.
+    with futures.ThreadPoolExecutor(2) as pool:
+        for started in [pool.submit(galera), pool.submit(rabbit)]:
+            started.result()
+    for controller in members:
+        _wait('etcd member of %s' % controller.name,
+              lambda c=controller: etcd_healthy(c))
+
+
+def start(controller, members):
+    """Start a controller that stopped or was killed: it rejoins."""
+    running = _groups(controller)
+    if 'etcd' not in running:
+        start_etcd(controller, members)
+    if 'galera' not in running:
+        start_galera(controller, members)
+    if 'rabbit' not in running:
+        start_rabbit(controller)
+    _wait('etcd member of %s' % controller.name,
+          lambda: etcd_healthy(controller))
+
+
+def down(members):
+    for controller in members:
+        signal_all(controller, signal.SIGCONT)
+        signal_all(controller, signal.SIGTERM)
+    for controller in members:
+        _wait_gone(controller)
+
+
+def status(controller):
+    galera = galera_status(controller)
+    rabbit = rabbitmqctl(controller, 'status', timeout=15) if (
+        'rabbit' in _groups(controller)) else None
+    return {
+        'processes': sorted(_groups(controller)),
+        'galera': '%s, %s of %s' % (
+            galera.get('wsrep_local_state_comment'),
+            galera.get('wsrep_cluster_status'),
+            galera.get('wsrep_cluster_size')) if galera else 'down',
+        'rabbit': 'up' if rabbit is not None and rabbit.returncode == 0
+                  else 'down',
+        'etcd': 'healthy' if etcd_healthy(controller) else 'down',
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--dir', required=True, type=pathlib.Path)
+    parser.add_argument('--base-port', type=int, default=DEFAULT_BASE_PORT)
+    parser.add_argument('command', choices=(
+        'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'status', 'urls',
+        'down', 'wipe'))
+    parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
+    args = parser.parse_args(argv)
+    members = controllers(args.dir.resolve(), args.base_port)
+    named = [c for c in members if args.controller in (None, c.name)]
+    one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'urls'}
+    if args.command in one and args.controller is None:
+        parser.error('%s needs a controller: %s' % (
+            args.command, ', '.join(CONTROLLERS)))
+    try:
+        if args.command == 'up':
+            up(members)
+        elif args.command == 'start':
+            start(named[0], members)
+        elif args.command == 'stop':
+            signal_all(named[0], signal.SIGTERM)
+            _wait_gone(named[0])
+        elif args.command == 'kill':
+            signal_all(named[0], signal.SIGKILL)
+        elif args.command == 'freeze':
+            signal_all(named[0], signal.SIGSTOP)
+        elif args.command == 'thaw':
+            signal_all(named[0], signal.SIGCONT)
+        elif args.command == 'urls':
+            for key, value in urls(named[0], members).items():
+                print('%s %s' % (key, value))
+        elif args.command == 'down':
+            down(members)
+        elif args.command == 'wipe':
+            down(members)
+            shutil.rmtree(args.dir, ignore_errors=True)
+        for controller in named if args.command == 'status' else ():
+            print(controller.name, status(controller))
+    except ControllerError as err:
+        print('controllers: %s' % err, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
