@@ -126,10 +126,26 @@ class Versions:
         return found
 
 
+def route_table(text):
+    """The routes of ``text``, a table of one route a line: its method,
+    path and handler name, apart by white space. A path ending in '/' is
+    served both with and without it (a service's root, a version's
+    document), first without."""
+    found = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        method, path, handler = line.split()
+        if path.endswith('/'):
+            found.append((method, path[:-1], handler))
+        found.append((method, path, handler))
+    return tuple(found)
+
+
 class Service:
-    """A WSGI app: ``routes`` is [(method, path, handler name)]; each
-    handler takes (req, version, **matched) and returns (status, body) or
-    (status, body, headers)."""
+    """A WSGI app: ``routes`` is [(method, path, handler name)], written
+    as a route_table; each handler takes (req, version, **matched) and
+    returns (status, body) or (status, body, headers)."""
 
     prefix = ''
     microversions = None

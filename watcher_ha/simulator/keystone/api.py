@@ -32,30 +32,30 @@ def forbidden():
 
 class IdentityAPI(web.Service):
     prefix = '/identity'
-    routes = (
-        ('GET', '', 'versions'), ('GET', '/', 'versions'),
-        ('GET', '/v3', 'version'), ('GET', '/v3/', 'version'),
-        ('POST', '/v3/auth/tokens', 'issue'),
-        ('GET', '/v3/auth/tokens', 'validate'),
-        ('HEAD', '/v3/auth/tokens', 'check'),
-        ('DELETE', '/v3/auth/tokens', 'revoke'),
-        ('GET', '/v3/auth/catalog', 'auth_catalog'),
-        ('GET', '/v3/auth/projects', 'auth_projects'),
-        ('GET', '/v3/auth/domains', 'auth_domains'),
-        ('GET', '/v3/auth/system', 'auth_system'),
-        ('GET', '/v3/users', 'list_users'),
-        ('GET', '/v3/users/{user_id}', 'show_user'),
-        ('GET', '/v3/users/{user_id}/projects', 'user_projects'),
-        ('GET', '/v3/projects', 'list_projects'),
-        ('GET', '/v3/projects/{project_id}', 'show_project'),
-        ('GET', '/v3/domains', 'list_domains'),
-        ('GET', '/v3/domains/{domain_id}', 'show_domain'),
-        ('GET', '/v3/roles', 'list_roles'),
-        ('GET', '/v3/services', 'list_services'),
-        ('POST', '/v3/services', 'create_service'),
-        ('GET', '/v3/endpoints', 'list_endpoints'),
-        ('POST', '/v3/endpoints', 'create_endpoint'),
-    )
+    routes = web.route_table('''
+        GET     /                             versions
+        GET     /v3/                          version
+        POST    /v3/auth/tokens               issue
+        GET     /v3/auth/tokens               validate
+        HEAD    /v3/auth/tokens               check
+        DELETE  /v3/auth/tokens               revoke
+        GET     /v3/auth/catalog              auth_catalog
+        GET     /v3/auth/projects             auth_projects
+        GET     /v3/auth/domains              auth_domains
+        GET     /v3/auth/system               auth_system
+        GET     /v3/users                     list_users
+        GET     /v3/users/{user_id}           show_user
+        GET     /v3/users/{user_id}/projects  user_projects
+        GET     /v3/projects                  list_projects
+        GET     /v3/projects/{project_id}     show_project
+        GET     /v3/domains                   list_domains
+        GET     /v3/domains/{domain_id}       show_domain
+        GET     /v3/roles                     list_roles
+        GET     /v3/services                  list_services
+        POST    /v3/services                  create_service
+        GET     /v3/endpoints                 list_endpoints
+        POST    /v3/endpoints                 create_endpoint
+    ''')
 
     def __init__(self, simulator):
         super().__init__(simulator)
