@@ -57,6 +57,16 @@ def hold_reply(req, seconds):
     req.environ[HOLD] = max(seconds, req.environ.get(HOLD, 0.0))
 
 
+def refuse_unexpected(body, allowed, field):
+    """Nova's and Cinder's 400 (their JSON Schema's words) for the keys
+    of ``body`` that the schema of ``field`` does not allow."""
+    unexpected = sorted(set(body) - set(allowed))
+    if unexpected:
+        raise Reply(400, 'Invalid input for field/attribute %s. Additional '
+                         'properties are not allowed (%s was unexpected)'
+                    % (field, ', '.join(repr(k) for k in unexpected)))
+
+
 def body_of(req):
     if not req.body:
         return {}

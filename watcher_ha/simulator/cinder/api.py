@@ -265,13 +265,7 @@ class BlockStorageAPI(web.Service):
             raise web.Reply(400, "Invalid input for field/attribute %s. "
                                  "'%s' is a required property"
                             % (action, missing[0]))
-        unexpected = sorted(set(args) - set(allowed))
-        if unexpected:
-            raise web.Reply(400, 'Invalid input for field/attribute %s. '
-                                 'Additional properties are not allowed '
-                                 '(%s was unexpected)'
-                            % (action, ', '.join(repr(k)
-                                                 for k in unexpected)))
+        web.refuse_unexpected(args, allowed, action)
         return args
 
     @staticmethod

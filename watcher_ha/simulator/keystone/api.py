@@ -273,16 +273,17 @@ class IdentityAPI(web.Service):
             self._user(req, u) for u in self._named(
                 req, self.directory.users.values())])
 
-    def show_user(self, req, version, user_id):
-        caller = self._caller(req)
-        if caller.user.id != user_id:
+    def _self_or_admin(self, req, user_id):
+        """Only the user ``user_id`` itself, or an admin, goes on."""
+        if self._caller(req).user.id != user_id:
             self._admin(req)
+
+    def show_user(self, req, version, user_id):
+        self._self_or_admin(req, user_id)
         return 200, {'user': self._user(req, self._user_or_404(user_id))}
 
     def user_projects(self, req, version, user_id):
-        caller = self._caller(req)
-        if caller.user.id != user_id:
-            self._admin(req)
+        self._self_or_admin(req, user_id)
         user = self._user_or_404(user_id)
         return self._listing(req, 'projects', [
             self._project(req, p) for p in self.directory.projects_of(user)])
