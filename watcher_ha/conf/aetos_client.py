@@ -5,6 +5,8 @@ of the catalog. Watcher's group, option names and defaults, plus
 
 from oslo_config import cfg
 
+from watcher_ha.conf import prose
+
 GROUP = cfg.OptGroup('aetos_client',
                      title='The Aetos service the aetos datasource queries')
 
@@ -20,14 +22,14 @@ OPTS = [
         help='Catalog region of the metric-storage endpoint.'),
     cfg.StrOpt(
         'fqdn_label', default='fqdn',
-        help='Label of the scrape targets (and so of their series) that '
-             'holds the host\'s name.'),
+        help=prose.paragraph("""Label of the scrape targets (and so of their
+            series) that holds the host's name.""")),
     cfg.StrOpt(
         'instance_uuid_label', default='resource',
         help='Label of the server series that holds the server\'s UUID.'),
     cfg.URIOpt(
         'endpoint_override',
-        help='URL of Aetos, instead of the catalog\'s (for a deployment '
-             'without one, such as [nova] auth_type = none). Not in '
-             'Watcher.'),
+        help=prose.paragraph("""URL of Aetos, instead of the catalog's (for a
+            deployment without one, such as [nova] auth_type = none). Not in
+            Watcher.""")),
 ]

@@ -5,6 +5,8 @@ Storage APIs; and Watcher's [cinder_client] endpoint_type."""
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
+from watcher_ha.conf import prose
+
 SERVICE_TYPES = {'nova': 'compute', 'placement': 'placement',
                  'ironic': 'baremetal', 'cinder': 'block-storage'}
 # Seconds a request may take (keystoneauth's ``timeout``, None by
@@ -40,8 +42,9 @@ CINDER_CLIENT_OPTS = [
                  'adminURL'],
         deprecated_for_removal=True,
         deprecated_reason='Set [cinder] valid_interfaces (keystoneauth).',
-        help='Interface of the Block Storage endpoint, used only when '
-             '[cinder] valid_interfaces is not set (as in Watcher 17).'),
+        help=prose.paragraph("""Interface of the Block Storage endpoint, used
+            only when [cinder] valid_interfaces is not set (as in Watcher
+            17).""")),
 ]
 
 

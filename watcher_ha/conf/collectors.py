@@ -5,13 +5,16 @@ registers its own group, with these options and its own, when loaded."""
 
 from oslo_config import cfg
 
+from watcher_ha.conf import prose
+
 GROUP_PREFIX = 'watcher_cluster_data_model_collectors.'
 BUILT_IN = ('compute', 'storage')
 
 COMMON_OPTS = [
     cfg.IntOpt('period', default=3600, min=10, mutable=True,
-               help='Seconds between two full resyncs of this model from '
-                    'its source; the first runs when the engine starts.'),
+               help=prose.paragraph("""Seconds between two full resyncs of this
+                   model from its source; the first runs when the engine
+                   starts.""")),
 ]
 
 

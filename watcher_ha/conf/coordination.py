@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from watcher_ha.conf import prose
+
 GROUP = cfg.OptGroup('coordination', title='Coordination options')
 
 OPTS = [
@@ -9,23 +11,23 @@ OPTS = [
         'backend_url',
         sample_default='file://$state_path/coordination',
         secret=True,
-        help='tooz backend through which the decision engines and appliers '
-             'of every controller see each other: redis://HOST:6379 (or '
-             'zookeeper://, etcd3+http://) for several controllers. Unset: '
-             'files under [DEFAULT] state_path, which only processes of '
-             'this machine share.'),
+        help=prose.paragraph("""tooz backend through which the decision engines
+            and appliers of every controller see each other: redis://HOST:6379
+            (or zookeeper://, etcd3+http://) for several controllers. Unset:
+            files under [DEFAULT] state_path, which only processes of this
+            machine share.""")),
     cfg.IntOpt(
         'member_timeout', default=10, min=2,
-        help='Seconds a daemon must be seen absent from its group before '
-             'it is presumed gone and its work is taken over; also how long '
-             'nobody is presumed gone after a daemon (re)joins its group or '
-             'fails to read it (a restarted backend forgets every member, '
-             'and they all join again). A member\'s heartbeat record lasts '
-             'a quarter of it (beats every eighth), so a dead daemon is '
-             'taken over between 1.1 and 1.35 times member_timeout (plus '
-             'membership_refresh) after it died.'),
+        help=prose.paragraph("""Seconds a daemon must be seen absent from its
+            group before it is presumed gone and its work is taken over; also
+            how long nobody is presumed gone after a daemon (re)joins its group
+            or fails to read it (a restarted backend forgets every member, and
+            they all join again). A member's heartbeat record lasts a quarter
+            of it (beats every eighth), so a dead daemon is taken over between
+            1.1 and 1.35 times member_timeout (plus membership_refresh) after
+            it died.""")),
     cfg.FloatOpt(
         'membership_refresh', default=1.0, min=0.1, mutable=True,
-        help='Seconds between two reads of the live members, and so '
-             'between two looks for work to take over or hand over.'),
+        help=prose.paragraph("""Seconds between two reads of the live members,
+            and so between two looks for work to take over or hand over.""")),
 ]

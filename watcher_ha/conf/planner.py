@@ -8,6 +8,8 @@ doc/source/planners.rst."""
 from oslo_config import cfg
 from oslo_config import types
 
+from watcher_ha.conf import prose
+
 WEIGHT = 'watcher_planners.weight'
 WORKLOAD_STABILIZATION = 'watcher_planners.workload_stabilization'
 NODE_RESOURCE_CONSOLIDATION = 'watcher_planners.node_resource_consolidation'
@@ -109,21 +111,21 @@ OPTS = {
     WEIGHT: [
         cfg.Opt('weights', type=types.Dict(value_type=types.Integer()),
                 default=WEIGHT_WEIGHTS,
-                help='Weight of each action type: heavier types are '
-                     'scheduled first, each type once the one before has '
-                     'finished. An action type missing here cannot be '
-                     'planned.'),
+                help=prose.paragraph("""Weight of each action type: heavier
+                    types are scheduled first, each type once the one before
+                    has finished. An action type missing here cannot be
+                    planned.""")),
         _parallelization(WEIGHT_PARALLELIZATION),
     ],
     WORKLOAD_STABILIZATION: [
         cfg.Opt('weights', type=types.Dict(value_type=types.Integer()),
                 default=WORKLOAD_STABILIZATION_WEIGHTS,
-                help='Weight of each action type: the planner takes the '
-                     'heavier types first, and an action waits only for '
-                     'the earlier ones that concern it (a resize for the '
-                     'migrations of its server, a host\'s power-off for '
-                     'the migrations and resizes off that host). An '
-                     'action type missing here cannot be planned.'),
+                help=prose.paragraph("""Weight of each action type: the planner
+                    takes the heavier types first, and an action waits only for
+                    the earlier ones that concern it (a resize for the
+                    migrations of its server, a host's power-off for the
+                    migrations and resizes off that host). An action type
+                    missing here cannot be planned.""")),
         _parallelization(WORKLOAD_STABILIZATION_PARALLELIZATION,
                          ' Not in Watcher, whose applier bounds it with '
                          'its thread pool.'),

@@ -4,6 +4,8 @@ groups and names)."""
 
 from oslo_config import cfg
 
+from watcher_ha.conf import prose
+
 BASIC_GROUP = cfg.OptGroup(
     'watcher_strategies.basic',
     title='The basic (server consolidation) strategy')
@@ -11,10 +13,10 @@ BASIC_GROUP = cfg.OptGroup(
 BASIC_OPTS = [
     cfg.BoolOpt(
         'check_optimize_metadata', default=False,
-        help='Leave in place the servers whose metadata says "optimize": '
-             'false (or holds an "optimize" value that is not a boolean): '
-             'a node that holds one is not emptied. As Watcher\'s option '
-             'of that name.'),
+        help=prose.paragraph("""Leave in place the servers whose metadata says
+            "optimize": false (or holds an "optimize" value that is not a
+            boolean): a node that holds one is not emptied. As Watcher's option
+            of that name.""")),
 ]
 
 STORAGE_CAPACITY_BALANCE_GROUP = cfg.OptGroup(
@@ -24,11 +26,10 @@ STORAGE_CAPACITY_BALANCE_GROUP = cfg.OptGroup(
 STORAGE_CAPACITY_BALANCE_OPTS = [
     cfg.ListOpt(
         'ex_pools', default=['local_vstorage'],
-        help='Pools the strategy leaves alone: it neither moves volumes '
-             'off them nor onto them. Each is a pool\'s name within its '
-             'backend (the part after "#" of host@backend#pool, as '
-             'Watcher\'s option of that name) or a whole '
-             'host@backend#pool.'),
+        help=prose.paragraph("""Pools the strategy leaves alone: it neither
+            moves volumes off them nor onto them. Each is a pool's name within
+            its backend (the part after "#" of host@backend#pool, as Watcher's
+            option of that name) or a whole host@backend#pool.""")),
 ]
 
 

@@ -20,13 +20,13 @@ def _iso(moment):
 
 class AdminAPI(web.Service):
     prefix = '/simulator'
-    routes = (
-        ('GET', '/state', 'state'),
-        ('GET', '/faults', 'get_faults'),
-        ('PUT', '/faults', 'set_faults'),
-        ('POST', '/hosts/{name}/{event}', 'host_event'),
-        ('PUT', '/servers/{uuid}/load', 'set_load'),
-    )
+    routes = web.route_table('''
+        GET   /state                 state
+        GET   /faults                get_faults
+        PUT   /faults                set_faults
+        POST  /hosts/{name}/{event}  host_event
+        PUT   /servers/{uuid}/load   set_load
+    ''')
 
     def authorize(self, req):
         # Loopback tooling for tests and what-if runs; no keystone.

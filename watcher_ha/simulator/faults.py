@@ -86,18 +86,21 @@ class Faults:
                     setattr(self, attribute, {str(n) for n in spec[key]})
 
     def take_migration_failure(self, uuid):
-        with self._lock:
-            if uuid in self.failing_migrations:
-                self.failing_migrations.discard(uuid)
-                return True
-            return '*' in self.failing_migrations
+        return self._take_failure('failing_migrations', uuid)
 
     def take_volume_migration_failure(self, volume_id):
+        return self._take_failure('failing_volume_migrations', volume_id)
+
+    def _take_failure(self, failing, ident):
+        """Whether the migration of ``ident`` fails: once when the set of
+        ``failing`` (an attribute's name) names it, always when it holds
+        '*'."""
         with self._lock:
-            if volume_id in self.failing_volume_migrations:
-                self.failing_volume_migrations.discard(volume_id)
+            names = getattr(self, failing)
+            if ident in names:
+                names.discard(ident)
                 return True
-            return '*' in self.failing_volume_migrations
+            return '*' in names
 
     def api_fault(self, method, path):
         """(status to answer or None, seconds to wait first)."""

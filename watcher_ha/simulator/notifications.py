@@ -143,15 +143,20 @@ def aggregate_payload(view):
                                    'metadata')})
 
 
-def nova_transport(transport_url):
-    """A notification transport whose default exchange is Nova's, as a
-    Nova configured with ``transport_url`` would have."""
+def transport(transport_url, exchange):
+    """A notification transport whose default exchange is ``exchange``,
+    as a service configured with ``transport_url`` would have."""
     conf = cfg.ConfigOpts()
     # The first call registers the transport options on ``conf``.
     oslo_messaging.get_notification_transport(
         conf, url=transport_url).cleanup()
-    conf.set_override('control_exchange', NOVA_EXCHANGE)
+    conf.set_override('control_exchange', exchange)
     return oslo_messaging.get_notification_transport(conf, url=transport_url)
+
+
+def nova_transport(transport_url):
+    """A notification transport whose default exchange is Nova's."""
+    return transport(transport_url, NOVA_EXCHANGE)
 
 
 class Sender:

@@ -57,6 +57,16 @@ def hold_reply(req, seconds):
     req.environ[HOLD] = max(seconds, req.environ.get(HOLD, 0.0))
 
 
+def refuse_unexpected(body, allowed, field):
+    """Nova's and Cinder's 400 (their JSON Schema's words) for the keys
+    of ``body`` that the schema of ``field`` does not allow."""
+    unexpected = sorted(set(body) - set(allowed))
+    if unexpected:
+        raise Reply(400, 'Invalid input for field/attribute %s. Additional '
+                         'properties are not allowed (%s was unexpected)'
+                    % (field, ', '.join(repr(k) for k in unexpected)))
+
+
 def body_of(req):
     if not req.body:
         return {}
@@ -126,10 +136,26 @@ class Versions:
         return found
 
 
+def route_table(text):
+    """The routes of ``text``, a table of one route a line: its method,
+    path and handler name, apart by white space. A path ending in '/' is
+    served both with and without it (a service's root, a version's
+    document), first without."""
+    found = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        method, path, handler = line.split()
+        if path.endswith('/'):
+            found.append((method, path[:-1], handler))
+        found.append((method, path, handler))
+    return tuple(found)
+
+
 class Service:
-    """A WSGI app: ``routes`` is [(method, path, handler name)]; each
-    handler takes (req, version, **matched) and returns (status, body) or
-    (status, body, headers)."""
+    """A WSGI app: ``routes`` is [(method, path, handler name)], written
+    as a route_table; each handler takes (req, version, **matched) and
+    returns (status, body) or (status, body, headers)."""
 
     prefix = ''
     microversions = None

@@ -141,6 +141,14 @@ class Action:
         return self._aborted.is_set()
 
 
+def holding(kind, parameter):
+    """The ``resources`` of an action on one resource of ``kind``, the one
+    its input ``parameter`` names: what its started plan holds."""
+    def resources(cls, input_parameters):
+        return {(kind, input_parameters[parameter])}
+    return classmethod(resources)
+
+
 def _unfenced():
     pass
 
@@ -149,9 +157,7 @@ class OnHost:
     """What an action on the compute host ``resource_name`` adds to
     Action: the host, and the node its started plan holds."""
 
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(holds.COMPUTE_NODE, input_parameters['resource_name'])}
+    resources = holding(holds.COMPUTE_NODE, 'resource_name')
 
     @property
     def host(self):

@@ -78,9 +78,7 @@ class ServerAction(NovaAction):
     """An action on one server (``resource_id``), which its started plan
     holds."""
 
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(holds.SERVER, input_parameters['resource_id'])}
+    resources = base.holding(holds.SERVER, 'resource_id')
 
     @property
     def uuid(self):

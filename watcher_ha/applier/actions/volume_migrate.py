@@ -69,9 +69,7 @@ class VolumeMigrate(nova_base.NovaAction):
         super().__init__(input_parameters, context, fence)
         self._cinder = None
 
-    @classmethod
-    def resources(cls, input_parameters):
-        return {(holds.VOLUME, input_parameters['resource_id'])}
+    resources = base.holding(holds.VOLUME, 'resource_id')
 
     @property
     def uuid(self):

@@ -8,8 +8,6 @@ Watcher refuses to list both prometheus and aetos; here the order of
 ``[watcher_datasources] datasources`` decides, as for any two.
 """
 
-import threading
-
 from watcher_ha.decision_engine.datasources import keystone
 from watcher_ha.decision_engine.datasources import prometheus
 
@@ -22,20 +20,14 @@ class AetosDatasource(prometheus.PrometheusDatasource):
 
     def __init__(self, conf):
         super().__init__(conf)
-        self._adapter = None
-        self._adapter_lock = threading.Lock()
+        self._adapter = keystone.LazyAdapter(conf, SERVICE_TYPE,
+                                             'aetos_client', 'interface')
 
     def _check_options(self):
         pass  # the catalog gives the endpoint
 
     def _keystone(self):
-        with self._adapter_lock:
-            if self._adapter is None:
-                options = self.conf.aetos_client
-                self._adapter = keystone.adapter(
-                    self.conf, SERVICE_TYPE, options.interface,
-                    options.region_name, options.endpoint_override)
-            return self._adapter
+        return self._adapter.get()
 
     def _location(self):
         return keystone.endpoint(self._keystone(), SERVICE_TYPE)

@@ -14,7 +14,6 @@ percent of the server's vcpus.
 """
 
 import datetime
-import threading
 
 from oslo_log import log
 
@@ -56,17 +55,11 @@ class GnocchiDatasource(base.Datasource):
         self.conf = conf
         self.metric_map = metric_map.for_datasource(conf, self.name,
                                                     DEFAULT_METRIC_MAP)
-        self._adapter = None
-        self._lock = threading.Lock()
+        self._adapter = keystone.LazyAdapter(conf, SERVICE_TYPE,
+                                             'gnocchi_client', 'endpoint_type')
 
     def _keystone(self):
-        with self._lock:
-            if self._adapter is None:
-                options = self.conf.gnocchi_client
-                self._adapter = keystone.adapter(
-                    self.conf, SERVICE_TYPE, options.endpoint_type,
-                    options.region_name, options.endpoint_override)
-            return self._adapter
+        return self._adapter.get()
 
     def _path(self, name):
         return '/v%s/%s' % (self.conf.gnocchi_client.api_version, name)

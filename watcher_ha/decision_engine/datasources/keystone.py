@@ -4,6 +4,9 @@ keystoneauth auth and session options), the credentials watcher_ha already
 has for the cloud; Watcher takes the same from ``[watcher_clients_auth]``.
 Built on first use: nothing here contacts Keystone."""
 
+import dataclasses
+import threading
+
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import loading as ks_loading
@@ -26,6 +29,30 @@ def adapter(conf, service_type, interface, region_name,
         # keystoneauth looks endpoints up without Watcher's "URL" suffix.
         interface=interface.replace('URL', ''), region_name=region_name,
         endpoint_override=endpoint_override)
+
+
+@dataclasses.dataclass
+class LazyAdapter:
+    """A datasource's adapter, built by ``get()`` on first use (by
+    whichever thread comes first) from the options of its ``group``:
+    region_name, endpoint_override and the interface option
+    ``interface_option`` names."""
+    conf: object
+    service_type: str
+    group: str
+    interface_option: str
+    _adapter: ks_adapter.Adapter | None = None
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def get(self):
+        with self._lock:
+            if self._adapter is None:
+                options = getattr(self.conf, self.group)
+                self._adapter = adapter(
+                    self.conf, self.service_type,
+                    getattr(options, self.interface_option),
+                    options.region_name, options.endpoint_override)
+            return self._adapter
 
 
 def endpoint(an_adapter, service_type):

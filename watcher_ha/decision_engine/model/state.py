@@ -10,6 +10,7 @@ cannot reach it.
 
 import dataclasses
 import datetime
+import operator
 import typing
 
 import immutables
@@ -74,18 +75,100 @@ class ClusterState:
         return Changes(self)
 
 
-class Changes:
-    """Updates over one state (overlays on its maps), gathered into the
-    next state by ``state()``."""
+class Overlay:
+    """Updates over one state (ClusterState here, StorageState in
+    storage_state): an overlay of the keys changed on each of its maps
+    (GONE: removed), read through to the state, each update counted in
+    ``count``; where each element is placed (``placement``: place -> Map
+    of the uuids there; ``place_of`` tells an element's); and the
+    tombstones of removed elements."""
+
+    place_of = None
 
     def __init__(self, state):
         self._base = state
+        self._placement = {}
+        self._tombstones = {}
+        self.count = 0
+
+    def tombstone(self, uuid):
+        return read(self._tombstones, self._base.tombstones, uuid)
+
+    def _put(self, overlay, key, value):
+        overlay[key] = value
+        self.count += 1
+
+    def _remove(self, overlay, base, key):
+        """Remove ``key`` from a map, if it holds it so far."""
+        if read(overlay, base, key) is not None:
+            overlay[key] = GONE
+            self.count += 1
+
+    def _put_placed(self, overlay, base, element):
+        """Put ``element`` in a map of placed elements (by uuid), where it
+        is placed (None: nowhere); it is no longer buried."""
+        old = read(overlay, base, element.uuid)
+        place = self.place_of(element)
+        if old is not None and self.place_of(old) != place:
+            self._unplace(old.uuid, self.place_of(old))
+        if old is None or self.place_of(old) != place:
+            self._place(element.uuid, place)
+        overlay[element.uuid] = element
+        if self.tombstone(element.uuid) is not None:
+            self._tombstones[element.uuid] = GONE
+        self.count += 1
+
+    def _bury(self, overlay, base, uuid, stamp, final):
+        """Remove the placed element ``uuid`` and leave its Tombstone."""
+        old = read(overlay, base, uuid)
+        if old is not None:
+            self._unplace(uuid, self.place_of(old))
+            overlay[uuid] = GONE
+        self._tombstones[uuid] = Tombstone(stamp, final)
+        self.count += 1
+
+    def _carry(self, tombstones, since, overlay, base):
+        """Keep, from an older state's ``tombstones``, those of removals
+        at or after ``since`` of elements the map does not hold."""
+        for uuid, buried in tombstones.items():
+            if buried.stamp >= since and read(overlay, base,
+                                              uuid) is None:
+                self._tombstones[uuid] = buried
+                self.count += 1
+
+    def _placed(self, place):
+        if place in self._placement:
+            return self._placement[place]
+        return self._base.placement.get(place, EMPTY)
+
+    def _place(self, uuid, place):
+        if place is not None:
+            self._placement[place] = self._placed(place).set(uuid, None)
+
+    def _unplace(self, uuid, place):
+        if place is None:
+            return
+        placed = self._placed(place)
+        if uuid in placed:
+            self._placement[place] = placed.delete(uuid)
+
+    def _next_placement(self):
+        """The placement overlay to merge: a place left empty goes."""
+        return {place: (GONE if not len(placed) else placed)
+                for place, placed in self._placement.items()}
+
+
+class Changes(Overlay):
+    """Updates over one ClusterState, gathered into the next by
+    ``state()``."""
+
+    place_of = operator.attrgetter('host')
+
+    def __init__(self, state):
+        super().__init__(state)
         self._nodes = {}
         self._instances = {}
-        self._tombstones = {}
         self._aggregates = {}
-        self._placement = {}
-        self.count = 0
 
     # Reads see the updates made so far.
 
@@ -94,9 +177,6 @@ class Changes:
 
     def instance(self, uuid):
         return read(self._instances, self._base.instances, uuid)
-
-    def tombstone(self, uuid):
-        return read(self._tombstones, self._base.tombstones, uuid)
 
     def aggregate(self, name):
         return read(self._aggregates, self._base.aggregates, name)
@@ -119,79 +199,39 @@ class Changes:
     # Writes.
 
     def put_node(self, node):
-        self._nodes[node.hostname] = node
-        self.count += 1
+        self._put(self._nodes, node.hostname, node)
 
     def remove_node(self, hostname):
-        if self.has_node(hostname):
-            self._nodes[hostname] = GONE
-            self.count += 1
+        self._remove(self._nodes, self._base.nodes, hostname)
 
     def put_instance(self, instance):
-        old = self.instance(instance.uuid)
-        if old is not None and old.host != instance.host:
-            self._unplace(old.uuid, old.host)
-        if old is None or old.host != instance.host:
-            self._place(instance.uuid, instance.host)
-        self._instances[instance.uuid] = instance
-        if self.tombstone(instance.uuid) is not None:
-            self._tombstones[instance.uuid] = GONE
-        self.count += 1
+        self._put_placed(self._instances, self._base.instances, instance)
 
     def remove_instance(self, uuid, stamp, final=False):
-        old = self.instance(uuid)
-        if old is not None:
-            self._unplace(uuid, old.host)
-            self._instances[uuid] = GONE
-        self._tombstones[uuid] = Tombstone(stamp, final)
-        self.count += 1
+        self._bury(self._instances, self._base.instances, uuid, stamp,
+                   final)
 
     def carry_tombstones(self, tombstones, since):
         """Keep, from an older state's ``tombstones``, those of removals
         at or after ``since`` of servers this state does not hold: a late
         event about them must not bring them back after a resync either."""
-        for uuid, buried in tombstones.items():
-            if buried.stamp >= since and self.instance(uuid) is None:
-                self._tombstones[uuid] = buried
-                self.count += 1
+        self._carry(tombstones, since, self._instances,
+                    self._base.instances)
 
     def put_aggregate(self, aggregate):
-        self._aggregates[aggregate.name] = aggregate
-        self.count += 1
+        self._put(self._aggregates, aggregate.name, aggregate)
 
     def remove_aggregate(self, name):
-        if self.aggregate(name) is not None:
-            self._aggregates[name] = GONE
-            self.count += 1
-
-    def _placed(self, host):
-        if host in self._placement:
-            return self._placement[host]
-        return self._base.placement.get(host, EMPTY)
-
-    def _place(self, uuid, host):
-        if host is not None:
-            self._placement[host] = self._placed(host).set(uuid, None)
-
-    def _unplace(self, uuid, host):
-        if host is None:
-            return
-        placed = self._placed(host)
-        if uuid in placed:
-            self._placement[host] = placed.delete(uuid)
+        self._remove(self._aggregates, self._base.aggregates, name)
 
     def state(self):
         """The next state (the same one if nothing changed)."""
         if not self.count:
             return self._base
-        placement = dict(self._placement)
-        for host, placed in placement.items():
-            if not len(placed):
-                placement[host] = GONE
         return ClusterState(
             nodes=merge(self._base.nodes, self._nodes),
             instances=merge(self._base.instances, self._instances),
-            placement=merge(self._base.placement, placement),
+            placement=merge(self._base.placement, self._next_placement()),
             tombstones=merge(self._base.tombstones, self._tombstones),
             aggregates=merge(self._base.aggregates, self._aggregates),
             generation=self._base.generation + 1)

@@ -6,13 +6,13 @@ keeps either, with the same snapshot, apply and resync.
 """
 
 import dataclasses
+import operator
 
 import immutables
 
 from watcher_ha.decision_engine.model import state as model_state
 
 EMPTY = model_state.EMPTY
-_GONE = model_state.GONE
 _read = model_state.read
 _current = model_state.current
 _merge = model_state.merge
@@ -75,19 +75,18 @@ class StorageState:
         return StorageChanges(self)
 
 
-class StorageChanges:
+class StorageChanges(model_state.Overlay):
     """Updates over one StorageState, gathered into the next by
     ``state()``."""
 
+    place_of = operator.attrgetter('pool')
+
     def __init__(self, state):
-        self._base = state
+        super().__init__(state)
         self._nodes = {}
         self._pools = {}
         self._volumes = {}
-        self._placement = {}
-        self._tombstones = {}
         self._volume_types = {}
-        self.count = 0
 
     # Reads see the updates made so far.
 
@@ -99,9 +98,6 @@ class StorageChanges:
 
     def volume(self, uuid):
         return _read(self._volumes, self._base.volumes, uuid)
-
-    def tombstone(self, uuid):
-        return _read(self._tombstones, self._base.tombstones, uuid)
 
     def volume_type(self, type_id):
         return _read(self._volume_types, self._base.volume_types, type_id)
@@ -125,88 +121,45 @@ class StorageChanges:
     # Writes.
 
     def put_node(self, node):
-        self._nodes[node.host] = node
-        self.count += 1
+        self._put(self._nodes, node.host, node)
 
     def remove_node(self, host):
-        if self.node(host) is not None:
-            self._nodes[host] = _GONE
-            self.count += 1
+        self._remove(self._nodes, self._base.nodes, host)
 
     def put_pool(self, pool):
-        self._pools[pool.name] = pool
-        self.count += 1
+        self._put(self._pools, pool.name, pool)
 
     def remove_pool(self, name):
-        if self.pool(name) is not None:
-            self._pools[name] = _GONE
-            self.count += 1
+        self._remove(self._pools, self._base.pools, name)
 
     def put_volume_type(self, volume_type):
-        self._volume_types[volume_type.id] = volume_type
-        self.count += 1
+        self._put(self._volume_types, volume_type.id, volume_type)
 
     def remove_volume_type(self, type_id):
-        if self.volume_type(type_id) is not None:
-            self._volume_types[type_id] = _GONE
-            self.count += 1
+        self._remove(self._volume_types, self._base.volume_types, type_id)
 
     def put_volume(self, volume):
-        old = self.volume(volume.uuid)
-        if old is not None and old.pool != volume.pool:
-            self._unplace(old.uuid, old.pool)
-        if old is None or old.pool != volume.pool:
-            self._place(volume.uuid, volume.pool)
-        self._volumes[volume.uuid] = volume
-        if self.tombstone(volume.uuid) is not None:
-            self._tombstones[volume.uuid] = _GONE
-        self.count += 1
+        self._put_placed(self._volumes, self._base.volumes, volume)
 
     def remove_volume(self, uuid, stamp, final=True):
         """Remove the volume ``uuid``, for good by default: Cinder never
         gives a deleted volume's uuid to another."""
-        old = self.volume(uuid)
-        if old is not None:
-            self._unplace(uuid, old.pool)
-            self._volumes[uuid] = _GONE
-        self._tombstones[uuid] = model_state.Tombstone(stamp, final)
-        self.count += 1
+        self._bury(self._volumes, self._base.volumes, uuid, stamp, final)
 
     def carry_tombstones(self, tombstones, since):
         """Keep, from an older state's ``tombstones``, those of deletions
         at or after ``since`` of volumes this state does not hold."""
-        for uuid, buried in tombstones.items():
-            if buried.stamp >= since and self.volume(uuid) is None:
-                self._tombstones[uuid] = buried
-                self.count += 1
-
-    def _placed(self, pool):
-        if pool in self._placement:
-            return self._placement[pool]
-        return self._base.placement.get(pool, EMPTY)
-
-    def _place(self, uuid, pool):
-        if pool is not None:
-            self._placement[pool] = self._placed(pool).set(uuid, None)
-
-    def _unplace(self, uuid, pool):
-        if pool is None:
-            return
-        placed = self._placed(pool)
-        if uuid in placed:
-            self._placement[pool] = placed.delete(uuid)
+        self._carry(tombstones, since, self._volumes, self._base.volumes)
 
     def state(self):
         """The next state (the same one if nothing changed)."""
         if not self.count:
             return self._base
-        placement = {pool: (_GONE if not len(placed) else placed)
-                     for pool, placed in self._placement.items()}
         return StorageState(
             nodes=_merge(self._base.nodes, self._nodes),
             pools=_merge(self._base.pools, self._pools),
             volumes=_merge(self._base.volumes, self._volumes),
-            placement=_merge(self._base.placement, placement),
+            placement=_merge(self._base.placement, self._next_placement()),
             tombstones=_merge(self._base.tombstones, self._tombstones),
             volume_types=_merge(self._base.volume_types,
                                 self._volume_types),

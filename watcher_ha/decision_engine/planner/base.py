@@ -25,6 +25,38 @@ class UnplannableAction(ValueError):
     """The solution holds an action the planner cannot order."""
 
 
+class WeightedPlanner:
+    """A planner that takes the action types heaviest first, by its
+    group's ``weights``, each type in as many lanes as its
+    ``parallelization`` says. Subclasses name their option ``group`` and
+    the ``default_parallelization`` it starts from."""
+
+    group = None
+    default_parallelization = {}
+
+    def __init__(self, weights, parallelization):
+        self.weights = weights
+        self.parallelization = parallelization
+
+    @classmethod
+    def from_conf(cls, conf):
+        group = getattr(conf, cls.group)
+        # Widths an operator sets add to the defaults or replace some:
+        # setting evacuate alone keeps migrate's. Weights are the whole
+        # list (a type left out cannot be planned), as in Watcher.
+        return cls(group.weights,
+                   dict(cls.default_parallelization, **group.parallelization))
+
+    def check_weighted(self, actions):
+        """Raise UnplannableAction for the first of ``actions`` whose type
+        has no weight."""
+        for action in actions:
+            if action.action_type not in self.weights:
+                raise UnplannableAction(
+                    'No weight is configured for action type %s ([%s] '
+                    'weights)' % (action.action_type, self.group))
+
+
 def planned(action, parents):
     """A PlannedAction of ``action`` (a solution's ProposedAction)."""
     return PlannedAction(uuidutils.generate_uuid(), action.action_type,

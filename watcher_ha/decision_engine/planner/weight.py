@@ -10,7 +10,7 @@ has. The first actions of a type follow every lane of the type before.
 from watcher_ha.conf import planner as planner_conf
 from watcher_ha.decision_engine.planner import base
 from watcher_ha.decision_engine.planner.base import PlannedAction  # noqa: F401
-from watcher_ha.decision_engine.planner.base import UnplannableAction
+from watcher_ha.decision_engine.planner.base import UnplannableAction  # noqa
 
 GROUP = planner_conf.WEIGHT
 # The defaults of [watcher_planners.weight], as the planner's users
@@ -19,29 +19,15 @@ DEFAULT_WEIGHTS = planner_conf.WEIGHT_WEIGHTS
 DEFAULT_PARALLELIZATION = planner_conf.WEIGHT_PARALLELIZATION
 
 
-class WeightPlanner:
-
-    def __init__(self, weights, parallelization):
-        self.weights = weights
-        self.parallelization = parallelization
-
-    @classmethod
-    def from_conf(cls, conf):
-        group = getattr(conf, GROUP)
-        # Widths an operator sets add to the defaults or replace some:
-        # setting evacuate alone keeps migrate's. Weights are the whole
-        # list (a type left out cannot be planned), as in Watcher.
-        return cls(group.weights,
-                   dict(DEFAULT_PARALLELIZATION, **group.parallelization))
+class WeightPlanner(base.WeightedPlanner):
+    group = GROUP
+    default_parallelization = DEFAULT_PARALLELIZATION
 
     def schedule(self, solution):
         """[PlannedAction] with parents set; raises UnplannableAction."""
+        self.check_weighted(solution.actions)
         by_weight = {}
         for action in solution.actions:
-            if action.action_type not in self.weights:
-                raise UnplannableAction(
-                    'No weight is configured for action type %s ([%s] '
-                    'weights)' % (action.action_type, GROUP))
             by_weight.setdefault(self.weights[action.action_type],
                                  []).append(action)
         planned, before = [], []

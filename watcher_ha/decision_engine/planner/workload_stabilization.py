@@ -25,26 +25,14 @@ GROUP = planner_conf.WORKLOAD_STABILIZATION
 POWER_OFF = 'turn_host_to_acpi_s3_state'
 
 
-class WorkloadStabilizationPlanner:
-
-    def __init__(self, weights, parallelization):
-        self.weights = weights
-        self.parallelization = parallelization
-
-    @classmethod
-    def from_conf(cls, conf):
-        group = getattr(conf, GROUP)
-        return cls(group.weights, dict(
-            planner_conf.WORKLOAD_STABILIZATION_PARALLELIZATION,
-            **group.parallelization))
+class WorkloadStabilizationPlanner(base.WeightedPlanner):
+    group = GROUP
+    default_parallelization = (
+        planner_conf.WORKLOAD_STABILIZATION_PARALLELIZATION)
 
     def schedule(self, solution):
         """[PlannedAction] with parents set; raises UnplannableAction."""
-        for action in solution.actions:
-            if action.action_type not in self.weights:
-                raise base.UnplannableAction(
-                    'No weight is configured for action type %s ([%s] '
-                    'weights)' % (action.action_type, GROUP))
+        self.check_weighted(solution.actions)
         # Heaviest first; a stable sort keeps the strategy's order within
         # a type.
         ordered = sorted(solution.actions,

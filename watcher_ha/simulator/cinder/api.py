@@ -33,8 +33,10 @@ class CinderVersions(web.Versions):
 
 def _routes(table):
     """Each route of ``table`` under /v3 and /v3/{project_id}."""
-    found = [('GET', '', 'versions'), ('GET', '/', 'versions'),
-             ('GET', '/v3', 'version'), ('GET', '/v3/', 'version')]
+    found = list(web.route_table('''
+        GET  /     versions
+        GET  /v3/  version
+    '''))
     for method, path, handler in table:
         found.append((method, '/v3' + path, handler))
     for method, path, handler in table:
@@ -45,26 +47,26 @@ def _routes(table):
 class BlockStorageAPI(web.Service):
     prefix = '/volume'
     microversions = CinderVersions('volume', '3.0', '3.71')
-    routes = _routes((
-        ('GET', '/volumes', 'list_volumes'),
-        ('GET', '/volumes/detail', 'list_volumes_detail'),
-        ('POST', '/volumes', 'create_volume'),
-        ('GET', '/volumes/{ident}', 'show_volume'),
-        ('DELETE', '/volumes/{ident}', 'delete_volume'),
-        ('POST', '/volumes/{ident}/action', 'volume_action'),
-        ('GET', '/attachments', 'list_attachments'),
-        ('GET', '/attachments/detail', 'list_attachments_detail'),
-        ('POST', '/attachments', 'create_attachment'),
-        ('GET', '/attachments/{ident}', 'show_attachment'),
-        ('PUT', '/attachments/{ident}', 'update_attachment'),
-        ('DELETE', '/attachments/{ident}', 'delete_attachment'),
-        ('POST', '/attachments/{ident}/action', 'attachment_action'),
-        ('GET', '/scheduler-stats/get_pools', 'get_pools'),
-        ('GET', '/types', 'list_types'),
-        ('GET', '/types/{ident}', 'show_type'),
-        ('GET', '/types/{ident}/extra_specs', 'type_extra_specs'),
-        ('GET', '/os-services', 'list_services'),
-    ))
+    routes = _routes(web.route_table('''
+        GET     /volumes                     list_volumes
+        GET     /volumes/detail              list_volumes_detail
+        POST    /volumes                     create_volume
+        GET     /volumes/{ident}             show_volume
+        DELETE  /volumes/{ident}             delete_volume
+        POST    /volumes/{ident}/action      volume_action
+        GET     /attachments                 list_attachments
+        GET     /attachments/detail          list_attachments_detail
+        POST    /attachments                 create_attachment
+        GET     /attachments/{ident}         show_attachment
+        PUT     /attachments/{ident}         update_attachment
+        DELETE  /attachments/{ident}         delete_attachment
+        POST    /attachments/{ident}/action  attachment_action
+        GET     /scheduler-stats/get_pools   get_pools
+        GET     /types                       list_types
+        GET     /types/{ident}               show_type
+        GET     /types/{ident}/extra_specs   type_extra_specs
+        GET     /os-services                 list_services
+    '''))
 
     def __init__(self, simulator):
         super().__init__(simulator)
@@ -263,13 +265,7 @@ class BlockStorageAPI(web.Service):
             raise web.Reply(400, "Invalid input for field/attribute %s. "
                                  "'%s' is a required property"
                             % (action, missing[0]))
-        unexpected = sorted(set(args) - set(allowed))
-        if unexpected:
-            raise web.Reply(400, 'Invalid input for field/attribute %s. '
-                                 'Additional properties are not allowed '
-                                 '(%s was unexpected)'
-                            % (action, ', '.join(repr(k)
-                                                 for k in unexpected)))
+        web.refuse_unexpected(args, allowed, action)
         return args
 
     @staticmethod

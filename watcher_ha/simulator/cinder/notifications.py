@@ -10,9 +10,6 @@ driver messagingv2, topic ``notifications``, on exchange ``openstack``
 
 import datetime
 
-import oslo_messaging
-from oslo_config import cfg
-
 from watcher_ha.simulator import notifications
 
 CINDER_EXCHANGE = 'openstack'
@@ -85,12 +82,7 @@ def capacity_payload(storage, pool):
 
 def cinder_transport(transport_url):
     """A notification transport whose default exchange is Cinder's."""
-    conf = cfg.ConfigOpts()
-    # The first call registers the transport options on ``conf``.
-    oslo_messaging.get_notification_transport(
-        conf, url=transport_url).cleanup()
-    conf.set_override('control_exchange', CINDER_EXCHANGE)
-    return oslo_messaging.get_notification_transport(conf, url=transport_url)
+    return notifications.transport(transport_url, CINDER_EXCHANGE)
 
 
 class NoEvents:

@@ -74,15 +74,15 @@ class IronicVersions(web.Versions):
 class BaremetalAPI(web.Service):
     prefix = '/baremetal'
     microversions = IronicVersions()
-    routes = (
-        ('GET', '', 'root'), ('GET', '/', 'root'),
-        ('GET', '/v1', 'v1'), ('GET', '/v1/', 'v1'),
-        ('GET', '/v1/nodes', 'list_nodes'),
-        ('GET', '/v1/nodes/detail', 'list_nodes_detail'),
-        ('GET', '/v1/nodes/{ident}', 'show_node'),
-        ('GET', '/v1/nodes/{ident}/states', 'node_states'),
-        ('PUT', '/v1/nodes/{ident}/states/power', 'set_power'),
-    )
+    routes = web.route_table('''
+        GET  /                               root
+        GET  /v1/                            v1
+        GET  /v1/nodes                       list_nodes
+        GET  /v1/nodes/detail                list_nodes_detail
+        GET  /v1/nodes/{ident}               show_node
+        GET  /v1/nodes/{ident}/states        node_states
+        PUT  /v1/nodes/{ident}/states/power  set_power
+    ''')
 
     def error(self, status, message):
         # Ironic's: a JSON document inside a JSON string.

@@ -32,30 +32,30 @@ def forbidden():
 
 class IdentityAPI(web.Service):
     prefix = '/identity'
-    routes = (
-        ('GET', '', 'versions'), ('GET', '/', 'versions'),
-        ('GET', '/v3', 'version'), ('GET', '/v3/', 'version'),
-        ('POST', '/v3/auth/tokens', 'issue'),
-        ('GET', '/v3/auth/tokens', 'validate'),
-        ('HEAD', '/v3/auth/tokens', 'check'),
-        ('DELETE', '/v3/auth/tokens', 'revoke'),
-        ('GET', '/v3/auth/catalog', 'auth_catalog'),
-        ('GET', '/v3/auth/projects', 'auth_projects'),
-        ('GET', '/v3/auth/domains', 'auth_domains'),
-        ('GET', '/v3/auth/system', 'auth_system'),
-        ('GET', '/v3/users', 'list_users'),
-        ('GET', '/v3/users/{user_id}', 'show_user'),
-        ('GET', '/v3/users/{user_id}/projects', 'user_projects'),
-        ('GET', '/v3/projects', 'list_projects'),
-        ('GET', '/v3/projects/{project_id}', 'show_project'),
-        ('GET', '/v3/domains', 'list_domains'),
-        ('GET', '/v3/domains/{domain_id}', 'show_domain'),
-        ('GET', '/v3/roles', 'list_roles'),
-        ('GET', '/v3/services', 'list_services'),
-        ('POST', '/v3/services', 'create_service'),
-        ('GET', '/v3/endpoints', 'list_endpoints'),
-        ('POST', '/v3/endpoints', 'create_endpoint'),
-    )
+    routes = web.route_table('''
+        GET     /                             versions
+        GET     /v3/                          version
+        POST    /v3/auth/tokens               issue
+        GET     /v3/auth/tokens               validate
+        HEAD    /v3/auth/tokens               check
+        DELETE  /v3/auth/tokens               revoke
+        GET     /v3/auth/catalog              auth_catalog
+        GET     /v3/auth/projects             auth_projects
+        GET     /v3/auth/domains              auth_domains
+        GET     /v3/auth/system               auth_system
+        GET     /v3/users                     list_users
+        GET     /v3/users/{user_id}           show_user
+        GET     /v3/users/{user_id}/projects  user_projects
+        GET     /v3/projects                  list_projects
+        GET     /v3/projects/{project_id}     show_project
+        GET     /v3/domains                   list_domains
+        GET     /v3/domains/{domain_id}       show_domain
+        GET     /v3/roles                     list_roles
+        GET     /v3/services                  list_services
+        POST    /v3/services                  create_service
+        GET     /v3/endpoints                 list_endpoints
+        POST    /v3/endpoints                 create_endpoint
+    ''')
 
     def __init__(self, simulator):
         super().__init__(simulator)
@@ -273,16 +273,17 @@ class IdentityAPI(web.Service):
             self._user(req, u) for u in self._named(
                 req, self.directory.users.values())])
 
-    def show_user(self, req, version, user_id):
-        caller = self._caller(req)
-        if caller.user.id != user_id:
+    def _self_or_admin(self, req, user_id):
+        """Only the user ``user_id`` itself, or an admin, goes on."""
+        if self._caller(req).user.id != user_id:
             self._admin(req)
+
+    def show_user(self, req, version, user_id):
+        self._self_or_admin(req, user_id)
         return 200, {'user': self._user(req, self._user_or_404(user_id))}
 
     def user_projects(self, req, version, user_id):
-        caller = self._caller(req)
-        if caller.user.id != user_id:
-            self._admin(req)
+        self._self_or_admin(req, user_id)
         user = self._user_or_404(user_id)
         return self._listing(req, 'projects', [
             self._project(req, p) for p in self.directory.projects_of(user)])

@@ -3,6 +3,7 @@ routes, and the parts that serve them (servers_api, migrations_api,
 hosts_api, flavors_api, server_groups_api) on the shared service of
 api_base."""
 
+from watcher_ha.simulator import web
 from watcher_ha.simulator.nova import flavors_api
 from watcher_ha.simulator.nova import hosts_api
 from watcher_ha.simulator.nova import migrations_api
@@ -13,38 +14,37 @@ from watcher_ha.simulator.nova import servers_api
 class ComputeAPI(servers_api.ServersAPI, migrations_api.MigrationsAPI,
                  hosts_api.HostsAPI, flavors_api.FlavorsAPI,
                  server_groups_api.ServerGroupsAPI):
-    routes = (
-        ('GET', '', 'version'), ('GET', '/', 'version'),
-        ('GET', '/servers', 'list_servers'),
-        ('GET', '/servers/detail', 'list_servers_detail'),
-        ('GET', '/servers/{uuid}', 'show_server'),
-        ('GET', '/servers/{uuid}/migrations', 'list_server_migrations'),
-        ('DELETE', '/servers/{uuid}/migrations/{ident}',
-         'abort_server_migration'),
-        ('POST', '/servers', 'create_server'),
-        ('DELETE', '/servers/{uuid}', 'delete_server'),
-        ('POST', '/servers/{uuid}/action', 'server_action'),
-        ('GET', '/os-migrations', 'list_migrations'),
-        ('GET', '/os-services', 'list_services'),
-        ('PUT', '/os-services/{ident}', 'update_service'),
-        ('GET', '/os-hypervisors', 'list_hypervisors'),
-        ('GET', '/os-hypervisors/detail', 'list_hypervisors_detail'),
-        ('GET', '/os-hypervisors/{ident}/search', 'search_hypervisors'),
-        ('GET', '/os-hypervisors/{ident}', 'show_hypervisor'),
-        ('GET', '/flavors', 'list_flavors'),
-        ('GET', '/flavors/detail', 'list_flavors_detail'),
-        ('GET', '/flavors/{ident}', 'show_flavor'),
-        ('GET', '/flavors/{ident}/os-extra_specs', 'flavor_extra_specs'),
-        ('GET', '/os-availability-zone', 'list_zones'),
-        ('GET', '/os-availability-zone/detail', 'list_zones_detail'),
-        ('GET', '/os-aggregates', 'list_aggregates'),
-        ('GET', '/os-aggregates/{ident}', 'show_aggregate'),
-        ('POST', '/os-aggregates/{ident}/action', 'aggregate_action'),
-        ('GET', '/os-server-groups', 'list_server_groups'),
-        ('POST', '/os-server-groups', 'create_server_group'),
-        ('GET', '/os-server-groups/{ident}', 'show_server_group'),
-        ('DELETE', '/os-server-groups/{ident}', 'delete_server_group'),
-    )
+    routes = web.route_table('''
+        GET     /                                   version
+        GET     /servers                            list_servers
+        GET     /servers/detail                     list_servers_detail
+        GET     /servers/{uuid}                     show_server
+        GET     /servers/{uuid}/migrations          list_server_migrations
+        DELETE  /servers/{uuid}/migrations/{ident}  abort_server_migration
+        POST    /servers                            create_server
+        DELETE  /servers/{uuid}                     delete_server
+        POST    /servers/{uuid}/action              server_action
+        GET     /os-migrations                      list_migrations
+        GET     /os-services                        list_services
+        PUT     /os-services/{ident}                update_service
+        GET     /os-hypervisors                     list_hypervisors
+        GET     /os-hypervisors/detail              list_hypervisors_detail
+        GET     /os-hypervisors/{ident}/search      search_hypervisors
+        GET     /os-hypervisors/{ident}             show_hypervisor
+        GET     /flavors                            list_flavors
+        GET     /flavors/detail                     list_flavors_detail
+        GET     /flavors/{ident}                    show_flavor
+        GET     /flavors/{ident}/os-extra_specs     flavor_extra_specs
+        GET     /os-availability-zone               list_zones
+        GET     /os-availability-zone/detail        list_zones_detail
+        GET     /os-aggregates                      list_aggregates
+        GET     /os-aggregates/{ident}              show_aggregate
+        POST    /os-aggregates/{ident}/action       aggregate_action
+        GET     /os-server-groups                   list_server_groups
+        POST    /os-server-groups                   create_server_group
+        GET     /os-server-groups/{ident}           show_server_group
+        DELETE  /os-server-groups/{ident}           delete_server_group
+    ''')
     def version(self, req, version):
         return 200, {'version': {
             'id': 'v2.1', 'status': 'CURRENT',

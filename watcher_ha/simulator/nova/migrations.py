@@ -239,11 +239,7 @@ class Migrations:
 
     def confirm_resize(self, uuid):
         with self.lock:
-            server = self.server(uuid)
-            if server.vm_state != 'resized':
-                raise model.Refused(409, "Cannot 'confirmResize' instance %s "
-                                         "while it is in vm_state %s"
-                                    % (uuid, server.vm_state))
+            server = self._resized_server(uuid, 'confirmResize')
             source = server.source_host
             self._emit('instance.resize_confirm.start', server,
                        publisher=source)
@@ -257,6 +253,16 @@ class Migrations:
             self._emit('instance.resize_confirm.end', server,
                        publisher=source)
 
+    def _resized_server(self, uuid, action):
+        """The server ``uuid``, its resize waiting for a confirm or revert
+        (``action``: Nova's name of the one asked); Refused otherwise."""
+        server = self.server(uuid)
+        if server.vm_state != 'resized':
+            raise model.Refused(409, "Cannot '%s' instance %s while it is "
+                                     "in vm_state %s"
+                                % (action, uuid, server.vm_state))
+        return server
+
     @staticmethod
     def _resting_state(server):
         """Where a confirmed or reverted resize leaves a server: running
@@ -266,11 +272,7 @@ class Migrations:
 
     def revert_resize(self, uuid):
         with self.lock:
-            server = self.server(uuid)
-            if server.vm_state != 'resized':
-                raise model.Refused(409, "Cannot 'revertResize' instance %s "
-                                         "while it is in vm_state %s"
-                                    % (uuid, server.vm_state))
+            server = self._resized_server(uuid, 'revertResize')
             self._emit('instance.resize_revert.start', server)
             server.host, server.source_host = server.source_host, None
             server.flavor, server.old_flavor = server.old_flavor, None

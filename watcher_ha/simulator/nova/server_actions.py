@@ -2,57 +2,55 @@
 start and stop, pause, suspend, reset state, shelve and unshelve, lock.
 A part of the cloud (cloud.Cloud), under its lock."""
 
+import typing
+
 from watcher_ha.simulator.nova import model
+
+
+class Move(typing.NamedTuple):
+    """A server action that flips the server between two states: the
+    action's name (Nova's, in its refusals), the vm_states it may start
+    from, the name its notifications carry, and the vm_state and
+    power_state (Nova's numbers) it leaves the server in."""
+    action: str
+    from_states: tuple
+    notified: str
+    vm_state: str
+    power: int
+
+
+START = Move('start', ('stopped',), 'power_on', 'active', 1)
+STOP = Move('stop', ('active',), 'power_off', 'stopped', 4)
+PAUSE = Move('pause', ('active',), 'pause', 'paused', 3)
+UNPAUSE = Move('unpause', ('paused',), 'unpause', 'active', 1)
+SUSPEND = Move('suspend', ('active',), 'suspend', 'suspended', 7)
+RESUME = Move('resume', ('suspended',), 'resume', 'active', 1)
 
 
 class ServerActions:
     """Mixed into cloud.Cloud: the actions on one of its servers."""
 
     def power(self, uuid, on):
-        with self.lock:
-            server = self.server(uuid)
-            if on:
-                self._require(server, 'start', states=('stopped',))
-                self._emit('instance.power_on.start', server)
-                server.vm_state, server.power_state = 'active', 1
-                self._emit('instance.power_on.end', server)
-            else:
-                self._require(server, 'stop')
-                self._emit('instance.power_off.start', server)
-                server.vm_state, server.power_state = 'stopped', 4
-                self._emit('instance.power_off.end', server)
-            self._touch(server)
+        self._move(uuid, START if on else STOP)
 
     def pause(self, uuid, paused):
-        with self.lock:
-            server = self.server(uuid)
-            if paused:
-                self._require(server, 'pause')
-                self._emit('instance.pause.start', server)
-                server.vm_state, server.power_state = 'paused', 3
-                self._emit('instance.pause.end', server)
-            else:
-                self._require(server, 'unpause', states=('paused',))
-                self._emit('instance.unpause.start', server)
-                server.vm_state, server.power_state = 'active', 1
-                self._emit('instance.unpause.end', server)
-            self._touch(server)
+        self._move(uuid, PAUSE if paused else UNPAUSE)
 
     def suspend(self, uuid, suspended):
         """Nova's suspend (from ACTIVE: the guest's memory saved, power
         state SUSPENDED) and resume."""
+        self._move(uuid, SUSPEND if suspended else RESUME)
+
+    def _move(self, uuid, move):
+        """``move`` on the server ``uuid``, notified as Nova does:
+        instance.<notified>.start, then .end once the server is in its
+        new states."""
         with self.lock:
             server = self.server(uuid)
-            if suspended:
-                self._require(server, 'suspend')
-                self._emit('instance.suspend.start', server)
-                server.vm_state, server.power_state = 'suspended', 7
-                self._emit('instance.suspend.end', server)
-            else:
-                self._require(server, 'resume', states=('suspended',))
-                self._emit('instance.resume.start', server)
-                server.vm_state, server.power_state = 'active', 1
-                self._emit('instance.resume.end', server)
+            self._require(server, move.action, states=move.from_states)
+            self._emit('instance.%s.start' % move.notified, server)
+            server.vm_state, server.power_state = move.vm_state, move.power
+            self._emit('instance.%s.end' % move.notified, server)
             self._touch(server)
 
     def reset_state(self, uuid, state):

@@ -56,12 +56,7 @@ class ServerGroupsAPI(api_base.ComputeService):
             policy = (policies[0] if isinstance(policies, list)
                       and len(policies) == 1 else None)
             rules, allowed = {}, {'name', 'policies'}
-        unexpected = sorted(set(spec) - allowed)
-        if unexpected:
-            raise web.Reply(400, 'Invalid input for field/attribute '
-                                 'server_group. Additional properties are '
-                                 'not allowed (%s was unexpected)'
-                            % ', '.join(repr(k) for k in unexpected))
+        web.refuse_unexpected(spec, allowed, 'server_group')
         if policy not in server_groups.POLICIES:
             raise web.Reply(400, 'Invalid input for field/attribute policy. '
                                  'Value: %s. %r is not one of %s'

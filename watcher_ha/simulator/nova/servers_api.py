@@ -229,12 +229,7 @@ class ServersAPI(api_base.ComputeService):
             allowed.add('onSharedStorage')
         elif (2, 29) <= version < (2, 68):
             allowed.add('force')
-        unexpected = sorted(set(args) - allowed)
-        if unexpected:
-            raise web.Reply(400, 'Invalid input for field/attribute '
-                                 'evacuate. Additional properties are not '
-                                 'allowed (%s was unexpected)'
-                            % ', '.join(repr(k) for k in unexpected))
+        web.refuse_unexpected(args, allowed, 'evacuate')
         if version < (2, 14) and 'onSharedStorage' not in args:
             raise web.Reply(400, "Invalid input for field/attribute "
                                  "evacuate. 'onSharedStorage' is a required "

@@ -14,18 +14,18 @@ TRAITS = ['COMPUTE_NET_ATTACH_INTERFACE', 'COMPUTE_VOLUME_ATTACH',
 class PlacementAPI(web.Service):
     prefix = '/placement'
     microversions = web.Versions('placement', '1.0', '1.39')
-    routes = (
-        ('GET', '', 'root'), ('GET', '/', 'root'),
-        ('GET', '/resource_providers', 'list_providers'),
-        ('GET', '/resource_providers/{uuid}', 'show_provider'),
-        ('GET', '/resource_providers/{uuid}/inventories', 'inventories'),
-        ('GET', '/resource_providers/{uuid}/usages', 'usages'),
-        ('GET', '/resource_providers/{uuid}/aggregates', 'aggregates'),
-        ('GET', '/resource_providers/{uuid}/traits', 'provider_traits'),
-        ('GET', '/resource_providers/{uuid}/allocations', 'rp_allocations'),
-        ('GET', '/allocations/{consumer}', 'allocations'),
-        ('GET', '/traits', 'traits'),
-    )
+    routes = web.route_table('''
+        GET  /                                       root
+        GET  /resource_providers                     list_providers
+        GET  /resource_providers/{uuid}              show_provider
+        GET  /resource_providers/{uuid}/inventories  inventories
+        GET  /resource_providers/{uuid}/usages       usages
+        GET  /resource_providers/{uuid}/aggregates   aggregates
+        GET  /resource_providers/{uuid}/traits       provider_traits
+        GET  /resource_providers/{uuid}/allocations  rp_allocations
+        GET  /allocations/{consumer}                 allocations
+        GET  /traits                                 traits
+    ''')
 
     def error(self, status, message):
         # Placement's error format.

@@ -2,6 +2,9 @@
 
 Revision ID: 0002
 Revises: 0001
+
+Internal (the API shows no such field): the decision engine that moves it
+(compare-and-swap) is the one that sends the notification.
 """
 
 from alembic import op
@@ -9,8 +12,6 @@ import sqlalchemy as sa
 
 revision = '0002'
 down_revision = '0001'
-branch_labels = None
-depends_on = None
 
 
 def upgrade():

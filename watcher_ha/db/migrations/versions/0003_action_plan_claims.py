@@ -6,15 +6,11 @@ Revises: 0002
 
 from alembic import op
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql
+
+from watcher_ha.db.migrations.table_parts import TIMESTAMP
 
 revision = '0003'
 down_revision = '0002'
-branch_labels = None
-depends_on = None
-
-TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
-                                       'mariadb')
 
 
 def upgrade():

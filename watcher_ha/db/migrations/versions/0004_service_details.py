@@ -2,6 +2,9 @@
 
 Revision ID: 0004
 Revises: 0003
+
+A decision engine reports its data models' generation and when they were
+last fed; the API shows them as the service's data_models.
 """
 
 from alembic import op
@@ -9,8 +12,6 @@ import sqlalchemy as sa
 
 revision = '0004'
 down_revision = '0003'
-branch_labels = None
-depends_on = None
 
 
 def upgrade():

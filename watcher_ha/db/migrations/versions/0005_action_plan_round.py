@@ -13,15 +13,11 @@ round of one-shot and event plans never collides.
 
 from alembic import op
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql
+
+from watcher_ha.db.migrations.table_parts import TIMESTAMP
 
 revision = '0005'
 down_revision = '0004'
-branch_labels = None
-depends_on = None
-
-TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
-                                       'mariadb')
 
 
 def upgrade():

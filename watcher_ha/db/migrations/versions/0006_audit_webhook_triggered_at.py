@@ -10,21 +10,17 @@ seconds, counted from this column so that every API worker agrees.
 
 from alembic import op
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql
+
+from watcher_ha.db.migrations.table_parts import TIMESTAMP
 
 revision = '0006'
 down_revision = '0005'
-branch_labels = None
-depends_on = None
-
-TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
-                                       'mariadb')
 
 
 def upgrade():
     with op.batch_alter_table('audits') as batch_op:
-        batch_op.add_column(sa.Column('webhook_triggered_at', TIMESTAMP,
-                                      nullable=True))
+        batch_op.add_column(
+            sa.Column('webhook_triggered_at', TIMESTAMP, nullable=True))
 
 
 def downgrade():

@@ -11,15 +11,11 @@ waits until a call let through then has had time to land.
 
 from alembic import op
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql
+
+from watcher_ha.db.migrations.table_parts import TIMESTAMP
 
 revision = '0007'
 down_revision = '0006'
-branch_labels = None
-depends_on = None
-
-TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
-                                       'mariadb')
 
 
 def upgrade():

@@ -18,8 +18,6 @@ import sqlalchemy as sa
 
 revision = '0009'
 down_revision = '0008'
-branch_labels = None
-depends_on = None
 
 
 def upgrade():

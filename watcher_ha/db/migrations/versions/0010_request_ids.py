@@ -17,8 +17,6 @@ import sqlalchemy as sa
 
 revision = '0010'
 down_revision = '0009'
-branch_labels = None
-depends_on = None
 
 REQUEST_ID_LEN = 64
 

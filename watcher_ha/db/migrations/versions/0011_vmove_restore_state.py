@@ -18,8 +18,6 @@ import sqlalchemy as sa
 
 revision = '0011'
 down_revision = '0010'
-branch_labels = None
-depends_on = None
 
 STATE_LEN = 20
 
