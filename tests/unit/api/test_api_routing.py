@@ -188,3 +188,28 @@ def test_root_is_unversioned_and_v1_versioned(api):
         resp = api.get(path)
         assert resp.status == 200 and versioned(resp), path
         assert resp.json['id'] == 'v1'
+
+
+@pytest.mark.parametrize('method, path', [
+    ('GET', '/v1/goals/%ff'), ('GET', '/v1/goals?limit=%ff'),
+    ('POST', '/v1/audits?%ff=1'), ('DELETE', '/%ff'),
+])
+def test_path_or_query_not_utf8_is_plain_400(api, method, path):
+    resp = api.request(method, path)
+    assert resp.status == 400, resp
+    assert inner(resp) == {'code': 400, 'title': 'Bad Request',
+                           'description': ''}
+    assert not versioned(resp)
+
+
+def test_nul_in_a_query_the_handler_does_not_read(api):
+    assert api.get('/v1?x=%00').status == 200
+    assert api.get('/v1/goals?x=%00').status == 400
+
+
+@pytest.mark.parametrize('method', ['GET', 'POST', 'PATCH'])
+def test_more_empty_segments_than_identifiers_before_a_collection(
+        api, method):
+    # Watcher's first router failed there (IndexError, a 500).
+    assert_routing_404(api.request(method, '/v1///goals'))
+    assert api.request('HEAD', '/v1///goals').status == 404
