@@ -3,7 +3,7 @@
 from watcher_ha.api import method
 from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import base
-from watcher_ha.api.schemas import catalog
+from watcher_ha.api.schemas import strategies as schema
 from watcher_ha.db import goals as db
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.policies import policy
@@ -12,7 +12,7 @@ from watcher_ha.policies import strategy as strategy_policy
 
 class StrategiesController(base.ResourceController):
     view = db.STRATEGY_VIEW
-    fields = catalog.STRATEGY
+    fields = schema.STRATEGY
     policy_module = strategy_policy
 
     @method.expose()
