@@ -1,9 +1,6 @@
-"""Build the WSGI application: pecan inside, middleware around it."""
+"""Build the WSGI application: the two APIs' route tables inside,
+middleware around them."""
 
-import sys
-
-import pecan
-import webob
 from oslo_config import cfg
 from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
@@ -13,37 +10,12 @@ from watcher_ha.api import access_log
 from watcher_ha.api import auth
 from watcher_ha.api import body_limit
 from watcher_ha.api import errors
-from watcher_ha.api import hooks
-from watcher_ha.api import pecan_speedups
 from watcher_ha.api import request_metrics
+from watcher_ha.api.controllers import root
 from watcher_ha.api.instance_ha import app as instance_ha_app
 from watcher_ha.service import healthcheck
 
 CONF = cfg.CONF
-
-
-class Request(pecan.Request):
-    """Pecan's request, minus pecan's own reading of the body.
-
-    Handlers read JSON bodies themselves (``request.json_body``) and answer
-    Watcher's 400 when they are not JSON. Pecan would also parse the body
-    to turn its keys (or a form's fields) into handler arguments, and a
-    body it could not parse there (nested too deep, an unknown charset, a
-    multipart form without boundary) escaped the app as a 500.
-    """
-
-    # Never copy a body to a temporary file: handlers read it whole into
-    # memory anyway, and it is capped (api/body_limit.py). A chunked body
-    # cut off at the cap mid-copy also left that file open.
-    request_body_tempfile_limit = sys.maxsize
-
-    @property
-    def json(self):
-        return {}
-
-    @property
-    def POST(self):
-        return webob.multidict.NoVars('the API reads JSON bodies only')
 
 
 class Mount:
@@ -68,18 +40,7 @@ class Mount:
 
 def setup_app(conf=None):
     conf = conf or CONF
-    pecan_speedups.install()
-    app = pecan.make_app(
-        'watcher_ha.api.controllers.root.RootController',
-        hooks=[hooks.JSONOnlyHook(), hooks.ContextHook()],
-        request_cls=Request,
-        # Resource names may contain dots: never strip ".json" suffixes.
-        guess_content_type_from_ext=False,
-        force_canonical=False,
-        debug=False,
-        logging=False,
-    )
-    app = errors.ErrorFormatMiddleware(app)
+    app = errors.ErrorFormatMiddleware(root.WatcherAPI())
     prefix = conf.instance_ha.api_path_prefix
     app = Mount(app, prefix, instance_ha_app.setup_app(conf))
     app = access_log.AccessLogMiddleware(app)

@@ -54,7 +54,7 @@ class ErrorFormatMiddleware:
             app_iter = self.app(environ, _start_response)
         except Exception:
             # Handlers render their own errors (api/method.py); this is for
-            # a failure in pecan or a hook, which must still answer in
+            # a failure in routing, which must still answer in
             # Watcher's format rather than with the server's bare 500.
             LOG.exception('Unexpected error outside the API handlers for '
                           '%s %s', environ.get('REQUEST_METHOD'),

@@ -11,11 +11,12 @@ import json
 import logging
 
 import microversion_parse
-import pecan
+import webob
 from oslo_db import exception as db_exc
 
 from watcher_ha.api import errors
 from watcher_ha.api import microversion
+from watcher_ha.api import request
 from watcher_ha.common import exception
 from watcher_ha.db import engine
 
@@ -24,45 +25,57 @@ LOG = logging.getLogger(__name__)
 JSON = 'application/json'
 
 
-def expose(status_code=200, min_version=None):
+def expose(status_code=200, min_version=None, takes_query=True):
     """Expose a controller method as a JSON API handler.
+
+    The method is called as ``method(call, *path_arguments)`` (``call``: a
+    request.Call); the handler it becomes is called by the router as
+    ``handler(req, params, args)``: the webob request, the query
+    parameters, the path's arguments. Its ``arguments`` are the names of
+    the path arguments the method takes.
 
     :param status_code: status of a successful answer; 202 and 204 answers
         have no body.
     :param min_version: the first microversion serving this handler;
         earlier versions get 406.
+    :param takes_query: False for a handler that reads no query
+        parameter, which then does not check them either.
     """
     minimum = (microversion_parse.parse_version_string(min_version)
                if min_version else None)
 
     def decorator(func):
-        signature = inspect.signature(func)
+        arguments = tuple(list(inspect.signature(func).parameters)[2:])
 
-        @pecan.expose(content_type=JSON)
         @functools.wraps(func)
-        def handler(*args, **kwargs):
-            request, response = pecan.request, pecan.response
+        def handler(self, req, params, args):
+            if not takes_query:
+                params = {}
+            response = webob.Response()
             response.headers.update(microversion.range_headers())
             try:
-                version = microversion.parse(request.headers)
-                extension = microversion.parse_extension(request.headers)
+                version = microversion.parse(req.headers)
+                extension = microversion.parse_extension(req.headers)
             except microversion.VersionNotAcceptable as err:
                 return _render(response, err.code,
                                errors.http_body(err.code, err.message))
             except exception.WatcherHAError as err:
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
-            request.version = version
-            request.requested = microversion.Requested(
+            requested = microversion.Requested(
                 version, extension or microversion.MIN_EXTENSION)
             response.headers[microversion.HEADER] = (
                 microversion.version_header(version, extension))
+            call = request.Call(req, params, requested)
             try:
                 if minimum is not None and version < minimum:
                     raise exception.NotAcceptable()
-                _check_arguments(signature, args, kwargs)
-                _refuse_nul(args, kwargs)
-                result = func(*args, **kwargs)
+                if len(args) < len(arguments):
+                    raise exception.MissingArgument(
+                        name=arguments[len(args)])
+                _refuse_nul(args, params)
+                result = func(self, call, *args)
+                response.headers.update(call.headers)
             except db_exc.DBDataError:
                 # MySQL (strict mode) and PostgreSQL refuse a value too
                 # long or out of range for its column; SQLite stores it.
@@ -72,8 +85,8 @@ def expose(status_code=200, min_version=None):
 
             except exception.WatcherHAError as err:
                 if err.code >= 500:
-                    LOG.error('%s %s failed: %s', request.method,
-                              request.path, err.message)
+                    LOG.error('%s %s failed: %s', req.method, req.path,
+                              err.message)
                 response.headers.update(err.headers())
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
@@ -81,46 +94,29 @@ def expose(status_code=200, min_version=None):
                 if engine.lock_wait_timed_out(unexpected):
                     err = exception.DatabaseBusy(
                         seconds=engine.LOCK_WAIT_SECONDS)
-                    LOG.warning('%s %s: %s', request.method, request.path,
+                    LOG.warning('%s %s: %s', req.method, req.path,
                                 err.message)
                     return _render(response, err.code,
                                    errors.fault_body(err.code, err.message))
-                LOG.exception('Unexpected error in %s %s', request.method,
-                              request.path)
+                LOG.exception('Unexpected error in %s %s', req.method,
+                              req.path)
                 return _render(response, 500, errors.fault_body(
                     500, 'An unexpected error occurred; the API log has '
                          'the details under this request ID.'))
             if status_code in (202, 204) or result is None:
-                return _render(response, status_code, b'')
+                # A 200 without a body is a 204, as Watcher answers it.
+                return _render(response, 204 if status_code == 200
+                               else status_code, b'')
             return _render(response, status_code, json.dumps(result).encode())
+        handler.arguments = arguments
         return handler
     return decorator
 
 
-def _check_arguments(signature, args, kwargs):
-    """Refuse a path that does not fit the handler's arguments.
-
-    Pecan calls a handler with the path segments it has: none for
-    ``DELETE /v1/audits/``, one too many for ``GET /v1/audits/x/``. The
-    call would fail with TypeError, a 500.
-    """
-    try:
-        signature.bind(*args, **kwargs)
-    except TypeError:
-        positional = [p for p in signature.parameters.values()
-                      if p.kind is p.POSITIONAL_OR_KEYWORD]
-        missing = [p.name for p in positional[len(args):]
-                   if p.default is p.empty and p.name not in kwargs]
-        if missing:
-            raise exception.MissingArgument(name=missing[0])
-        raise exception.NotFound(
-            'No resource is found at %s.' % pecan.request.path)
-
-
-def _refuse_nul(args, kwargs):
+def _refuse_nul(args, params):
     """PostgreSQL cannot store or compare NUL characters: refuse them in
     path segments and query values rather than fail in the database."""
-    for value in list(args) + list(kwargs.values()):
+    for value in list(args) + list(params.values()):
         values = value if isinstance(value, list) else [value]
         if any(isinstance(v, str) and '\x00' in v for v in values):
             raise exception.InvalidNUL()

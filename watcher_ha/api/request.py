@@ -1,15 +1,21 @@
-"""Reading a request: its context, version, JSON body, paging and links."""
+"""Reading a request: its context, version, JSON body, paging and links.
+
+A handler is given its request as a ``Call``; nothing here reads a
+thread-local request.
+"""
 
 import dataclasses
 import json
+import sys
 import urllib.parse
 
-import pecan
 import webob
 from oslo_config import cfg
+from oslo_middleware import request_id
 from oslo_utils import uuidutils
 
 from watcher_ha.api import body_limit
+from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
 
 CONF = cfg.CONF
@@ -17,18 +23,93 @@ CONF = cfg.CONF
 SORT_DIRS = ('asc', 'desc')
 
 
-def context():
-    return pecan.request.context
+class Request(webob.Request):
+
+    # Never copy a body to a temporary file: handlers read it whole into
+    # memory anyway, and it is capped (api/body_limit.py). A chunked body
+    # cut off at the cap mid-copy also left that file open.
+    request_body_tempfile_limit = sys.maxsize
 
 
-def requested():
-    """The versions asked for: microversion.Requested."""
-    return pecan.request.requested
+def request_context(environ):
+    """The RequestContext of keystonemiddleware's headers in ``environ``.
+
+    With ``auth_strategy = noauth`` there are no identity headers and every
+    request acts as an administrator, under the id the answer carries
+    (X-Openstack-Request-Id), as keystone's contexts are.
+    """
+    if CONF.auth_strategy == 'noauth':
+        return watcher_context.admin_context(
+            request_id=environ.get(request_id.ENV_REQUEST_ID))
+    return watcher_context.RequestContext.from_environ(environ)
 
 
-def version_at_least(text):
-    """``text``: 'X.Y' (infra-optim) or 'watcher-ha X.Y'."""
-    return pecan.request.requested.at_least(text)
+class Call:
+    """One request as a Watcher API handler sees it.
+
+    ``params``: the query string's parameters, a list for a repeated one;
+    ``headers``: headers to add to the answer (Location).
+    """
+
+    def __init__(self, req, params, requested):
+        self.req = req
+        self.params = params
+        self.requested = requested       # microversion.Requested
+        self.version = requested.api
+        self.context = request_context(req.environ)
+        self.headers = {}
+
+    def version_at_least(self, text):
+        """``text``: 'X.Y' (infra-optim) or 'watcher-ha X.Y'."""
+        return self.requested.at_least(text)
+
+    def raw_body(self):
+        """The raw request body, or 413 past the body size cap.
+
+        A body without Content-Length passes the cap (api/body_limit.py)
+        unchecked; oslo.middleware's limiter then stops reading it at the
+        limit by raising its own HTTP error, answered here in our format.
+        """
+        try:
+            return self.req.body
+        except webob.exc.HTTPRequestEntityTooLarge:
+            raise body_limit.too_large(CONF)
+
+    def json_body(self):
+        """The request body as parsed JSON, or 400 if it is not JSON."""
+        return parse_json(self.raw_body())
+
+    def base_url(self):
+        """Scheme, host and port for links: [api] public_endpoint or the
+        request's own (proxies' X-Forwarded-* honoured)."""
+        return base_url(self.req)
+
+    def links(self, resource, ident):
+        base = self.base_url()
+        return [{'href': '%s/v1/%s/%s' % (base, resource, ident),
+                 'rel': 'self'},
+                {'href': '%s/%s/%s' % (base, resource, ident),
+                 'rel': 'bookmark'}]
+
+    def next_link(self, path, paging, last_marker, extra_args=None):
+        """The ``next`` URL of a full page, as Watcher builds it."""
+        # Unlike Watcher, the filters stay in the link: following it must
+        # not widen the listing.
+        args = dict(extra_args or {})
+        args.update(paging.next_args())
+        query = ''.join('%s=%s&' % (k, urllib.parse.quote(str(v), safe=''))
+                        for k, v in args.items() if v is not None)
+        return '%s/v1/%s?%slimit=%d&marker=%s' % (
+            self.base_url(), path, query, paging.limit, last_marker)
+
+
+def base_url(req):
+    """Scheme, host and port of ``req`` for links (see Call.base_url)."""
+    environ = req.environ
+    if 'watcher_ha.base_url' not in environ:
+        environ['watcher_ha.base_url'] = (
+            CONF.api.public_endpoint or req.host_url).rstrip('/')
+    return environ['watcher_ha.base_url']
 
 
 # No Watcher body nests more than a few levels; validating, copying or
@@ -47,24 +128,6 @@ def _finite(text):
     if value in (float('inf'), float('-inf')):
         raise ValueError('%s is out of range' % text)
     return value
-
-
-def raw_body():
-    """The raw request body, or 413 past the body size cap.
-
-    A body without Content-Length passes the cap (api/body_limit.py)
-    unchecked; oslo.middleware's limiter then stops reading it at the
-    limit by raising its own HTTP error, answered here in our format.
-    """
-    try:
-        return pecan.request.body
-    except webob.exc.HTTPRequestEntityTooLarge:
-        raise body_limit.too_large(CONF)
-
-
-def json_body():
-    """The request body as parsed JSON, or 400 if it is not JSON."""
-    return parse_json(raw_body())
 
 
 def parse_json(raw):
@@ -172,30 +235,3 @@ def _is_int(text):
     return text.isascii() and text.isdigit() and len(text) < 19
 
 
-def base_url():
-    """Scheme, host and port for links: [api] public_endpoint or the
-    request's own (proxies' X-Forwarded-* honoured)."""
-    environ = pecan.request.environ
-    if 'watcher_ha.base_url' not in environ:
-        environ['watcher_ha.base_url'] = (
-            CONF.api.public_endpoint or pecan.request.host_url).rstrip('/')
-    return environ['watcher_ha.base_url']
-
-
-def links(resource, ident):
-    base = base_url()
-    return [{'href': '%s/v1/%s/%s' % (base, resource, ident), 'rel': 'self'},
-            {'href': '%s/%s/%s' % (base, resource, ident),
-             'rel': 'bookmark'}]
-
-
-def next_link(path, paging, last_marker, extra_args=None):
-    """The ``next`` URL of a full page, as Watcher builds it."""
-    # Unlike Watcher, the filters stay in the link: following it must not
-    # widen the listing.
-    args = dict(extra_args or {})
-    args.update(paging.next_args())
-    query = ''.join('%s=%s&' % (k, urllib.parse.quote(str(v), safe=''))
-                    for k, v in args.items() if v is not None)
-    return '%s/v1/%s?%slimit=%d&marker=%s' % (
-        base_url(), path, query, paging.limit, last_marker)

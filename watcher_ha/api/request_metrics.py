@@ -3,16 +3,16 @@
 The route is the request's path with every segment that is not a word of
 the API's routes (a UUID, a name, a project ID) replaced by ``{id}``:
 ``/v1/audits/{id}``, ``/instance-ha/v1/{id}/segments/{id}/hosts``. The
-words are read from the routes themselves (the pecan controllers' names
-and custom actions, the instance-ha route table), so a label takes a
-bounded number of values whatever clients send.
+words are read from the routes themselves (the fixed segments of both
+APIs' route tables), so a label takes a bounded number of values whatever
+clients send.
 """
 
 import time
 
 import prometheus_client
-from pecan import rest
 
+from watcher_ha.api import routing
 from watcher_ha.api.controllers import root
 from watcher_ha.api.instance_ha import app as instance_ha_app
 
@@ -33,29 +33,14 @@ MAX_SEGMENTS = 8
 TOO_DEEP = '/{too_deep}'
 
 
-def _controller_words(controller):
-    """The path segments pecan routes by, under ``controller``."""
-    words = set(getattr(controller, '_custom_actions', ()))
-    for name in dir(type(controller)):
-        child = getattr(type(controller), name, None)
-        if not name.startswith('_') and isinstance(child,
-                                                   rest.RestController):
-            words.add(name)
-            words |= _controller_words(child)
-    return words
-
-
 def _instance_ha_words(prefix):
     words = {'v1', 'versions', 'healthcheck'}
     words.update(segment for segment in prefix.split('/') if segment)
-    for _, path, _ in instance_ha_app.ROUTES:
-        words.update(segment for segment in path.split('/')
-                     if segment and not segment.startswith('{'))
-    return words
+    return words | routing.Table(instance_ha_app.ROUTES).words()
 
 
 def route_words(conf):
-    return frozenset(_controller_words(root.RootController())
+    return frozenset(routing.Table(root.ROUTES).words()
                      | _instance_ha_words(conf.instance_ha.api_path_prefix)
                      | {'healthcheck'})
 

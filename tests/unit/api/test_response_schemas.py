@@ -9,12 +9,14 @@ from watcher_ha.api import microversion
 from watcher_ha.api.schemas import action_plans
 from watcher_ha.api.schemas import audit_templates
 from watcher_ha.api.schemas import audits
-from watcher_ha.api.schemas import catalog
+from watcher_ha.api.schemas import goals
+from watcher_ha.api.schemas import scoring_engines
 from watcher_ha.api.schemas import services
+from watcher_ha.api.schemas import strategies
 
 RESOURCES = [
-    ('goals', catalog.GOAL), ('strategies', catalog.STRATEGY),
-    ('scoring_engines', catalog.SCORING_ENGINE),
+    ('goals', goals.GOAL), ('strategies', strategies.STRATEGY),
+    ('scoring_engines', scoring_engines.SCORING_ENGINE),
     ('audit_templates', audit_templates.TEMPLATE), ('audits', audits.AUDIT),
     ('action_plans', action_plans.ACTION_PLAN),
     ('actions', action_plans.ACTION), ('services', services.SERVICE),

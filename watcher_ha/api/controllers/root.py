@@ -1,13 +1,18 @@
-"""``/``: the API's version discovery document."""
+"""The Watcher API v1 as a WSGI app: ``/``, the version discovery
+document, and the route table of ``/v1`` (api/controllers/v1), read as
+api/controllers/paths.py says; every handler goes through
+api/method.py's funnel for errors."""
 
 import json
 
-import pecan
-from pecan import rest
+import webob
+import webob.dec
 
-from watcher_ha.api.controllers import v1
 from watcher_ha.api import microversion
 from watcher_ha.api import request
+from watcher_ha.api import routing
+from watcher_ha.api.controllers import paths
+from watcher_ha.api.controllers import v1
 
 NAME = 'OpenStack Watcher API'
 DESCRIPTION = ('watcher_ha: active-active resource optimisation and instance '
@@ -15,44 +20,41 @@ DESCRIPTION = ('watcher_ha: active-active resource optimisation and instance '
                'Watcher API.')
 
 
-def version_document():
+def version_document(base_url):
     return {
         'id': 'v1',
         'status': 'CURRENT',
         'max_version': microversion.MAX_VERSION_STRING,
         'min_version': microversion.MIN_VERSION_STRING,
-        'links': [{'href': request.base_url() + '/v1/', 'rel': 'self'}],
+        'links': [{'href': base_url + '/v1/', 'rel': 'self'}],
     }
 
 
-class RootController(rest.RestController):
+def versions(req, params, args):
+    # Unversioned: no microversion headers, as with Watcher.
+    document = version_document(request.base_url(req))
+    body = {'name': NAME, 'description': DESCRIPTION,
+            'versions': [document], 'default_version': document}
+    resp = webob.Response()
+    resp.content_type = 'application/json'
+    resp.charset = None
+    resp.body = json.dumps(body).encode()
+    return resp
 
-    v1 = v1.Controller()
 
-    @pecan.expose()
-    def _route(self, args, request=None):
-        return super()._route(
-            v1.known_first(args, v1.BOOKMARKABLE | {'v1'}), request)
+ROUTES = (('GET', '/', versions),) + v1.ROUTES
 
-    @pecan.expose()
-    def _lookup(self, primary, *remainder):
-        # Bookmark links omit the version: /goals/<uuid> is /v1/goals/<uuid>.
-        # Pecan also asks here when a route has more path segments than
-        # its handler takes; None lets its normal 404/405 stand.
-        if primary in v1.BOOKMARKABLE:
-            return self.v1, (primary,) + remainder
-        return None
 
-    @pecan.expose(content_type='application/json')
-    def get_one(self, *unknown):
-        pecan.abort(404)
+class WatcherAPI:
 
-    @pecan.expose(content_type='application/json')
-    def get_all(self):
-        # Unversioned: no microversion headers, as with Watcher.
-        document = version_document()
-        body = {'name': NAME, 'description': DESCRIPTION,
-                'versions': [document], 'default_version': document}
-        pecan.response.content_type = 'application/json'
-        pecan.response.body = json.dumps(body).encode()
-        return pecan.response
+    def __init__(self):
+        self.table = routing.Table(ROUTES)
+        self.paths = paths.Reader(self.table, v1.BOOKMARKABLE)
+
+    @webob.dec.wsgify(RequestClass=request.Request)
+    def __call__(self, req):
+        try:
+            found = self.paths.read(req)
+        except paths.Refused as refused:
+            return refused.answer()
+        return found.handler(req, found.params, found.args)

@@ -11,7 +11,6 @@ type ``instance-ha`` is ``<API URL>/instance-ha/v1/%(project_id)s``.
 import json
 import os
 
-import routes
 import webob
 import webob.dec
 from oslo_config import cfg
@@ -21,6 +20,7 @@ from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 
 from watcher_ha.api import request as api_request
+from watcher_ha.api import routing
 from watcher_ha.api.instance_ha import hosts
 from watcher_ha.api.instance_ha import notifications
 from watcher_ha.api.instance_ha import segments
@@ -169,13 +169,9 @@ class InstanceHAApp:
 
     def __init__(self, auth_strategy, disable_file):
         self.auth_strategy = auth_strategy
-        self.mapper = routes.Mapper()
-        for method, path, handler in ROUTES:
-            for prefix in ('/v1', '/v1/{project_id}'):
-                self.mapper.connect(
-                    None, prefix + path, handler=handler,
-                    conditions={'method': [method]},
-                    requirements={'project_id': PROJECT_ID})
+        self.table = routing.Table(
+            ROUTES, prefixes=('/v1', '/v1/{project_id}'),
+            requirements={'project_id': PROJECT_ID})
         self.healthcheck = _masakari_healthcheck(disable_file)
 
     @webob.dec.wsgify
@@ -208,10 +204,10 @@ class InstanceHAApp:
             return fault(405, "The request method: '%s' with action: "
                               "'index' is not allowed on this resource"
                          % req.method)
-        match = self.mapper.match(path, {'REQUEST_METHOD': req.method})
-        if match is None:
+        found = self.table.match(req.method, path)
+        if found is None:
             return not_found_route()
-        handler = match.pop('handler')
+        handler, match = found
         try:
             _refuse_nul(req, match)
             call = Call(req, version, self.auth_strategy)

@@ -5,9 +5,12 @@ on purpose, and odd input."""
 import json
 import os
 
+import jsonschema
+import microversion_parse
 import pytest
 
 from tests.helpers.in_process import Client
+from watcher_ha.api.instance_ha import views
 from watcher_ha.cloud import compute_hosts
 from watcher_ha.conf import CONF
 
@@ -261,3 +264,32 @@ def test_a_file_takes_the_api_out_of_rotation(ha_api):
         os.remove(disabled)
     assert resp.status == 503, resp
     assert resp.json['reasons'] == ['DISABLED BY FILE']
+
+
+@pytest.mark.parametrize('version', ['1.0', '1.3'])
+def test_answers_are_the_declared_fields(ha_api, segment, version):
+    host = add_host(ha_api, segment, 'fake-compute-1')
+    notification = notify(ha_api, 'fake-compute-1').json['notification']
+    asked = views.Asked(microversion_parse.parse_version_string(version))
+    hosts = '/segments/%s/hosts' % segment['uuid']
+
+    def get(path, key):
+        resp = ha_api.get(path, version=version)
+        assert resp.status == 200, resp
+        return resp.json[key]
+    answers = [
+        (views.SEGMENT, False, get('/segments', 'segments')),
+        (views.SEGMENT, True,
+         [get('/segments/%s' % segment['uuid'], 'segment')]),
+        (views.HOST, False, get(hosts, 'hosts')),
+        (views.HOST, True,
+         [get('%s/%s' % (hosts, host['uuid']), 'host')]),
+        (views.NOTIFICATION, False, get('/notifications', 'notifications')),
+        (views.NOTIFICATION, True,
+         [get('/notifications/' + notification['notification_uuid'],
+              'notification')]),
+    ]
+    for fields, alone, objects in answers:
+        assert objects, fields.resource
+        for shown in objects:
+            jsonschema.validate(shown, fields.schema(asked, alone))

@@ -1,7 +1,4 @@
-"""``/v1``: the version 1 document and the resource controllers."""
-
-import pecan
-from pecan import rest
+"""``/v1``: the version 1 document and the route table of the resources."""
 
 from watcher_ha.api.controllers.v1 import action_plans
 from watcher_ha.api.controllers.v1 import actions
@@ -14,7 +11,6 @@ from watcher_ha.api.controllers.v1 import services
 from watcher_ha.api.controllers.v1 import strategies
 from watcher_ha.api.controllers.v1 import webhooks
 from watcher_ha.api import method
-from watcher_ha.api import request
 
 MEDIA_TYPES = [{'base': 'application/json',
                 'type': 'application/vnd.openstack.watcher.v1+json'}]
@@ -38,58 +34,77 @@ BOOKMARKABLE = frozenset(name for name, _ in COLLECTIONS) | {
     'goals', 'strategies'}
 
 
-def known_first(args, known):
-    """``args`` cut after the first segment when that one is not ``known``.
-
-    Pecan looks for a controller name anywhere in a path routed to a
-    ``get_one(*args)``, and fails with IndexError (a 500) when it finds one
-    behind two unknown segments (``/v1/x/y/audits``). Cut short, such a
-    path gets the answer of any unknown path: 404 (405 to other methods).
-    Empty segments (``/v1//audits``) are skipped, as pecan skips them.
-    """
-    for index, segment in enumerate(args):
-        if segment:
-            return args if segment in known else args[:index + 1]
-    return args
-
-
-def _collection_links(name):
-    base = request.base_url()
+def _collection_links(call, name):
+    base = call.base_url()
     return [{'href': '%s/v1/%s/' % (base, name), 'rel': 'self'},
             {'href': '%s/%s/' % (base, name), 'rel': 'bookmark'}]
 
 
-class Controller(rest.RestController):
+class VersionController:
 
-    audit_templates = audit_templates.AuditTemplatesController()
-    audits = audits.AuditsController()
-    data_model = data_model.DataModelController()
-    actions = actions.ActionsController()
-    action_plans = action_plans.ActionPlansController()
-    scoring_engines = scoring_engines.ScoringEnginesController()
-    services = services.ServicesController()
-    webhooks = webhooks.WebhooksController()
-    goals = goals.GoalsController()
-    strategies = strategies.StrategiesController()
-
-    @method.expose()
-    def get_all(self):
+    @method.expose(takes_query=False)
+    def get(self, call):
         document = {'id': 'v1', 'media_types': MEDIA_TYPES}
         for name, since in COLLECTIONS:
-            if since is None or request.version_at_least(since):
-                document[name] = _collection_links(name)
+            if since is None or call.version_at_least(since):
+                document[name] = _collection_links(call, name)
         document['links'] = [
-            {'href': request.base_url() + '/v1/', 'rel': 'self'},
+            {'href': call.base_url() + '/v1/', 'rel': 'self'},
             {'href': DESCRIBED_BY, 'rel': 'describedby',
              'type': 'text/html'}]
         return document
 
-    @pecan.expose()
-    def _route(self, args, request=None):
-        return super()._route(known_first(args, BOOKMARKABLE), request)
 
-    @pecan.expose(content_type='application/json')
-    def get_one(self, *unknown):
-        # /v1/<anything not a collection>: not found, not "method not
-        # allowed".
-        pecan.abort(404)
+VERSION = VersionController()
+AUDIT_TEMPLATES = audit_templates.AuditTemplatesController()
+AUDITS = audits.AuditsController()
+DATA_MODEL = data_model.DataModelController()
+ACTIONS = actions.ActionsController()
+ACTION_PLANS = action_plans.ActionPlansController()
+SCORING_ENGINES = scoring_engines.ScoringEnginesController()
+SERVICES = services.ServicesController()
+WEBHOOKS = webhooks.WebhooksController()
+GOALS = goals.GoalsController()
+STRATEGIES = strategies.StrategiesController()
+
+
+def _reads(name, controller):
+    """The rows of a resource's list, detailed list and item."""
+    return (
+        ('GET', '/v1/%s' % name, controller.get_all),
+        ('GET', '/v1/%s/detail' % name, controller.detail),
+        ('GET', '/v1/%s/{ident}' % name, controller.get_one),
+    )
+
+
+def _writes(name, controller):
+    """The rows of a resource clients create, patch and delete."""
+    return (
+        ('POST', '/v1/%s' % name, controller.post),
+        ('PATCH', '/v1/%s/{ident}' % name, controller.patch),
+        ('DELETE', '/v1/%s/{ident}' % name, controller.delete),
+    )
+
+
+# (method, path, handler); api/controllers/paths.py reads request paths
+# into these rows.
+ROUTES = (
+    ('GET', '/v1', VERSION.get),
+    *_reads('audit_templates', AUDIT_TEMPLATES),
+    *_writes('audit_templates', AUDIT_TEMPLATES),
+    *_reads('audits', AUDITS),
+    *_writes('audits', AUDITS),
+    ('GET', '/v1/data_model', DATA_MODEL.get_all),
+    *_reads('actions', ACTIONS),
+    ('PATCH', '/v1/actions/{ident}', ACTIONS.patch),
+    *_reads('action_plans', ACTION_PLANS),
+    ('POST', '/v1/action_plans/{ident}/start', ACTION_PLANS.start),
+    ('PATCH', '/v1/action_plans/{ident}', ACTION_PLANS.patch),
+    ('DELETE', '/v1/action_plans/{ident}', ACTION_PLANS.delete),
+    *_reads('scoring_engines', SCORING_ENGINES),
+    *_reads('services', SERVICES),
+    ('POST', '/v1/webhooks/{ident}', WEBHOOKS.post),
+    *_reads('goals', GOALS),
+    *_reads('strategies', STRATEGIES),
+    ('GET', '/v1/strategies/{ident}/state', STRATEGIES.state),
+)

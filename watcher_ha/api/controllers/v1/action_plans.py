@@ -5,7 +5,6 @@ from oslo_utils import uuidutils
 
 from watcher_ha.api import method
 from watcher_ha.api import patch
-from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.applier import rpcapi
@@ -33,8 +32,6 @@ def require_uuid(value):
 
 
 class ActionPlansController(base.ResourceController):
-    _custom_actions = {'detail': ['GET'], 'start': ['POST']}
-
     view = db.PLAN_VIEW
     fields = schema.ACTION_PLAN
     policy_module = plan_policy
@@ -61,21 +58,21 @@ class ActionPlansController(base.ResourceController):
         rpcapi.ApplierAPI().launch_action_plan(context, row['uuid'])
 
     @method.expose()
-    def start(self, ident, **params):
-        context = request.context()
+    def start(self, call, ident):
+        context = call.context
         policy.authorize(plan_policy.START, context)
         row = self._find(context, ident)
         if row['state'] != State.RECOMMENDED:
             raise exception.Invalid("Couldn't start when state is '%s'."
                                     % row['state'])
         self._launch(context, row)
-        return self.serialize(self._find(context, ident))
+        return self.serialize(call, self._find(context, ident))
 
     @method.expose()
-    def patch(self, ident, **params):
-        context = request.context()
+    def patch(self, call, ident):
+        context = call.context
         policy.authorize(plan_policy.UPDATE, context)
-        ops = patch.parse(request.json_body())
+        ops = patch.parse(call.json_body())
         row = self._find(context, ident)
         # The other fields are shown so that patching them says why it is
         # refused.
@@ -103,11 +100,11 @@ class ActionPlansController(base.ResourceController):
             if target in db.ENDED:
                 engine_rpcapi.DecisionEngineAPI().plan_ended(context,
                                                              row['uuid'])
-        return self.serialize(self._find(context, ident))
+        return self.serialize(call, self._find(context, ident))
 
     @method.expose(status_code=204)
-    def delete(self, ident, **params):
-        context = request.context()
+    def delete(self, call, ident):
+        context = call.context
         policy.authorize(plan_policy.DELETE, context)
         row = self._find(context, ident)
         try:

@@ -4,7 +4,6 @@ import functools
 
 from watcher_ha.api import method
 from watcher_ha.api import patch
-from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import action_plans
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
@@ -55,13 +54,13 @@ class ActionsController(base.ResourceController):
         return super()._find(context, action_plans.require_uuid(ident))
 
     @method.expose()
-    def patch(self, ident, **params):
-        context = request.context()
+    def patch(self, call, ident):
+        context = call.context
         policy.authorize(action_policy.UPDATE, context)
-        if not request.version_at_least(SKIP_VERSION):
+        if not call.version_at_least(SKIP_VERSION):
             raise exception.Invalid('API microversion %s or higher is '
                                     'required.' % SKIP_VERSION)
-        ops = patch.parse(request.json_body())
+        ops = patch.parse(call.json_body())
         row = self._find(context, ident)
         for op in ops:
             if patch.root(op) not in schema.ACTION_PATCHABLE:
@@ -90,7 +89,7 @@ class ActionsController(base.ResourceController):
                     % (row['state'], new['state']))
             new_state = new['state']
         if new_state is None and message == row['status_message']:
-            return self.serialize(row)
+            return self.serialize(call, row)
         if new_state is None and row['state'] != ActionState.SKIPPED:
             raise exception.Conflict(
                 'status_message update only allowed when action state is '
@@ -108,4 +107,4 @@ class ActionsController(base.ResourceController):
                     % plan['state'])
             raise
         notifier.action('update', row['uuid'], old_state=row['state'])
-        return self.serialize(_with_description(updated))
+        return self.serialize(call, _with_description(updated))

@@ -1,7 +1,6 @@
 """``/v1/audit_templates``."""
 
 from watcher_ha.api import patch
-from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.controllers.v1 import references
 from watcher_ha.api.schemas import audit_templates as schema
@@ -14,11 +13,11 @@ from watcher_ha.policies import audit_template as template_policy
 DEFAULT_PARAMETERS = schema.INPUT['default_parameters']
 
 
-def _check_default_parameters(default_parameters, strategy_row):
+def _check_default_parameters(call, default_parameters, strategy_row):
     """Defaults must suit the strategy; they are stored as given."""
     if not default_parameters:
         return {}
-    if not request.version_at_least(DEFAULT_PARAMETERS.since):
+    if not call.version_at_least(DEFAULT_PARAMETERS.since):
         raise exception.NotAcceptable()
     if strategy_row is None:
         raise exception.Invalid(
@@ -65,15 +64,17 @@ class AuditTemplatesController(base.EditableController):
     policy_module = template_policy
     inputs = schema.INPUT
 
-    def _create(self, context, body):
+    def _create(self, call, body):
+        context = call.context
         return db.create(context, _values(
             context, body, lambda strategy: _check_default_parameters(
-                body.get('default_parameters'), strategy)))
+                call, body.get('default_parameters'), strategy)))
 
-    def _update(self, context, row, ops):
+    def _update(self, call, row, ops):
+        context = call.context
         touched = {patch.root(op) for op in ops}
         if (DEFAULT_PARAMETERS.path in touched
-                and not request.version_at_least(DEFAULT_PARAMETERS.since)):
+                and not call.version_at_least(DEFAULT_PARAMETERS.since)):
             raise exception.NotAcceptable()
         _, new = self.inputs.patched(row, ops)
 
@@ -87,7 +88,7 @@ class AuditTemplatesController(base.EditableController):
                     'default_parameters in the same request')
             if DEFAULT_PARAMETERS.path in touched:
                 return _check_default_parameters(
-                    new['default_parameters'], strategy)
+                    call, new['default_parameters'], strategy)
             return row['default_parameters']
         return db.update(context, row, _values(context, new, defaults))
 

@@ -1,7 +1,6 @@
 """``/v1/audits``."""
 
 from watcher_ha.api import patch
-from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.controllers.v1 import new_audit
 from watcher_ha.api.controllers.v1 import references
@@ -29,9 +28,10 @@ class AuditsController(base.EditableController):
     policy_module = audit_policy
     inputs = schema.INPUT
 
-    def _create(self, context, body):
+    def _create(self, call, body):
+        context = call.context
         row = db.create(context, new_audit.values(context, body,
-                                                  request.requested()))
+                                                  call.requested))
         notifier.audit('create', row['uuid'])
         # An event audit waits for its webhook. The others start now on
         # the engine the cast reaches (a continuous one then moves to its
@@ -41,7 +41,8 @@ class AuditsController(base.EditableController):
             rpcapi.DecisionEngineAPI().trigger_audit(context, row['uuid'])
         return row
 
-    def _update(self, context, row, ops):
+    def _update(self, call, row, ops):
+        context = call.context
         document, new = self.inputs.patched(row, ops)
         new_state = None
         # As in Watcher, replacing /state asks for a transition even to the

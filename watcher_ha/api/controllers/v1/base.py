@@ -1,9 +1,6 @@
 """The read side every resource shares (list, /detail and show), and the
 write side of those a client creates, patches and deletes."""
 
-import pecan
-from pecan import rest
-
 from watcher_ha.api import fields
 from watcher_ha.api import method
 from watcher_ha.api import patch
@@ -12,14 +9,14 @@ from watcher_ha.db import query
 from watcher_ha.policies import policy
 
 
-class ResourceController(rest.RestController):
+class ResourceController:
     """List, detail and show one kind of resource.
 
     Subclasses set the class attributes below; they add their own write
-    handlers and override ``_filters`` when filters need checking.
+    handlers and override ``_filters`` when filters need checking. The
+    route table (api/controllers/v1/__init__.py) names the handlers each
+    serves.
     """
-
-    _custom_actions = {'detail': ['GET']}
 
     view: query.View           # its filters are the list's filters
     fields: object             # api.fields.Fields
@@ -45,18 +42,17 @@ class ResourceController(rest.RestController):
         """Add to ``rows`` what their view does not select; in bulk."""
         return rows
 
-    def _links(self, ident):
-        return request.links(self.collection, ident)
+    def output(self, call, detail=True):
+        return fields.Output(
+            call.requested, detail,
+            lambda ident: call.links(self.collection, ident))
 
-    def output(self, detail=True):
-        return fields.Output(request.requested(), detail, self._links)
+    def serialize(self, call, row, detail=True):
+        return self.fields.render(row, self.output(call, detail))
 
-    def serialize(self, row, detail=True):
-        return self.fields.render(row, self.output(detail))
-
-
-    def _collection(self, params, detail, rule, path):
-        context = request.context()
+    def _collection(self, call, detail, rule, path):
+        context = call.context
+        params = call.params
         policy.authorize(rule, context)
         request.refuse_unknown_params(
             params, request.PAGING_PARAMS + self.filter_names)
@@ -65,22 +61,22 @@ class ResourceController(rest.RestController):
                                 marker_is_uuid=self.marker_is_uuid)
         rows = self._annotate(
             context, query.list_rows(context, self.view, paging, filters))
-        output = self.output(detail)
+        output = self.output(call, detail)
         body = {self.collection: [self.fields.render(row, output)
                                   for row in rows]}
         if len(rows) == paging.limit:
-            body['next'] = request.next_link(
+            body['next'] = call.next_link(
                 path, paging, rows[-1][self.link_column], filters)
         return body
 
     @method.expose()
-    def get_all(self, **params):
-        return self._collection(params, False, self.policy_module.GET_ALL,
+    def get_all(self, call):
+        return self._collection(call, False, self.policy_module.GET_ALL,
                                 self.collection)
 
     @method.expose()
-    def detail(self, **params):
-        return self._collection(params, True, self.policy_module.DETAIL,
+    def detail(self, call):
+        return self._collection(call, True, self.policy_module.DETAIL,
                                 self.collection + '/detail')
 
     def _find(self, context, ident):
@@ -89,11 +85,11 @@ class ResourceController(rest.RestController):
         return self._annotate(context, [row])[0]
 
     @method.expose()
-    def get_one(self, ident, **params):
-        context = request.context()
+    def get_one(self, call, ident):
+        context = call.context
         policy.authorize(self.policy_module.GET, context)
-        request.refuse_unknown_params(params, ())
-        return self.serialize(self._find(context, ident))
+        request.refuse_unknown_params(call.params, ())
+        return self.serialize(call, self._find(context, ident))
 
 
 class EditableController(ResourceController):
@@ -107,11 +103,11 @@ class EditableController(ResourceController):
 
     inputs: object             # api.inputs.Inputs
 
-    def _create(self, context, body):
+    def _create(self, call, body):
         """Store the resource ``body`` describes; its row."""
         raise NotImplementedError
 
-    def _update(self, context, row, ops):
+    def _update(self, call, row, ops):
         """Apply the JSON patch ``ops`` (syntax-checked) to ``row``; the
         row updated."""
         raise NotImplementedError
@@ -120,24 +116,25 @@ class EditableController(ResourceController):
         raise NotImplementedError
 
     @method.expose(status_code=201)
-    def post(self, **params):
-        context = request.context()
+    def post(self, call):
+        context = call.context
         policy.authorize(self.policy_module.CREATE, context)
-        body = self.inputs.checked_create(request.json_body())
-        row = self._create(context, body)
-        pecan.response.location = self._links(row['uuid'])[0]['href']
-        return self.serialize(row)
+        body = self.inputs.checked_create(call.json_body())
+        row = self._create(call, body)
+        call.headers['Location'] = call.links(self.collection,
+                                              row['uuid'])[0]['href']
+        return self.serialize(call, row)
 
     @method.expose()
-    def patch(self, ident, **params):
-        context = request.context()
+    def patch(self, call, ident):
+        context = call.context
         policy.authorize(self.policy_module.UPDATE, context)
-        ops = patch.parse(request.json_body())
+        ops = patch.parse(call.json_body())
         row = self._find(context, ident)
-        return self.serialize(self._update(context, row, ops))
+        return self.serialize(call, self._update(call, row, ops))
 
     @method.expose(status_code=204)
-    def delete(self, ident, **params):
-        context = request.context()
+    def delete(self, call, ident):
+        context = call.context
         policy.authorize(self.policy_module.DELETE, context)
         self._delete(context, self._find(context, ident))

@@ -1,7 +1,6 @@
 """``GET /v1/data_model`` (1.3): a decision engine's view of the cloud."""
 
 from oslo_utils import uuidutils
-from pecan import rest
 
 from watcher_ha.api import method
 from watcher_ha.api import request
@@ -39,18 +38,19 @@ EXTENDED_VERSION = '1.6'
 MODEL_INFO_VERSION = 'watcher-ha 1.1'
 
 
-class DataModelController(rest.RestController):
+class DataModelController:
 
     @method.expose(min_version='1.3')
-    def get_all(self, **params):
-        context = request.context()
+    def get_all(self, call):
+        context = call.context
+        params = call.params
         policy.authorize(data_model_policy.GET_ALL, context)
         request.refuse_unknown_params(params,
                                       ('data_model_type', 'audit_uuid'))
         model_type = request.query_value(params, 'data_model_type') or \
             'compute'
         audit_uuid = request.query_value(params, 'audit_uuid')
-        if model_type not in _model_types():
+        if model_type not in _model_types(call):
             raise exception.NotFound('The %s data model could not be found'
                                      % model_type)
         if audit_uuid is not None and not uuidutils.is_uuid_like(audit_uuid):
@@ -64,19 +64,19 @@ class DataModelController(rest.RestController):
             shown = STORAGE_FIELDS
         else:
             shown = NODE_FIELDS + SERVER_FIELDS
-            if request.version_at_least(EXTENDED_VERSION):
+            if call.version_at_least(EXTENDED_VERSION):
                 shown += EXTENDED_SERVER_FIELDS
         body = {'context': [{key: entry[key] for key in shown
                              if key in entry}
                             for entry in model.get('context', [])]}
-        if request.version_at_least(MODEL_INFO_VERSION):
+        if call.version_at_least(MODEL_INFO_VERSION):
             # Which engine answered, its model's generation and age.
             body['model'] = model.get('model')
         return body
 
 
-def _model_types():
+def _model_types(call):
     """The model types this request's version lists."""
-    if request.version_at_least(STORAGE_VERSION):
+    if call.version_at_least(STORAGE_VERSION):
         return MODEL_TYPES + (STORAGE,)
     return MODEL_TYPES

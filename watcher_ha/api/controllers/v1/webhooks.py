@@ -12,10 +12,8 @@ public_webhook_min_interval`` seconds.
 
 from oslo_config import cfg
 from oslo_utils import uuidutils
-from pecan import rest
 
 from watcher_ha.api import method
-from watcher_ha.api import request
 from watcher_ha.common import exception
 from watcher_ha.db import audits as audits_db
 from watcher_ha.db import webhook_triggers
@@ -27,21 +25,21 @@ from watcher_ha.policies import webhook as webhook_policy
 CONF = cfg.CONF
 
 
-class WebhooksController(rest.RestController):
+class WebhooksController:
 
     @method.expose(status_code=202)
-    def post(self, ident, **params):
-        context = request.context()
+    def post(self, call, ident):
+        context = call.context
         public = not CONF.api.enable_webhooks_auth
         if public:
             if not uuidutils.is_uuid_like(ident):
                 raise exception.WebhookNeedsUUID(ident=ident)
         else:
             policy.authorize(webhook_policy.TRIGGER, context)
-        if not request.raw_body():
+        if not call.raw_body():
             # Alarm services post their alarm; an empty post is a mistake.
             raise exception.MissingArgument(name='body')
-        request.json_body()
+        call.json_body()
         audit = audits_db.get(context, ident)
         webhook_triggers.trigger(
             context, audit,
