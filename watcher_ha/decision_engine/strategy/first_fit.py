@@ -92,8 +92,12 @@ class FirstFit:
         tree[position] = tuple(room)
         position //= 2
         while position:
-            tree[position] = tuple(map(max, tree[2 * position],
-                                       tree[2 * position + 1]))
+            most = tuple(map(max, tree[2 * position], tree[2 * position + 1]))
+            if most == tree[position]:
+                # Nothing above changes either: most changes of one
+                # host's room are hidden by a roomier sibling.
+                break
+            tree[position] = most
             position //= 2
 
     def take(self, hostname, need):
