@@ -17,7 +17,7 @@ import requests
 
 from tests import factories
 from tests.functional import identity
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -126,7 +126,7 @@ def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
     spec = scenario.generate(hosts=2, servers=1, seed=7)
     spec['servers'][0].update(host=HOST, state='active')
     spec.update(shelve_seconds=SLOW, power_seconds=SLOW, boot_seconds=1)
-    with simulator(tmp_path / 'sim', spec) as sim_url:
+    with services.simulator(tmp_path / 'sim', spec) as sim_url:
         cluster = ha_cluster(
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.1,
                              'shelve_timeout': 60, 'delete_timeout': 60,

@@ -17,7 +17,7 @@ import requests
 from tests import factories
 from tests.functional import cloud as cloud_mod
 from tests.functional import identity
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -66,7 +66,7 @@ def _spec(seconds_per_gb=0.01):
 @pytest.fixture(scope='module')
 def cloud(conf, tmp_path_factory):
     """The simulator, this process's [cinder] and [nova] pointed at it."""
-    with simulator(tmp_path_factory.mktemp('sim'), _spec()) as url, \
+    with services.simulator(tmp_path_factory.mktemp('sim'), _spec()) as url, \
             cloud_mod.overridden((
                 ('auth_type', 'none', 'cinder'),
                 ('endpoint_override', url + '/volume/v3', 'cinder'),
@@ -251,7 +251,8 @@ def _auth(sim_url):
 def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
         ha_cluster, tmp_path):
     # 1000 GiB at 0.02 s each: 20 s of copy, longer than a take-over.
-    with simulator(tmp_path / 'sim', _spec(seconds_per_gb=0.02)) as sim_url:
+    with services.simulator(tmp_path / 'sim',
+                            _spec(seconds_per_gb=0.02)) as sim_url:
         cluster = ha_cluster(
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.1,
                              'volume_migration_timeout': 120},

@@ -15,8 +15,8 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import fixtures
+from tests.functional import services
 from watcher_ha.db import models
 
 CONCURRENCY = 50
@@ -32,7 +32,7 @@ def two_apis(request, tmp_path_factory):
 
     Yields (list of API URLs, SQLAlchemy engine on the same database).
     """
-    url, drop = servers.create_database(request.param)
+    url, drop = services.create_database(request.param)
     tmp_path = tmp_path_factory.mktemp('races-%s' % request.param)
     engine = None
     try:
@@ -50,7 +50,7 @@ def two_apis(request, tmp_path_factory):
         engine = sa.create_engine(url)
         with contextlib.ExitStack() as stack:
             # One after the other: each syncs the plugin catalog at start.
-            urls = [stack.enter_context(fixtures.api_process(config, port))
+            urls = [stack.enter_context(services.api_process(config, port))
                     for config, port in configs]
             yield urls, engine
     finally:

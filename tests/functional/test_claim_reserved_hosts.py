@@ -14,10 +14,10 @@ import pytest
 import requests
 import sqlalchemy as sa
 
+from tests.functional import services
 from tests.functional.cloud import nova
 from tests.functional.cloud import nova_of_this_process
 from tests.functional.cloud import overridden
-from tests.functional.cloud import simulator
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import claim_reserved_hosts
 from watcher_ha.applier.actions import evacuate
@@ -56,7 +56,7 @@ def cloud(conf, tmp_path_factory):
         'servers': [{'name': 'vm-%d' % index, 'flavor': 'm1.large',
                      'host': FAILED, 'boot_from_volume': True}
                     for index in range(4)]}
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
+    with services.simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
             nova_of_this_process(url), overridden((
                 ('auth_type', 'none', 'placement'),
                 ('endpoint_override', url + '/placement', 'placement'))):
@@ -214,7 +214,7 @@ def zoned(tmp_path, segment):
         'servers': [{'name': 'vm-%d' % index, 'flavor': 'm1.large',
                      'host': FAILED, 'pinned_availability_zone': 'az1'}
                     for index in range(2)]}
-    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, nova_of_this_process(url):
         yield url, nova(url)
 
 
