@@ -18,6 +18,7 @@ from tests.functional import services
 from tests.functional.cloud import nova
 from tests.functional.cloud import nova_of_this_process
 from tests.functional.cloud import overridden
+from tests.helpers.segments import reserved_host_segment
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import claim_reserved_hosts
 from watcher_ha.applier.actions import evacuate
@@ -68,15 +69,7 @@ def cloud(conf, tmp_path_factory):
 
 @pytest.fixture
 def segment(db):
-    context = watcher_context.admin_context()
-    found = failover_segments.create_segment(context, {
-        'name': 'seg', 'service_type': 'COMPUTE',
-        'recovery_method': 'reserved_host'})
-    for name in (FAILED,) + RESERVED:
-        failover_segments.create_host(context, found['uuid'], {
-            'name': name, 'type': 'COMPUTE', 'control_attributes': '',
-            'reserved': name in RESERVED})
-    return found['uuid']
+    return reserved_host_segment([FAILED], RESERVED)['uuid']
 
 
 def claim(client, segment_uuid, providers=None, capacity=None, **more):

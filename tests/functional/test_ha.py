@@ -41,6 +41,8 @@ from tests.functional.cloud import auth_sections
 from tests.functional.ha_checks import action_starts
 from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import adopter
+from tests.functional.ha_checks import check_recovered
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
@@ -361,19 +363,11 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
         wait_for(lambda: cloud()[server]['task_state'] == 'migrating', 10,
                  'the live migration under way')
         cluster.kill(runner)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT,
-            'the plan adopted').pop()
+        survivor = adopter(cluster, plan, runner)
         # Adopted while the migration runs (20 s): the survivor finds the
         # action ONGOING and the server still moving.
         assert cloud()[server]['task_state'] == 'migrating'
-        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-                 in ('SUCCEEDED', 'FAILED', 'CANCELLED'), 30, 'plan ended')
-        row, states = plan_row(cluster.engine, plan['id'])
-        assert (row.state, row.hostname, states[action['uuid']]) == (
-            'SUCCEEDED', survivor, 'SUCCEEDED')
-        assert action_starts(cluster, action) == [runner]
+        check_recovered(cluster, plan, action, runner, survivor, 30)
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]
@@ -451,10 +445,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
             # The adopter's own look at the server (recover()) answers
             # after the frozen applier's GET does.
             _slow_gets(sim_url, first, FROZEN_GET + 3)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT + 2,
-            'the plan adopted').pop()
+        survivor = adopter(cluster, plan, runner, TAKEOVER_LIMIT + 2)
         if recovery == 'cancel':
             wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                      == 'CANCELLED', 10, 'the plan cancelled')
