@@ -7,6 +7,7 @@ import gzip
 import json
 
 from tests import reference_data
+from tests.helpers import model_states
 from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import state
 
@@ -29,14 +30,8 @@ def server(name, host, vcpus=1, memory_mb=2048, disk_gb=20, **values):
 
 def build(nodes, servers, aggregates=()):
     """A ClusterState of ComputeNode and Instance elements."""
-    changes = state.ClusterState().changes()
-    for aggregate in aggregates:
-        changes.put_aggregate(aggregate)
-    for element in nodes:
-        changes.put_node(element)
-    for element in servers:
-        changes.put_instance(element)
-    return changes.state()
+    return model_states.filled(state.ClusterState(), aggregate=aggregates,
+                               node=nodes, instance=servers)
 
 
 class SnapshotModel:

@@ -4,11 +4,12 @@
 benchmarks that run those projects' own code beside ours (each pins its
 own dependencies)."""
 
-import fcntl
 import pathlib
 import shutil
 import subprocess
 import sys
+
+from tests.helpers import made_once
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BENCH = ROOT / '.bench'
@@ -24,12 +25,10 @@ def python(venv, packages, module=None, finish=None):
     venv = pathlib.Path(venv)
     try:
         venv.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(venv.parent / (venv.name + '.lock'), 'w')
+        lock = made_once.exclusive(venv.parent / (venv.name + '.lock'))
     except OSError as err:
         return None, 'cannot write %s: %s' % (venv.parent, err)
     with lock:
-        # Released when the file is closed.
-        fcntl.flock(lock, fcntl.LOCK_EX)
         return _made(venv, list(packages), module, finish)
 
 
@@ -41,12 +40,9 @@ def _usable(python, module):
 
 def _made(venv, packages, module, finish):
     python = venv / 'bin' / 'python'
-    # Written last: its content says the virtualenv is complete, and with
-    # what.
-    stamp = venv / 'ready'
-    wanted = '\n'.join(packages)
-    if (stamp.exists() and stamp.read_text() == wanted
-            and _usable(python, module)):
+    # Written last: the virtualenv is complete, with these packages.
+    stamp = made_once.Stamp(venv / 'ready', '\n'.join(packages))
+    if stamp.current() and _usable(python, module):
         return python, None
     print('Installing %s into %s (first use only; takes a few minutes)'
           % (' '.join(packages), venv), flush=True)
@@ -81,7 +77,7 @@ def _made(venv, packages, module, finish):
     if not _usable(python, module):
         return None, '%s does not import in %s (log: %s)' % (
             module, venv, log_path)
-    stamp.write_text(wanted)
+    stamp.write()
     return python, None
 
 

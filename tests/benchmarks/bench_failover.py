@@ -124,10 +124,10 @@ def main():
     parser.add_argument('--audits', type=int, default=12)
     args = parser.parse_args()
     url, drop = servers.create_database('mysql')
-    rabbit, delete_vhost = servers.create_rabbit_vhost()
     engine = sa.create_engine(url)
     try:
-        with tempfile.TemporaryDirectory() as tmp, daemons.cluster(
+        with tempfile.TemporaryDirectory() as tmp, \
+                servers.rabbit_vhost() as rabbit, daemons.cluster(
                 pathlib.Path(tmp), url, rabbit, DEFAULT=fixtures.NOAUTH,
                 coordination={
                     'backend_url': servers.redis_coordination_url()}) \
@@ -150,7 +150,6 @@ def main():
                     results['applier'][-1]), flush=True)
     finally:
         engine.dispose()
-        delete_vhost()
         drop()
     print()
     print('failover after SIGKILL (member_timeout = 10 s), %d kills each'

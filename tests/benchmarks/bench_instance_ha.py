@@ -283,27 +283,24 @@ def describe(found, result, each=False):
 
 
 def bench(workdir, count, parallelization, args):
-    rabbit, delete_vhost = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(workdir / 'sim',
-                          spec(count, args.evacuate_seconds)) as sim_url, \
-                daemons.cluster(workdir, db_url, rabbit, **sections(
-                    sim_url, parallelization, args.set)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            segment_of(cluster)
-            # A monitor reports to daemons that have been up for a while:
-            # the engine's compute model is built.
-            log = workdir / 'engine-1.log'
-            wait_for(lambda: log.exists()
-                     and 'compute model resynced' in log.read_text(), 60,
-                     'the engine\'s compute model', every=0.2)
-            result = recover(cluster, sim_url, count, args.timeout)
-            result['phases'] = phases(workdir, db_url, result)
-            return result
-    finally:
-        delete_vhost()
+    with servers.rabbit_vhost() as rabbit, \
+            servers.database('mysql') as (db_url, _), \
+            simulator(workdir / 'sim',
+                      spec(count, args.evacuate_seconds)) as sim_url, \
+            daemons.cluster(workdir, db_url, rabbit, **sections(
+                sim_url, parallelization, args.set)) as cluster:
+        cluster.start_daemons(engines=['engine-1'],
+                              appliers=['applier-1'])
+        segment_of(cluster)
+        # A monitor reports to daemons that have been up for a while:
+        # the engine's compute model is built.
+        log = workdir / 'engine-1.log'
+        wait_for(lambda: log.exists()
+                 and 'compute model resynced' in log.read_text(), 60,
+                 'the engine\'s compute model', every=0.2)
+        result = recover(cluster, sim_url, count, args.timeout)
+        result['phases'] = phases(workdir, db_url, result)
+        return result
 
 
 def main():

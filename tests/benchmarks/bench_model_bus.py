@@ -422,11 +422,8 @@ def main():
     if not servers.port_open(servers.RABBIT):
         sys.exit('RabbitMQ is not reachable on %s:%d. Start it with: %s'
                  % (servers.RABBIT + (servers.HOW_TO_START['rabbitmq'],)))
-    url, delete_vhost = servers.create_rabbit_vhost()
-    try:
+    with servers.rabbit_vhost() as url:
         run(args, url)
-    finally:
-        delete_vhost()
 
 
 if __name__ == '__main__':

@@ -142,11 +142,11 @@ def main():
                              'migrations\' own times instead of running it')
     args = parser.parse_args()
     url, drop = servers.create_database('mysql')
-    rabbit, delete_vhost = servers.create_rabbit_vhost()
     engine = sa.create_engine(url)
     results = {}
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, \
+                servers.rabbit_vhost() as rabbit:
             tmp = pathlib.Path(tmp)
             with simulator(tmp / 'sim', cloud(args.migrations,
                                               args.seconds)) as sim_url:
@@ -173,7 +173,6 @@ def main():
                                                 1)
     finally:
         engine.dispose()
-        delete_vhost()
         drop()
     parallel = results['parallel']
     serial = results.get('serial')

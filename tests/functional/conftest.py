@@ -1,14 +1,13 @@
 """Fixtures of the functional tests: the real services they share
-(RabbitMQ, MariaDB and PostgreSQL, Redis, the simulator, the daemons), one
-definition each."""
+(RabbitMQ, MariaDB and PostgreSQL, Redis, the simulator, the daemons,
+Keystone), one definition each, taken from tests/functional/services.py."""
 
 import pytest
 import requests
 
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
-from tests.functional import identity
+from tests.functional import services
 from tests.functional import slow_strategy
 
 
@@ -26,7 +25,7 @@ def authenticated_requests():
         if not any(name.lower() == 'x-auth-token'
                    for name in list(headers) + list(session.headers)):
             kwargs['headers'] = dict(
-                headers, **{'X-Auth-Token': identity.keystone().token()})
+                headers, **{'X-Auth-Token': services.keystone().token()})
         return send(session, method, url, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
@@ -34,14 +33,14 @@ def authenticated_requests():
         try:
             yield
         finally:
-            identity.stop_keystone()
+            services.stop_keystone()
 
 
 @pytest.fixture(params=['mysql', 'postgresql'])
 def database(request):
     """A new MariaDB or PostgreSQL database, dropped after: (url, engine).
     A test marked fixtures.MARIADB_ONLY runs on MariaDB alone."""
-    with servers.database(request.param) as found:
+    with services.database(request.param) as found:
         yield found
 
 
@@ -53,14 +52,14 @@ def api_server(tmp_path):
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
                                    fixtures.base_config(tmp_path, port=port))
     fixtures.prepare_database(config)
-    with fixtures.api_process(config, port) as url:
+    with services.api_process(config, port) as url:
         yield url
 
 
 @pytest.fixture(scope='module')
 def rabbit():
     """A RabbitMQ virtual host for the test module: its transport URL."""
-    with servers.rabbit_vhost() as url:
+    with services.rabbit_vhost() as url:
         yield url
 
 
@@ -68,8 +67,23 @@ def rabbit():
 def own_rabbit():
     """A RabbitMQ virtual host for the test alone (no queue or connection
     of another test in it): its transport URL."""
-    with servers.rabbit_vhost() as url:
+    with services.rabbit_vhost() as url:
         yield url
+
+
+@pytest.fixture
+def rabbit_here(own_rabbit, config):
+    """own_rabbit, also this process's transport_url for the test."""
+    config.config(transport_url=own_rabbit)
+    return own_rabbit
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A redis-server of the test's own (a private_servers.Redis),
+    started: the test may stop and start it."""
+    with services.private_redis(tmp_path) as redis:
+        yield redis
 
 
 @pytest.fixture
@@ -81,8 +95,8 @@ def ha_cluster(tmp_path, database, rabbit, monkeypatch):
 
     def start(**extra):
         extra.setdefault('coordination', {}).setdefault(
-            'backend_url', servers.redis_coordination_url())
-        context = daemons.cluster(tmp_path, url, rabbit, **extra)
+            'backend_url', services.redis_coordination_url())
+        context = services.cluster(tmp_path, url, rabbit, **extra)
         running = context.__enter__()
         # After the catalog was loaded: the slow strategy comes after the
         # product's own (a goal's first strategy is its default).

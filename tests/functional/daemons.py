@@ -11,8 +11,6 @@ import time
 import oslo_messaging
 import requests
 
-from tests import servers
-from tests.functional import cloud
 from tests.functional import fixtures
 from tests.functional import identity
 from tools import children
@@ -38,6 +36,7 @@ class Cluster:
 
     def __init__(self, tmp_path, database_url, transport_url, **extra):
         self.tmp_path = tmp_path
+        self.database_url = database_url
         self.port = fixtures.free_port()
         sections = {
             'DEFAULT': {'transport_url': transport_url,
@@ -170,28 +169,6 @@ def cluster(tmp_path, database_url, transport_url, **extra):
                 running.signal_all()
     finally:
         running.wait_all()
-
-
-@contextlib.contextmanager
-def cloud_cluster(tmp_path, spec, sections, notifications=False,
-                  engines=('engine-1',), appliers=('applier-1',)):
-    """A RabbitMQ vhost, a MariaDB database, the simulator playing
-    ``spec`` (sending its notifications on that vhost when
-    ``notifications``), and a cluster on them whose configuration adds
-    ``sections(simulator URL)``, its daemons started: (cluster, simulator
-    URL)."""
-    rabbit, delete = servers.create_rabbit_vhost()
-    sent = {'transport_url': rabbit} if notifications else {}
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                cloud.simulator(tmp_path / 'sim', spec, **sent) as sim_url, \
-                cluster(tmp_path, db_url, rabbit,
-                        **sections(sim_url)) as running:
-            running.start_daemons(engines=list(engines),
-                                  appliers=list(appliers))
-            yield running, sim_url
-    finally:
-        delete()
 
 
 class Notifications:

@@ -229,6 +229,7 @@ def audit_row(engine, uuid):
 # A member is gone this long after its last heartbeat ([coordination]
 # member_timeout); the issue allows 15 s from the kill to the take-over.
 TAKEOVER_LIMIT = 15
+PLAN_ENDS = ('SUCCEEDED', 'FAILED', 'CANCELLED')
 
 
 def plan_row(engine, plan_id):
@@ -246,3 +247,23 @@ def action_starts(cluster, action):
     """The hosts that began ``action``, one per action.execution.start."""
     return [host for event, host, _ in events(cluster.notes, action['uuid'])
             if event == 'action.execution.start']
+
+
+def adopter(cluster, plan, runner, timeout=TAKEOVER_LIMIT):
+    """The applier that adopts ``plan`` once ``runner``, which ran it,
+    is gone."""
+    return wait_for(
+        lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
+        .difference([runner, None]), timeout, 'the plan adopted').pop()
+
+
+def check_recovered(cluster, plan, action, runner, survivor, timeout):
+    """``plan`` ends within ``timeout`` s, SUCCEEDED on ``survivor`` with
+    its ``action``, which ``runner`` alone began: recovered by the
+    survivor, not executed again."""
+    wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
+             in PLAN_ENDS, timeout, 'the plan ended')
+    row, states = plan_row(cluster.engine, plan['id'])
+    assert (row.state, row.hostname, states[action['uuid']]) == (
+        'SUCCEEDED', survivor, 'SUCCEEDED')
+    assert action_starts(cluster, action) == [runner]

@@ -31,10 +31,8 @@ import time
 
 import requests
 
-from tests import servers
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.cloud import nova_sections
 from tests.helpers.failed_host import ha
 from tests.helpers.failed_host import wait_ended
@@ -158,27 +156,24 @@ def cluster_for(tmp_path, db_url, rabbit, sim_url):
     # against a server that brings host after host down
     # ([instance_ha] max_evacuations) would stop them at the fourth.
     sections['instance_ha'] = {'max_evacuations': 0}
-    return daemons.cluster(
+    return services.cluster(
         tmp_path, db_url, rabbit,
-        coordination={'backend_url': servers.redis_coordination_url()},
+        coordination={'backend_url': services.redis_coordination_url()},
         **sections)
 
 
 def run(tmp_path, rounds, report=lambda number, took: None):
     """Run ``rounds`` rounds on a cloud and daemons of their own."""
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', spec(),
-                          transport_url=rabbit) as sim_url, \
-                cluster_for(tmp_path, db_url, rabbit, sim_url) as cluster:
-            cluster.start_daemons(engines=['engine-1', 'engine-2'],
-                                  appliers=['applier-1', 'applier-2'])
-            segment = Rounds(cluster, sim_url)
-            for number in range(1, rounds + 1):
-                report(number, segment.run(number))
-    finally:
-        delete()
+    with services.rabbit_vhost() as rabbit, \
+            services.database('mysql') as (db_url, _), \
+            services.simulator(tmp_path / 'sim', spec(),
+                               transport_url=rabbit) as sim_url, \
+            cluster_for(tmp_path, db_url, rabbit, sim_url) as cluster:
+        cluster.start_daemons(engines=['engine-1', 'engine-2'],
+                              appliers=['applier-1', 'applier-2'])
+        segment = Rounds(cluster, sim_url)
+        for number in range(1, rounds + 1):
+            report(number, segment.run(number))
 
 
 def main():

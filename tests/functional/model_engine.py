@@ -2,6 +2,8 @@
 its dispatcher and the notification listener that feeds it, for the
 tests that check that a data model follows the cloud."""
 
+import contextlib
+
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.model.collector import manager as \
@@ -28,3 +30,21 @@ class ModelEngine:
     def stop(self):
         self.listener.stop()
         self.dispatcher.stop()
+
+
+@contextlib.contextmanager
+def two_engines(collector):
+    """engine-a reading the bus in its own process and engine-b with two
+    listener processes (whose batches interleave), both following the
+    ``collector`` model, started; stopped on leaving. Their models must
+    end the same."""
+    engines = []
+    try:
+        engines.append(ModelEngine(collector, 'engine-a'))
+        engines.append(ModelEngine(collector, 'engine-b', processes=2))
+        for engine in engines:
+            engine.start()
+        yield engines
+    finally:
+        for engine in engines:
+            engine.stop()

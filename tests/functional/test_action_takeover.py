@@ -17,21 +17,20 @@ import requests
 
 from tests import factories
 from tests.functional import identity
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import events
-from tests.functional.ha_checks import TAKEOVER_LIMIT
-from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import action_starts
+from tests.functional.ha_checks import adopter
+from tests.functional.ha_checks import check_recovered
 from watcher_ha.simulator import scenario
 
 # Longer than a take-over: the cloud is still at it when the plan is
 # adopted.
 SLOW = 20
 HOST, EMPTY = 'compute-0000', 'compute-0001'
-FINAL = ('SUCCEEDED', 'FAILED', 'CANCELLED')
 
 
 def _auth(sim_url):
@@ -126,7 +125,7 @@ def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
     spec = scenario.generate(hosts=2, servers=1, seed=7)
     spec['servers'][0].update(host=HOST, state='active')
     spec.update(shelve_seconds=SLOW, power_seconds=SLOW, boot_seconds=1)
-    with simulator(tmp_path / 'sim', spec) as sim_url:
+    with services.simulator(tmp_path / 'sim', spec) as sim_url:
         cluster = ha_cluster(
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.1,
                              'shelve_timeout': 60, 'delete_timeout': 60,
@@ -146,17 +145,8 @@ def test_an_action_whose_applier_was_killed_is_recovered_not_redone(
             20, 'the %s action begun' % kind)
         wait_for(under_way, 10, 'the cloud at work for %s' % kind)
         cluster.kill(runner)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT,
-            'the plan adopted').pop()
-        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-                 in FINAL, SLOW + 30, 'the plan ended')
-        row, states = plan_row(cluster.engine, plan['id'])
-        assert (row.state, row.hostname, states[action['uuid']]) == (
-            'SUCCEEDED', survivor, 'SUCCEEDED')
-        # Recovered, not executed again.
-        assert action_starts(cluster, action) == [runner]
+        survivor = adopter(cluster, plan, runner)
+        check_recovered(cluster, plan, action, runner, survivor, SLOW + 30)
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]

@@ -17,13 +17,13 @@ import requests
 from tests import factories
 from tests.functional import cloud as cloud_mod
 from tests.functional import identity
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
-from tests.functional.ha_checks import TAKEOVER_LIMIT
-from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import action_starts
+from tests.functional.ha_checks import adopter
+from tests.functional.ha_checks import check_recovered
 from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
@@ -36,7 +36,6 @@ VOLUMES = {name: '%02d000000-0000-4000-8000-0000000000%02d' % (i, i)
            for i, name in enumerate(('moved', 'retyped', 'failing',
                                      'fenced', 'untouched', 'attached-off',
                                      'big', 'swapped'), start=10)}
-FINAL = ('SUCCEEDED', 'FAILED', 'CANCELLED')
 
 
 def _spec(seconds_per_gb=0.01):
@@ -66,7 +65,7 @@ def _spec(seconds_per_gb=0.01):
 @pytest.fixture(scope='module')
 def cloud(conf, tmp_path_factory):
     """The simulator, this process's [cinder] and [nova] pointed at it."""
-    with simulator(tmp_path_factory.mktemp('sim'), _spec()) as url, \
+    with services.simulator(tmp_path_factory.mktemp('sim'), _spec()) as url, \
             cloud_mod.overridden((
                 ('auth_type', 'none', 'cinder'),
                 ('endpoint_override', url + '/volume/v3', 'cinder'),
@@ -251,7 +250,8 @@ def _auth(sim_url):
 def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
         ha_cluster, tmp_path):
     # 1000 GiB at 0.02 s each: 20 s of copy, longer than a take-over.
-    with simulator(tmp_path / 'sim', _spec(seconds_per_gb=0.02)) as sim_url:
+    with services.simulator(tmp_path / 'sim',
+                            _spec(seconds_per_gb=0.02)) as sim_url:
         cluster = ha_cluster(
             watcher_applier={'recovery': 'resume', 'poll_interval': 0.1,
                              'volume_migration_timeout': 120},
@@ -270,17 +270,9 @@ def test_a_migration_whose_applier_was_killed_is_recovered_not_redone(
         wait_for(lambda: _volume(sim_url, 'big')['migration_status']
                  == 'migrating', 20, 'Cinder copying the volume')
         cluster.kill(runner)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT,
-            'the plan adopted').pop()
-        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-                 in FINAL, 90, 'the plan ended')
-        row, states = plan_row(cluster.engine, plan['id'])
-        assert (row.state, row.hostname, states[act['uuid']]) == (
-            'SUCCEEDED', survivor, 'SUCCEEDED')
+        survivor = adopter(cluster, plan, runner)
         # Recovered, not executed again: one start, one migration.
-        assert action_starts(cluster, act) == [runner]
+        check_recovered(cluster, plan, act, runner, survivor, 90)
         assert [(m['dest'], m['status'])
                 for m in _migrations(sim_url, 'big')] == [
             (FAST2, 'success')]

@@ -17,8 +17,8 @@ import time
 import pytest
 import requests
 
-from tests import servers
 from tests.functional import fixtures
+from tests.functional import services
 from tests.functional.daemons import cli
 from tests.functional.daemons import state_of
 from tests.functional.fixtures import wait_for
@@ -152,7 +152,7 @@ def test_dummy_pipeline_in_the_all_in_one_with_no_server(tmp_path):
         fixtures.base_config(tmp_path),
         oslo_messaging_notifications={'driver': 'log'}))
     fixtures.prepare_database(config)
-    with fixtures.all_in_one(config, _api_port(config)) as url:
+    with services.all_in_one(config, _api_port(config)) as url:
         audit = cli(url, 'audit', 'create', '-g', 'dummy', '-s', 'dummy',
                     '-t', 'ONESHOT', '-p', 'para1=1')
         started = time.monotonic()
@@ -210,17 +210,13 @@ def _storage_model(url):
 
 
 def test_the_all_in_one_storage_model_follows_cinders_notifications(
-        tmp_path):
+        tmp_path, own_rabbit):
     """The embedded cloud's Cinder notifications go out on an in-process
     bus of their own (another exchange than Nova's, so another transport)
     even when the all-in-one's transport is RabbitMQ: the engine listens
     on that bus too, so a volume created after the first resync shows in
     the storage model with no resync (a period of an hour)."""
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        _storage_follows_notifications(tmp_path, rabbit)
-    finally:
-        delete()
+    _storage_follows_notifications(tmp_path, own_rabbit)
 
 
 def _storage_follows_notifications(tmp_path, transport_url):
@@ -241,7 +237,7 @@ def _storage_follows_notifications(tmp_path, transport_url):
         **{group: {'auth_type': 'none', 'endpoint_override': cloud + path}
            for group, path in endpoints.items()}))
     fixtures.prepare_database(config)
-    with fixtures.all_in_one(config, _api_port(config), timeout=60) as url:
+    with services.all_in_one(config, _api_port(config), timeout=60) as url:
         first = wait_for(lambda: _storage_model(url), 60,
                          'the storage model\'s first resync')
         assert len(first) == 3, first

@@ -7,22 +7,22 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import fixtures
+from tests.functional import services
 
 LONG = 'x' * 70000
 
 
 @pytest.fixture(scope='module', params=['mysql', 'postgresql'])
 def api_url(request, tmp_path_factory):
-    url, drop = servers.create_database(request.param)
+    url, drop = services.create_database(request.param)
     tmp = tmp_path_factory.mktemp(request.param)
     port = fixtures.free_port()
     config = fixtures.write_config(tmp / 'watcher-ha.conf',
                                    fixtures.base_config(tmp, url, port))
     try:
         fixtures.prepare_database(config)
-        with fixtures.api_process(config, port) as api:
+        with services.api_process(config, port) as api:
             engine = sa.create_engine(url)
             yield api, engine, request.param
             engine.dispose()

@@ -85,7 +85,6 @@ def keystone(db, config):
     finally:
         fixture.cleanUp()
         policy.reset()
-        CONF.clear_override('enable_webhooks_auth', group='api')
 
 
 def build_client():
@@ -435,8 +434,8 @@ def test_webhook_needs_a_token_by_default(api, seeded):
     assert_unauthorized(webhook(api, None, seeded['audits']))
 
 
-def test_webhook_without_auth_when_disabled(keystone, seeded):
-    CONF.set_override('enable_webhooks_auth', False, group='api')
+def test_webhook_without_auth_when_disabled(keystone, seeded, config):
+    config.config(enable_webhooks_auth=False, group='api')
     api = build_client()
     resp = webhook(api, None, seeded['audits'])
     assert resp.status == 202, resp

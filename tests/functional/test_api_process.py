@@ -1,8 +1,8 @@
 """The watcher-ha-api command serves the API from real processes."""
 
 import requests
+from tests.functional import services
 
-from tests.functional import identity
 
 
 def test_api_process_serves_goals(api_server):
@@ -25,7 +25,7 @@ def test_a_down_message_bus_does_not_block_writes(tmp_path):
             tmp_path, port=port,
             DEFAULT={'transport_url': 'rabbit://guest:guest@127.0.0.1:1/'}))
     fixtures.prepare_database(config)
-    with fixtures.api_process(config, port) as url:
+    with services.api_process(config, port) as url:
         started = time.monotonic()
         resp = requests.post(url + '/v1/audits', json={
             'goal': 'dummy', 'audit_type': 'ONESHOT', 'name': 'lonely'},
@@ -70,13 +70,13 @@ def test_an_oversized_body_is_refused_unread(tmp_path):
         tmp_path / 'watcher-ha.conf', fixtures.base_config(tmp_path,
                                                            port=port))
     fixtures.prepare_database(config)
-    with fixtures.api_process(config, port) as url:
+    with services.api_process(config, port) as url:
         [worker] = fixtures.api_workers(config)
         for _ in range(20):     # settle the worker's memory
             requests.post(url + '/v1/audit_templates', data=b'{}',
                           headers={'Content-Type': 'application/json'})
         before = worker.memory_info().rss
-        token = b'X-Auth-Token: %s\r\n' % identity.keystone().token(
+        token = b'X-Auth-Token: %s\r\n' % services.keystone().token(
             ).encode()
 
         # Content-Length: answered although no byte of the body is sent.
@@ -114,7 +114,7 @@ def test_a_path_starting_with_two_slashes_is_served(api_server):
                                       timeout=10)
     try:
         conn.request('GET', '//v1/goals', headers={
-            'X-Auth-Token': identity.keystone().token()})
+            'X-Auth-Token': services.keystone().token()})
         resp = conn.getresponse()
         body = resp.read()
     finally:
@@ -186,7 +186,7 @@ def test_the_api_listens_with_the_configured_backlog(tmp_path):
             tmp_path / ('watcher-ha-%s.conf' % backlog),
             fixtures.base_config(tmp_path, port=port, api=api))
         fixtures.prepare_database(config)
-        with fixtures.api_process(config, port):
+        with services.api_process(config, port):
             assert listen_backlog(port) == expected
             # Nobody accepts while the API's processes are stopped: what
             # connects waits in the accept queue, as in a burst.

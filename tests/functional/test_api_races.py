@@ -15,8 +15,8 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
 from tests.functional import fixtures
+from tests.functional import services
 from watcher_ha.db import models
 
 CONCURRENCY = 50
@@ -32,7 +32,7 @@ def two_apis(request, tmp_path_factory):
 
     Yields (list of API URLs, SQLAlchemy engine on the same database).
     """
-    url, drop = servers.create_database(request.param)
+    url, drop = services.create_database(request.param)
     tmp_path = tmp_path_factory.mktemp('races-%s' % request.param)
     engine = None
     try:
@@ -50,7 +50,7 @@ def two_apis(request, tmp_path_factory):
         engine = sa.create_engine(url)
         with contextlib.ExitStack() as stack:
             # One after the other: each syncs the plugin catalog at start.
-            urls = [stack.enter_context(fixtures.api_process(config, port))
+            urls = [stack.enter_context(services.api_process(config, port))
                     for config, port in configs]
             yield urls, engine
     finally:
@@ -97,6 +97,13 @@ def insert_recommended_plan(engine, actions=2):
     return plan['uuid'], [action['uuid'] for action in created]
 
 
+def state_and_version(engine, model, uuid):
+    """(state, version) of the row of ``model`` whose uuid is ``uuid``."""
+    with engine.connect() as conn:
+        return tuple(conn.execute(sa.select(model.state, model.version)
+                                  .where(model.uuid == uuid)).one())
+
+
 def test_concurrent_audit_cancel_has_one_winner(two_apis):
     urls, engine = two_apis
     cancel = [{'op': 'replace', 'path': '/state', 'value': 'CANCELLED'}]
@@ -120,11 +127,8 @@ def test_concurrent_audit_cancel_has_one_winner(two_apis):
             assert resp.status_code == 200, resp.text
             assert resp.json()['state'] == 'CANCELLED', resp.json()
         # The row itself: moved exactly once, from version 1 to 2.
-        with engine.connect() as conn:
-            state, version = conn.execute(
-                sa.select(models.Audit.state, models.Audit.version)
-                .where(models.Audit.uuid == audit['uuid'])).one()
-        assert (state, version) == ('CANCELLED', 2)
+        assert state_and_version(engine, models.Audit, audit['uuid']) == (
+            'CANCELLED', 2)
 
 
 def test_concurrent_action_plan_start_has_one_winner(two_apis):
@@ -150,11 +154,8 @@ def test_concurrent_action_plan_start_has_one_winner(two_apis):
                 assert resp.status_code == 200, resp.text
                 assert resp.json()['state'] == 'PENDING', resp.json()
         # The row itself: moved exactly once, from version 1 to 2.
-        with engine.connect() as conn:
-            state, version = conn.execute(
-                sa.select(models.ActionPlan.state, models.ActionPlan.version)
-                .where(models.ActionPlan.uuid == plan_uuid)).one()
-        assert (state, version) == ('PENDING', 2)
+        assert state_and_version(engine, models.ActionPlan, plan_uuid) == (
+            'PENDING', 2)
 
 
 OVERLAP_ROUNDS = 100

@@ -22,8 +22,8 @@ import time
 import requests
 
 from tests.functional import applier_chaos
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -59,7 +59,7 @@ def test_killed_and_frozen_appliers_execute_nothing_twice(
     rng = random.Random(SEED)
     work = applier_chaos.workload(rng, PLANS)
     steps = applier_chaos.timeline(rng, APPLIERS, SIGNALS)
-    with simulator(tmp_path / 'sim', work.spec, rabbit) as sim_url:
+    with services.simulator(tmp_path / 'sim', work.spec, rabbit) as sim_url:
         records = applier_chaos.CloudRecords(sim_url, rabbit)
         try:
             cluster = ha_cluster(
@@ -154,7 +154,7 @@ def test_the_cloud_records_count_each_execution(rabbit, tmp_path):
     spec['servers'][0].update(flavor='m1.tiny', host='compute-0000',
                               state='active')
     spec['bandwidth_mb_per_s'] = 4096
-    with simulator(tmp_path / 'sim', spec, rabbit) as sim_url:
+    with services.simulator(tmp_path / 'sim', spec, rabbit) as sim_url:
         records = applier_chaos.CloudRecords(sim_url, rabbit)
         try:
             client = nova(sim_url)

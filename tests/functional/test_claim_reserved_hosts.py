@@ -14,10 +14,11 @@ import pytest
 import requests
 import sqlalchemy as sa
 
+from tests.functional import services
 from tests.functional.cloud import nova
 from tests.functional.cloud import nova_of_this_process
 from tests.functional.cloud import overridden
-from tests.functional.cloud import simulator
+from tests.helpers.segments import reserved_host_segment
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import claim_reserved_hosts
 from watcher_ha.applier.actions import evacuate
@@ -56,7 +57,7 @@ def cloud(conf, tmp_path_factory):
         'servers': [{'name': 'vm-%d' % index, 'flavor': 'm1.large',
                      'host': FAILED, 'boot_from_volume': True}
                     for index in range(4)]}
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
+    with services.simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
             nova_of_this_process(url), overridden((
                 ('auth_type', 'none', 'placement'),
                 ('endpoint_override', url + '/placement', 'placement'))):
@@ -68,15 +69,7 @@ def cloud(conf, tmp_path_factory):
 
 @pytest.fixture
 def segment(db):
-    context = watcher_context.admin_context()
-    found = failover_segments.create_segment(context, {
-        'name': 'seg', 'service_type': 'COMPUTE',
-        'recovery_method': 'reserved_host'})
-    for name in (FAILED,) + RESERVED:
-        failover_segments.create_host(context, found['uuid'], {
-            'name': name, 'type': 'COMPUTE', 'control_attributes': '',
-            'reserved': name in RESERVED})
-    return found['uuid']
+    return reserved_host_segment([FAILED], RESERVED)['uuid']
 
 
 def claim(client, segment_uuid, providers=None, capacity=None, **more):
@@ -214,7 +207,7 @@ def zoned(tmp_path, segment):
         'servers': [{'name': 'vm-%d' % index, 'flavor': 'm1.large',
                      'host': FAILED, 'pinned_availability_zone': 'az1'}
                     for index in range(2)]}
-    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, nova_of_this_process(url):
         yield url, nova(url)
 
 

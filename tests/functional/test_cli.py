@@ -19,6 +19,7 @@ from sqlalchemy import orm
 
 from tests.functional import fixtures
 from tests.functional import identity
+from tests.functional import services
 from watcher_ha.db import models
 
 pytestmark = pytest.mark.functional
@@ -61,7 +62,7 @@ def cli_server(tmp_path_factory):
     sections = fixtures.base_config(tmp_path, port=port)
     config = fixtures.write_config(tmp_path / 'watcher-ha.conf', sections)
     fixtures.prepare_database(config)
-    with fixtures.api_process(config, port) as url:
+    with services.api_process(config, port) as url:
         yield Server(url, sections['database']['connection'], str(home))
 
 

@@ -9,7 +9,7 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.daemons import Notifications
 from tests.functional.daemons import cli
 from tests.functional.daemons import state_of
@@ -22,7 +22,7 @@ from watcher_ha.db import models
 def cluster(tmp_path, database, rabbit):
     url, engine = database
     notes = Notifications(rabbit)
-    with daemons.cluster(tmp_path, url, rabbit) as running:
+    with services.cluster(tmp_path, url, rabbit) as running:
         running.engine = engine
         running.notes = notes
         yield running

@@ -15,8 +15,7 @@ import requests
 import sqlalchemy as sa
 
 from tests import factories
-from tests import servers
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional import sql_proxy
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import create_audit
@@ -90,7 +89,7 @@ def _started_plan(cluster, engine):
 def test_a_connection_lost_at_any_write_leaves_nothing_stuck(
         tmp_path, database, own_rabbit):
     url, engine = database
-    with sql_proxy.SqlProxy(url) as proxy, daemons.cluster(
+    with sql_proxy.SqlProxy(url) as proxy, services.cluster(
             tmp_path, proxy.url, own_rabbit) as cluster:
         cluster.start_daemons(engines=['engine-a'], appliers=['applier-a'])
         cuts = 0
@@ -135,9 +134,9 @@ def test_a_plan_taken_over_with_a_commit_lost_ends_cancelled(
     the take-over. The self-check used to resume a plan whose cancelling
     commit was lost and run the rest of it to SUCCEEDED."""
     url, engine = database
-    with sql_proxy.SqlProxy(url) as proxy, daemons.cluster(
+    with sql_proxy.SqlProxy(url) as proxy, services.cluster(
             tmp_path, proxy.url, own_rabbit, coordination={
-                'backend_url': servers.redis_coordination_url(),
+                'backend_url': services.redis_coordination_url(),
                 'member_timeout': MEMBER_TIMEOUT}) as cluster:
         appliers = ['applier-a', 'applier-b']
         cluster.start_daemons(engines=['engine-a'], appliers=appliers)

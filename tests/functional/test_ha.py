@@ -21,10 +21,9 @@ import sqlalchemy as sa
 from tests import factories
 from tests.functional import daemons
 from tests.functional import fixtures
-from tests.functional import private_servers
+from tests.functional import services
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
@@ -42,6 +41,8 @@ from tests.functional.cloud import auth_sections
 from tests.functional.ha_checks import action_starts
 from tests.functional.ha_checks import plan_row
 from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import adopter
+from tests.functional.ha_checks import check_recovered
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common.states import AuditState
 from watcher_ha.db import models
@@ -332,7 +333,7 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
     made['servers'][0].update(flavor='m1.small', host='compute-0000',
                               state='active')
     made['bandwidth_mb_per_s'] = 100
-    with simulator(tmp_path / 'sim', made) as sim_url:
+    with services.simulator(tmp_path / 'sim', made) as sim_url:
         auth = {'auth_type': 'password',
                 'auth_url': sim_url + '/identity/v3', 'username': 'admin',
                 'password': 'admin', 'project_name': 'admin',
@@ -362,19 +363,11 @@ def test_applier_killed_mid_migration_resumes_it(ha_cluster,
         wait_for(lambda: cloud()[server]['task_state'] == 'migrating', 10,
                  'the live migration under way')
         cluster.kill(runner)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT,
-            'the plan adopted').pop()
+        survivor = adopter(cluster, plan, runner)
         # Adopted while the migration runs (20 s): the survivor finds the
         # action ONGOING and the server still moving.
         assert cloud()[server]['task_state'] == 'migrating'
-        wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-                 in ('SUCCEEDED', 'FAILED', 'CANCELLED'), 30, 'plan ended')
-        row, states = plan_row(cluster.engine, plan['id'])
-        assert (row.state, row.hostname, states[action['uuid']]) == (
-            'SUCCEEDED', survivor, 'SUCCEEDED')
-        assert action_starts(cluster, action) == [runner]
+        check_recovered(cluster, plan, action, runner, survivor, 30)
         assert [host for event, host, data in events(
             cluster.notes, action['uuid']) if event == 'action.update'
             and data['state'] == 'SUCCEEDED'] == [survivor]
@@ -428,7 +421,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
     for server in made['servers']:
         server.update(flavor='m1.small', host='compute-0000',
                       state='active')
-    with simulator(tmp_path / 'sim', made) as sim_url:
+    with services.simulator(tmp_path / 'sim', made) as sim_url:
         cluster = ha_cluster(
             watcher_applier={'recovery': recovery, 'poll_interval': 0.2,
                              'migration_timeout': 60},
@@ -452,10 +445,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
             # The adopter's own look at the server (recover()) answers
             # after the frozen applier's GET does.
             _slow_gets(sim_url, first, FROZEN_GET + 3)
-        survivor = wait_for(
-            lambda: {plan_row(cluster.engine, plan['id'])[0].hostname}
-            .difference([runner, None]), TAKEOVER_LIMIT + 2,
-            'the plan adopted').pop()
+        survivor = adopter(cluster, plan, runner, TAKEOVER_LIMIT + 2)
         if recovery == 'cancel':
             wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                      == 'CANCELLED', 10, 'the plan cancelled')
@@ -511,53 +501,49 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
         assert 'was taken over' in log
 
 
-def test_a_redis_restarted_empty_takes_nothing_over(ha_cluster, tmp_path):
+def test_a_redis_restarted_empty_takes_nothing_over(ha_cluster,
+                                                      private_redis):
     """The coordination backend restarts and forgets every member while
     two appliers run plans and two engines compute one-shot audits. Each
     daemon finds its group gone, joins again, and presumes nobody dead for
     member_timeout: every plan ends SUCCEEDED on the applier that ran it,
     no audit is computed twice, nothing is cancelled."""
-    redis = private_servers.Redis(tmp_path)
-    redis.start()
-    try:
-        cluster = ha_cluster(coordination={'backend_url': redis.url})
-        cluster.start_daemons(engines=ENGINES[:2], appliers=APPLIERS[:2])
-        plans = [_plan_with_sleeps(cluster, durations=(6, 6))
-                 for _ in range(4)]
-        audits = [create_audit(cluster.url, audit_type='ONESHOT',
-                               strategy=slow_strategy.NAME,
-                               parameters={'seconds': 14})
-                  for _ in range(4)]
-        wait_for(lambda: all(action_starts(cluster, actions[0])
-                             for _, actions in plans)
-                 and all(strategy_started(cluster.notes, audit)
-                         for audit in audits), 20, 'all of it running')
-        runners = {plan['uuid']: action_starts(cluster, actions[0])[0]
-                   for plan, actions in plans}
-        assert set(runners.values()) == set(APPLIERS[:2]), runners
-        redis.stop()
-        redis.start()
-        restarted = time.monotonic()
-        wait_for(lambda: all(plan_row(cluster.engine, plan['id'])[0].state
-                             == 'SUCCEEDED' for plan, _ in plans)
-                 and all(audit_row(cluster.engine, audit).state
-                         == AuditState.SUCCEEDED for audit in audits),
-                 40, 'every plan and audit done')
-        for plan, actions in plans:
-            row, states = plan_row(cluster.engine, plan['id'])
-            assert row.hostname == runners[plan['uuid']]
-            assert set(states.values()) == {'SUCCEEDED'}
-            assert [action_starts(cluster, a) for a in actions] == [
-                [row.hostname]] * len(actions)
-        for audit in audits:
-            assert len([event for event, _, _ in events(cluster.notes, audit)
-                        if event == 'audit.strategy.start']) == 1, audit
-        # Everyone is back in its group.
-        wait_for(lambda: requests.get(cluster.url + '/v1/services',
-                                      timeout=10).json()['services']
-                 and all(s['status'] == 'ACTIVE' for s in requests.get(
-                     cluster.url + '/v1/services', timeout=10).json()[
-                         'services']), 20, 'every service ACTIVE')
-        assert time.monotonic() - restarted < 60
-    finally:
-        redis.stop()
+    cluster = ha_cluster(coordination={'backend_url': private_redis.url})
+    cluster.start_daemons(engines=ENGINES[:2], appliers=APPLIERS[:2])
+    plans = [_plan_with_sleeps(cluster, durations=(6, 6))
+             for _ in range(4)]
+    audits = [create_audit(cluster.url, audit_type='ONESHOT',
+                           strategy=slow_strategy.NAME,
+                           parameters={'seconds': 14})
+              for _ in range(4)]
+    wait_for(lambda: all(action_starts(cluster, actions[0])
+                         for _, actions in plans)
+             and all(strategy_started(cluster.notes, audit)
+                     for audit in audits), 20, 'all of it running')
+    runners = {plan['uuid']: action_starts(cluster, actions[0])[0]
+               for plan, actions in plans}
+    assert set(runners.values()) == set(APPLIERS[:2]), runners
+    private_redis.stop()
+    private_redis.start()
+    restarted = time.monotonic()
+    wait_for(lambda: all(plan_row(cluster.engine, plan['id'])[0].state
+                         == 'SUCCEEDED' for plan, _ in plans)
+             and all(audit_row(cluster.engine, audit).state
+                     == AuditState.SUCCEEDED for audit in audits),
+             40, 'every plan and audit done')
+    for plan, actions in plans:
+        row, states = plan_row(cluster.engine, plan['id'])
+        assert row.hostname == runners[plan['uuid']]
+        assert set(states.values()) == {'SUCCEEDED'}
+        assert [action_starts(cluster, a) for a in actions] == [
+            [row.hostname]] * len(actions)
+    for audit in audits:
+        assert len([event for event, _, _ in events(cluster.notes, audit)
+                    if event == 'audit.strategy.start']) == 1, audit
+    # Everyone is back in its group.
+    wait_for(lambda: requests.get(cluster.url + '/v1/services',
+                                  timeout=10).json()['services']
+             and all(s['status'] == 'ACTIVE' for s in requests.get(
+                 cluster.url + '/v1/services', timeout=10).json()[
+                     'services']), 20, 'every service ACTIVE')
+    assert time.monotonic() - restarted < 60

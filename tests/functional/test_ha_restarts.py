@@ -11,9 +11,8 @@ import requests
 import sqlalchemy as sa
 from tooz import coordination
 
-from tests import servers
-from tests.functional import daemons
 from tests.functional import private_servers
+from tests.functional import services
 from tests.functional.daemons import Notifications
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import ENGINES
@@ -31,21 +30,19 @@ pytestmark = pytest.mark.serial
 
 
 @pytest.fixture
-def stack(tmp_path):
+def stack(tmp_path, own_rabbit):
     """A private Redis and PostgreSQL, a RabbitMQ vhost of our own."""
     redis = private_servers.Redis(tmp_path)
     postgres = private_servers.Postgres(tmp_path)
-    rabbit, delete_vhost = servers.create_rabbit_vhost()
     try:
         redis.start()
         postgres.start()
-        yield redis, postgres, rabbit
+        yield redis, postgres, own_rabbit
     finally:
         redis.stop()
         with contextlib.suppress(Exception):
             postgres.stop()
         postgres.remove()
-        delete_vhost()
 
 
 def latest_plans(engine, audits):
@@ -66,7 +63,7 @@ def test_daemons_recover_from_server_restarts(tmp_path, stack):
     engine = sa.create_engine(postgres.url, pool_pre_ping=True)
     notes = Notifications(rabbit)
     try:
-        with daemons.cluster(tmp_path, postgres.url, rabbit, coordination={
+        with services.cluster(tmp_path, postgres.url, rabbit, coordination={
                 'backend_url': redis.url}) as cluster:
             cluster.engine, cluster.notes = engine, notes
             cluster.start_daemons(engines=ENGINES, appliers=APPLIERS)

@@ -8,10 +8,8 @@ shared servers are never stopped."""
 import pytest
 import requests
 
-from tests import servers
-from tests.functional import daemons
 from tests.functional import fixtures
-from tests.functional import private_servers
+from tests.functional import services
 from tests.functional import sql_proxy
 from tests.functional.fixtures import wait_for
 
@@ -29,20 +27,19 @@ def answer(url):
     return reply.status_code, reply.json()['reasons']
 
 
-def test_each_daemon_names_the_service_it_cannot_reach(tmp_path):
-    redis = private_servers.Redis(tmp_path)
-    redis.start()
-    rabbit, delete_vhost = servers.create_rabbit_vhost()
+def test_each_daemon_names_the_service_it_cannot_reach(tmp_path,
+                                                       private_redis):
+    rabbit, delete_vhost = services.create_rabbit_vhost()
     assert rabbit.rstrip('/').count('/') == 3, (
         'a virtual host of the test\'s own is needed (rabbitmqctl)')
     vhost_deleted = False
     engine_port, applier_port = fixtures.free_port(), fixtures.free_port()
     try:
-        with servers.database('mysql') as (db_url, _), \
+        with services.database('mysql') as (db_url, _), \
                 sql_proxy.SqlProxy(db_url) as proxy, \
-                daemons.cluster(
+                services.cluster(
                     tmp_path, proxy.url, rabbit,
-                    coordination={'backend_url': redis.url},
+                    coordination={'backend_url': private_redis.url},
                     metrics={'enabled': True, 'host': '127.0.0.1',
                              'api_port': fixtures.free_port(),
                              'decision_engine_port': engine_port,
@@ -62,11 +59,11 @@ def test_each_daemon_names_the_service_it_cannot_reach(tmp_path):
 
             all_answer(200, [DATABASE, BUS, COORDINATION], 'all healthy')
 
-            redis.stop()
+            private_redis.stop()
             all_answer(503, [DATABASE, BUS,
                              'coordination backend unreachable'],
                        'coordination backend named')
-            redis.start()
+            private_redis.start()
             all_answer(200, [DATABASE, BUS, COORDINATION], 'healthy again')
 
             delete_vhost()
@@ -79,6 +76,5 @@ def test_each_daemon_names_the_service_it_cannot_reach(tmp_path):
                              'message bus unreachable', COORDINATION],
                        'database named')
     finally:
-        redis.stop()
         if not vhost_deleted:
             delete_vhost()

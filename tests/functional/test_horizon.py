@@ -25,6 +25,7 @@ from selenium.webdriver.common.by import By
 from tests.functional import embedded_cloud
 from tests.functional import horizon
 from tests.functional import identity
+from tests.functional import services
 from tests.functional.fixtures import wait_for
 from watcher_ha.simulator import scenario
 
@@ -87,7 +88,7 @@ def cloud(tmp_path_factory):
     failed = spec['servers'][0]['host']
     for server in spec['servers']:
         server['metadata'] = {'HA_Enabled': 'True'}
-    with embedded_cloud.all_in_one(tmp_path, spec) as (_, cloud_url):
+    with services.embedded_all_in_one(tmp_path, spec) as (_, cloud_url):
         keystone_url = cloud_url + '/identity/v3'
         yield (cloud_url, keystone_url, embedded_cloud.session(keystone_url),
                failed)

@@ -17,10 +17,10 @@ import subprocess
 import pytest
 import requests
 
-from tests import servers
 from tests import venvs
 from tests.functional import db_imports
 from tests.functional import fixtures
+from tests.functional import services
 from tests.functional.db_imports import Ours
 
 pytestmark = pytest.mark.functional
@@ -79,7 +79,7 @@ def masakari(request, tmp_path_factory):
     if request.param == 'sqlite':
         url, drop = 'sqlite:///%s/masakari.sqlite' % tmp, lambda: None
     else:
-        url, drop = servers.create_database(request.param)
+        url, drop = services.create_database(request.param)
     try:
         yield request.param, url, _fill(python, tmp, url)
     finally:
@@ -156,7 +156,7 @@ def test_import_keeps_uuids_and_fields(masakari, tmp_path):
                                    'hosts': (0, 6, 2),
                                    'notifications': (0, 4, 3),
                                    'vmoves': (0, 3, 0)}, again
-        with fixtures.api_process(ours.config, ours.port) as api:
+        with services.api_process(ours.config, ours.port) as api:
             _check_api(api, shown)
     finally:
         ours.drop()

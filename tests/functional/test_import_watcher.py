@@ -16,11 +16,11 @@ import pytest
 import requests
 import sqlalchemy as sa
 
-from tests import servers
 from tests import venvs
 from tests.benchmarks import watcher17
 from tests.functional import db_imports
 from tests.functional import fixtures
+from tests.functional import services
 from tests.functional.db_imports import Ours
 
 FILL = pathlib.Path(__file__).with_name('watcher17_fill.py')
@@ -50,7 +50,7 @@ def _watcher_python():
 def watcher_db(tmp_path_factory):
     """A Watcher 17 database on MariaDB, filled by Watcher: its URL."""
     python = _watcher_python()
-    url, drop = servers.create_database('mysql')
+    url, drop = services.create_database('mysql')
     tmp = tmp_path_factory.mktemp('watcher17')
     conf = fixtures.write_config(tmp / 'watcher.conf', {
         'DEFAULT': {'transport_url': 'fake://',
@@ -267,7 +267,7 @@ def test_import_brings_everything_over_once(watcher_db, tmp_path, kind):
                 table, again)
 
         _check_archived(ours.url, watcher)
-        with fixtures.api_process(ours.config, ours.port) as api:
+        with services.api_process(ours.config, ours.port) as api:
             _check_api(api, watcher, skipped)
     finally:
         ours.drop()

@@ -15,6 +15,7 @@ import requests
 from tests.functional import embedded_cloud
 from tests.functional import fixtures
 from tests.functional import identity
+from tests.functional import services
 from watcher_ha.simulator import scenario
 
 pytestmark = pytest.mark.functional
@@ -33,7 +34,7 @@ def cloud(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('keystone-clients')
     spec = scenario.generate(hosts=3, servers=3, seed=5)
     spec['users'] = [MEMBER]
-    with embedded_cloud.all_in_one(tmp_path, spec) as (url, cloud_url):
+    with services.embedded_all_in_one(tmp_path, spec) as (url, cloud_url):
         yield url, cloud_url + '/identity/v3', tmp_path
 
 

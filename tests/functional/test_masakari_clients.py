@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from tests.functional import cloud
 from tests.functional import fixtures
 from tests.functional import identity
+from tests.functional import services
 from watcher_ha.simulator import scenario
 
 pytestmark = pytest.mark.functional
@@ -38,7 +38,7 @@ def api(tmp_path_factory):
     for server in spec['servers']:
         if server['host'] == renamed:
             server['host'] = THIS_HOST
-    with cloud.simulator(tmp_path / 'sim', spec) as sim_url:
+    with services.simulator(tmp_path / 'sim', spec) as sim_url:
         port = fixtures.free_port()
         sections = fixtures.base_config(tmp_path, port=port, nova={
             'auth_type': 'none',
@@ -46,7 +46,7 @@ def api(tmp_path_factory):
         config = fixtures.write_config(tmp_path / 'watcher-ha.conf',
                                        sections)
         fixtures.prepare_database(config)
-        with fixtures.api_process(config, port) as url:
+        with services.api_process(config, port) as url:
             yield url + '/instance-ha/v1'
 
 
@@ -140,7 +140,7 @@ def test_masakari_monitors_reports_arrive(api, tmp_path):
     config = tmp_path / 'masakarimonitors.conf'
     config.write_text('[api]\nauth_type = admin_token\ntoken = %s\n'
                       'endpoint = %s\n[host]\ndisable_ipmi_check = true\n'
-                      % (identity.keystone().token(), api))
+                      % (services.keystone().token(), api))
     instance = '11111111-2222-4333-8444-555555555555'
     monitor = [sys.executable, os.path.join(os.path.dirname(__file__),
                                             'masakari_monitor.py'),

@@ -8,13 +8,12 @@ import pytest
 import requests
 from prometheus_client import parser
 
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import identity
 from tests.functional import prometheus_server
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.helpers import grafana
 from watcher_ha.simulator import scenario
@@ -52,31 +51,27 @@ def total(samples, name, **labels):
 
 
 @pytest.fixture
-def metered(tmp_path):
+def metered(tmp_path, own_rabbit):
     """A cluster with metrics on, its simulated Nova sending notifications:
     (cluster, {daemon: metrics URL}, simulator URL)."""
     prometheus_server.prometheus_binary()   # fail or skip before starting
     ports = {name: fixtures.free_port() for name in DAEMONS}
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', SPEC,
-                          transport_url=rabbit) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit, metrics=dict(
-                    {'enabled': True, 'host': '127.0.0.1'},
-                    **{name + '_port': port
-                       for name, port in ports.items()}),
-                    # Both models, so that the dashboard's storage
-                    # panels have data too.
-                    watcher_decision_engine={
-                        'collectors': 'compute,storage'},
-                    **nova_sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            yield cluster, {name: 'http://127.0.0.1:%d/metrics' % port
-                            for name, port in ports.items()}, sim_url
-    finally:
-        delete()
+    with services.database('mysql') as (db_url, _), \
+            services.simulator(tmp_path / 'sim', SPEC,
+                               transport_url=own_rabbit) as sim_url, \
+            services.cluster(tmp_path, db_url, own_rabbit, metrics=dict(
+                {'enabled': True, 'host': '127.0.0.1'},
+                **{name + '_port': port
+                   for name, port in ports.items()}),
+                # Both models, so that the dashboard's storage
+                # panels have data too.
+                watcher_decision_engine={
+                             'collectors': 'compute,storage'},
+                **nova_sections(sim_url)) as cluster:
+        cluster.start_daemons(engines=['engine-1'],
+                              appliers=['applier-1'])
+        yield cluster, {name: 'http://127.0.0.1:%d/metrics' % port
+                        for name, port in ports.items()}, sim_url
 
 
 def test_metrics_move_and_prometheus_answers_the_dashboard(tmp_path,
@@ -188,7 +183,7 @@ def test_several_api_workers_add_up_their_counts(tmp_path, monkeypatch):
     (shared / 'counter_1.db').write_bytes(b'left by an earlier run')
     monkeypatch.setenv('PROMETHEUS_MULTIPROC_DIR', str(shared))
     config, port, metrics_url = _api_config(tmp_path, workers=3)
-    with fixtures.api_process(config, port) as url:
+    with services.api_process(config, port) as url:
         for _ in range(12):
             # A connection each: the workers share them out.
             assert requests.get(url + '/v1/goals', timeout=10,
@@ -216,7 +211,7 @@ def test_several_api_workers_without_the_directory_refuse_to_start(
 
 def test_the_all_in_one_serves_the_three_on_one_endpoint(tmp_path):
     config, port, metrics_url = _api_config(tmp_path, workers=1)
-    with fixtures.all_in_one(config, port) as url:
+    with services.all_in_one(config, port) as url:
         audit = daemons.cli(url, 'audit', 'create', '-g', 'dummy', '-s',
                             'dummy', '-t', 'ONESHOT', '-p', 'para1=1')
         wait_for(lambda: daemons.state_of(url, 'audits', audit['UUID'])

@@ -31,13 +31,6 @@ LIVE = nova_samples.live()
 HOSTS = ['fake-compute-1', 'fake-compute-2', 'fake-compute-3']
 
 
-@pytest.fixture
-def rabbit(own_rabbit, config):
-    """own_rabbit, this process's transport_url."""
-    config.config(transport_url=own_rabbit)
-    return own_rabbit
-
-
 class Engine:
     """What a decision engine runs for its model: listener, dispatcher,
     model; ``processes``: its notification_listener_processes."""
@@ -131,7 +124,7 @@ def start_on_a_backlog(engine_listener, dispatcher, host, count):
     engine_listener.start()
 
 
-def test_two_engines_agree_after_a_burst(rabbit):
+def test_two_engines_agree_after_a_burst(rabbit_here):
     """engine-b reads with two listener processes."""
     engines = [Engine('engine-a'), Engine('engine-b', processes=2)]
     transport = oslo_messaging.get_notification_transport(CONF)
@@ -172,15 +165,15 @@ def test_two_engines_agree_after_a_burst(rabbit):
             engine.stop()
 
 
-def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
-                                                        monkeypatch):
+def test_a_backlog_reaches_the_handlers_in_broker_order(
+        rabbit_here, config, monkeypatch):
     """Batches reach the dispatcher in the order the broker delivered
     them, so a server's events are applied in the order Nova sent them
     even before their stamps are compared: also when the dispatcher
     lags (a queue of one, a slow handler) and small batches wait for it."""
     monkeypatch.setattr(dispatch, 'QUEUE_SIZE', 1)
-    CONF.set_override('notification_batch_size', 5,
-                      group='watcher_decision_engine')
+    config.config(notification_batch_size=5,
+                  group='watcher_decision_engine')
     seen = []
     dispatcher = numbers_dispatcher(seen.extend, delay=0.001)
     engine_listener = listener.NovaListener(dispatcher, 'engine-order')
@@ -191,8 +184,6 @@ def test_a_backlog_reaches_the_handlers_in_broker_order(rabbit,
     finally:
         engine_listener.stop()
         dispatcher.stop()
-        CONF.clear_override('notification_batch_size',
-                            group='watcher_decision_engine')
     assert seen == list(range(count))
 
 
@@ -219,7 +210,7 @@ def _connections(url):
 
 
 @pytest.mark.parametrize('processes', [0, 2])
-def test_a_stopped_listener_leaves_no_connection(rabbit, processes):
+def test_a_stopped_listener_leaves_no_connection(rabbit_here, processes):
     """stop() waits for the listener, which closes its connection: a
     stopped listener's connection would otherwise outlive it,
     heartbeating, for the life of the process (stop without wait leaves
@@ -228,16 +219,16 @@ def test_a_stopped_listener_leaves_no_connection(rabbit, processes):
     engine.start()
     pids = getattr(engine.listener, 'pids', list)()
     try:
-        wait_for(lambda: _connections(rabbit) >= max(processes, 1), 10,
+        wait_for(lambda: _connections(rabbit_here) >= max(processes, 1), 10,
                  'the listeners connected')
     finally:
         engine.stop()
     assert not any(_running(pid) for pid in pids)
-    wait_for(lambda: _connections(rabbit) == 0, 10,
+    wait_for(lambda: _connections(rabbit_here) == 0, 10,
              'no connection left in the virtual host')
 
 
-def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
+def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit_here, api, db):
     import datetime
 
     from tests import factories
@@ -248,7 +239,7 @@ def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
         engine.start()
         engine.stop()
     assert {listener.pool_name('gone-engine'),
-            listener.pool_name('away-engine')} <= _queues(rabbit)
+            listener.pool_name('away-engine')} <= _queues(rabbit_here)
     old = models.utcnow() - datetime.timedelta(days=2)
     factories.service(db, host='gone-engine', last_seen_up=old)
     factories.service(db, host='away-engine')
@@ -258,7 +249,7 @@ def test_queue_of_an_engine_gone_for_good_is_deleted(rabbit, api, db):
     # in the group: kept.
     assert gone == ['gone-engine']
     assert pools.delete_pools(gone) == ['gone-engine']
-    left = _queues(rabbit)
+    left = _queues(rabbit_here)
     assert listener.pool_name('gone-engine') not in left
     assert listener.pool_name('away-engine') in left
     # Again: harmless.
@@ -274,12 +265,12 @@ def _running(pid):
     return stat[stat.rindex(')') + 2] != 'Z'
 
 
-def test_a_killed_listener_process_loses_nothing(rabbit):
+def test_a_killed_listener_process_loses_nothing(rabbit_here, config):
     """SIGKILL one of two listener processes mid-backlog: what it had not
     acknowledged goes to the other, what it had sent reaches the engine,
     and another process takes its place."""
-    CONF.set_override('notification_batch_size', 5,
-                      group='watcher_decision_engine')
+    config.config(notification_batch_size=5,
+                  group='watcher_decision_engine')
     seen = collections.Counter()
     # A slow model: the backlog is still draining at the kill.
     dispatcher = numbers_dispatcher(seen.update, delay=0.002)
@@ -303,8 +294,6 @@ def test_a_killed_listener_process_loses_nothing(rabbit):
     finally:
         processes.stop()
         dispatcher.stop()
-        CONF.clear_override('notification_batch_size',
-                            group='watcher_decision_engine')
     assert set(seen) == set(range(count + 20))
 
 
@@ -327,22 +316,22 @@ time.sleep(600)
 """
 
 
-def test_listener_processes_leave_with_their_engine(rabbit):
+def test_listener_processes_leave_with_their_engine(rabbit_here):
     """An engine killed with SIGKILL cannot stop its listener processes:
     they see their pipe close, and exit, closing their connections (an
     orphan would go on taking the dead engine's notifications)."""
     with children.popen(
-            [sys.executable, '-c', ORPHANED_ENGINE, rabbit],
+            [sys.executable, '-c', ORPHANED_ENGINE, rabbit_here],
             stdout=subprocess.PIPE, text=True,
             cwd=pathlib.Path(__file__).resolve().parents[2]) as engine:
         try:
             pids = [int(pid) for pid in engine.stdout.readline().split()]
             assert len(pids) == 2
-            wait_for(lambda: _connections(rabbit) == 2, 10,
+            wait_for(lambda: _connections(rabbit_here) == 2, 10,
                      'both listener processes connected')
         finally:
             engine.kill()
     wait_for(lambda: not any(_running(pid) for pid in pids), 20,
              'the listener processes gone')
-    wait_for(lambda: _connections(rabbit) == 0, 20,
+    wait_for(lambda: _connections(rabbit_here) == 0, 20,
              'no connection left in the virtual host')

@@ -8,6 +8,7 @@ dropped by fault injection, and a host failure no one reports, the next
 resync repairs the models."""
 
 import dataclasses
+import functools
 import datetime
 import random
 import threading
@@ -18,12 +19,14 @@ from keystoneauth1 import session
 import pytest
 import requests
 
-from tests import servers
 from tests.functional import cloud
 from tests.functional import model_engine
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
+from tests.functional.cloud import overridden
 from tests.functional.fixtures import wait_for
+from tests.helpers.models_agree import notifications_dropped
+from tests.helpers.models_agree import wait_until_agree
 from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.model.collector import compute
 from watcher_ha.decision_engine.model.collector import manager as \
@@ -85,7 +88,7 @@ def test_full_sync_reads_placement_while_nova_lists_servers(
             inventory_read.set()
         return send(self, url, method, **kwargs)
     monkeypatch.setattr(session.Session, 'request', request)
-    with simulator(tmp_path, cloud.SMALL) as url:
+    with services.simulator(tmp_path, cloud.SMALL) as url:
         nova_conf(url)
         collectors = collector_manager.CollectorManager(['compute'])
         collectors.resync('compute')
@@ -120,8 +123,8 @@ def test_full_sync_asks_for_the_next_page_while_converting_one(
     monkeypatch.setattr(session.Session, 'request', request)
     monkeypatch.setattr(compute.ComputeCollector, '_instance',
                         staticmethod(instance))
-    with simulator(tmp_path, scenario.generate(hosts=30, servers=2100,
-                                               seed=5)) as url:
+    with services.simulator(tmp_path, scenario.generate(hosts=30, servers=2100,
+                                                        seed=5)) as url:
         nova_conf(url)
         collectors = collector_manager.CollectorManager(['compute'])
         collectors.resync('compute')
@@ -141,7 +144,7 @@ def test_full_sync_reads_every_page_of_hypervisors_and_servers(
     of them is in the model."""
     spec = scenario.generate(hosts=30, servers=100, seed=8)
     spec['max_limit'] = 7
-    with simulator(tmp_path, spec) as url:
+    with services.simulator(tmp_path, spec) as url:
         nova_conf(url)
         collectors = collector_manager.CollectorManager(['compute'])
         collectors.resync('compute')
@@ -158,7 +161,7 @@ def test_full_sync_counts_what_placement_holds_beyond_the_servers(
     host, and its old flavor is still allocated on the old one: that
     hold, which no server in the model accounts for, is counted as used
     there, so every node's use in the model is Placement's."""
-    with simulator(tmp_path, cloud.SMALL) as url:
+    with services.simulator(tmp_path, cloud.SMALL) as url:
         client = nova(url)
         large = next(f for f in client.flavors.list()
                      if f.name == 'm1.large')
@@ -190,27 +193,23 @@ def test_a_hung_nova_fails_the_sync_instead_of_holding_it(tmp_path,
                                                           nova_conf):
     """Every request has a timeout ([nova] timeout, 60 s by default):
     here 1 s, against a Nova that answers after 5."""
-    with simulator(tmp_path, cloud.SMALL) as url:
+    with services.simulator(tmp_path, cloud.SMALL) as url:
         nova_conf(url)
-        for group in ('nova', 'placement'):
-            CONF.set_override('timeout', 1, group=group)
         requests.put(url + '/simulator/faults', json={'api_delay': 5},
                      timeout=10).raise_for_status()
         collectors = collector_manager.CollectorManager(['compute'])
         started = time.monotonic()
-        try:
+        with overridden((('timeout', 1, 'nova'),
+                         ('timeout', 1, 'placement'))):
             # keystoneauth names any timeout so.
             with pytest.raises(ks_exc.ConnectTimeout):
                 collectors.get('compute').build(datetime.datetime.now())
-        finally:
-            for group in ('nova', 'placement'):
-                CONF.clear_override('timeout', group=group)
         assert time.monotonic() - started < 5
     assert CONF.nova.timeout == CONF.placement.timeout == 60
 
 
 def test_full_sync_reads_the_whole_cloud(tmp_path, nova_conf):
-    with simulator(tmp_path, cloud.SMALL) as url:
+    with services.simulator(tmp_path, cloud.SMALL) as url:
         nova_conf(url)
         collectors = collector_manager.CollectorManager(['compute'])
         collectors.resync('compute')
@@ -303,53 +302,37 @@ def _fail_or_recover(client, url, host, action, report=True):
         client.services.force_down(service.id, action == 'fail')
 
 
-def _agree(url, engines, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        expected = cloud_state(url)
-        found = [model_state(e.model) for e in engines]
-        if all(f == expected for f in found):
-            return
-        if time.monotonic() > deadline:
-            for f in found:
-                if f == expected:
-                    continue
-                missing = set(expected[1]) ^ set(f[1])
-                wrong = {u: (expected[1].get(u), f[1].get(u))
-                         for u in set(expected[1]) & set(f[1])
-                         if expected[1][u] != f[1][u]}
-                nodes = {h: (expected[0].get(h), f[0].get(h))
-                         for h in set(expected[0]) | set(f[0])
-                         if expected[0].get(h) != f[0].get(h)}
-                raise AssertionError('model differs: servers missing or '
-                                     'extra %s, different %s, nodes %s'
-                                     % (sorted(missing)[:5],
-                                        dict(list(wrong.items())[:5]),
-                                        nodes))
-        time.sleep(0.2)
+def _difference(expected, found):
+    missing = set(expected[1]) ^ set(found[1])
+    wrong = {u: (expected[1].get(u), found[1].get(u))
+             for u in set(expected[1]) & set(found[1])
+             if expected[1][u] != found[1][u]}
+    nodes = {h: (expected[0].get(h), found[0].get(h))
+             for h in set(expected[0]) | set(found[0])
+             if expected[0].get(h) != found[0].get(h)}
+    return ('model differs: servers missing or extra %s, different %s, '
+            'nodes %s' % (sorted(missing)[:5], dict(list(wrong.items())[:5]),
+                          nodes))
 
 
-def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
-                                                         nova_conf):
-    transport_url, delete = servers.create_rabbit_vhost()
-    CONF.set_override('transport_url', transport_url)
+# _agree(url, engines, timeout): every engine's model is the cloud's.
+_agree = functools.partial(wait_until_agree, cloud_state=cloud_state,
+                           model_state=model_state, difference=_difference,
+                           every=0.2)
+
+
+def test_two_engines_follow_the_cloud_and_resync_repairs(
+        tmp_path, nova_conf, rabbit_here):
     spec = scenario.generate(hosts=6, servers=60, seed=11)
     # Fast migrations: the test waits for none.
     spec['bandwidth_mb_per_s'] = 10 ** 6
     # Evacuations as fast as the migrations: while one is under way the
     # model puts the server on its destination, Nova on its source.
     spec['evacuate_seconds'] = 0.05
-    engines = []
-    try:
-        with simulator(tmp_path, spec, transport_url=transport_url) as url:
-            nova_conf(url)
-            # engine-b reads with two listener processes, whose batches
-            # interleave: its model must end as engine-a's does.
-            engines = [model_engine.ModelEngine('compute', 'engine-a'),
-                       model_engine.ModelEngine('compute', 'engine-b',
-                                                processes=2)]
-            for engine in engines:
-                engine.start()
+    with services.simulator(tmp_path, spec,
+                            transport_url=rabbit_here) as url:
+        nova_conf(url)
+        with model_engine.two_engines('compute') as engines:
             client = nova(url)
             hosts = ['compute-%04d' % i for i in range(6)]
             rng = random.Random(5)
@@ -359,23 +342,15 @@ def test_two_engines_follow_the_cloud_and_resync_repairs(tmp_path,
             _agree(url, engines, timeout=2)
             assert all(e.dispatcher.failed == 0 for e in engines)
 
-            requests.put(url + '/simulator/faults', json={
-                'drop_notifications': 1.0}, timeout=10).raise_for_status()
-            for _ in range(50):
-                _random_operation(client, url, rng, hosts)
-            # And a host that fails with no one to report it.
-            up = [s.host for s in client.services.list(
-                binary='nova-compute') if s.state == 'up']
-            _fail_or_recover(client, url, up[0], 'fail', report=False)
-            time.sleep(1)
-            assert model_state(engines[0].model) != cloud_state(url)
-            requests.put(url + '/simulator/faults', json={
-                'drop_notifications': 0.0}, timeout=10).raise_for_status()
+            with notifications_dropped(url):
+                for _ in range(50):
+                    _random_operation(client, url, rng, hosts)
+                # And a host that fails with no one to report it.
+                up = [s.host for s in client.services.list(
+                    binary='nova-compute') if s.state == 'up']
+                _fail_or_recover(client, url, up[0], 'fail', report=False)
+                time.sleep(1)
+                assert model_state(engines[0].model) != cloud_state(url)
             for engine in engines:
                 engine.collectors.resync('compute')
             _agree(url, engines, timeout=5)
-    finally:
-        for engine in engines:
-            engine.stop()
-        CONF.clear_override('transport_url')
-        delete()

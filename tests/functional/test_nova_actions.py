@@ -11,15 +11,14 @@ import threading
 
 import pytest
 
+from tests.functional import services
 from tests.functional.cloud import nova
 from tests.functional.cloud import nova_of_this_process
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import change_nova_service_state
 from watcher_ha.applier.actions import migrate
 from watcher_ha.applier.actions import nova_base
-from watcher_ha.conf import CONF
 from watcher_ha.simulator import scenario
 
 
@@ -32,7 +31,7 @@ def cloud(tmp_path, request):
     # By default a cold migration of the largest flavor takes about a
     # second.
     spec['bandwidth_mb_per_s'] = getattr(request, 'param', 20000)
-    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, nova_of_this_process(url):
         yield url, nova(url)
 
 
@@ -83,12 +82,12 @@ def test_a_state_nova_refuses_is_named_first(cloud):
         action(client.servers.get(server.id), 'cold').pre_condition()
 
 
-def test_a_resize_nova_confirmed_by_itself_has_arrived(cloud):
+def test_a_resize_nova_confirmed_by_itself_has_arrived(cloud, config):
     """Nova's resize_confirm_window, played by a thread that confirms
     the moment the server waits for it, well before the action's next
     poll."""
     _url, client = cloud
-    CONF.set_override('poll_interval', 3, group='watcher_applier')
+    config.config(poll_interval=3, group='watcher_applier')
     server = some_server(client)
     source = nova_base.host_of(server)
     stop = threading.Event()
@@ -126,9 +125,9 @@ def test_reverting_a_server_left_in_verify_resize_reverts_the_resize(cloud):
 
 # 1 MB/s: a live migration takes many minutes.
 @pytest.mark.parametrize('cloud', [1], indirect=True)
-def test_a_live_migration_out_of_time_is_aborted_in_nova(cloud):
+def test_a_live_migration_out_of_time_is_aborted_in_nova(cloud, config):
     _url, client = cloud
-    CONF.set_override('migration_timeout', 1, group='watcher_applier')
+    config.config(migration_timeout=1, group='watcher_applier')
     server = some_server(client)
     source = nova_base.host_of(server)
     with pytest.raises(base.ActionError,

@@ -12,7 +12,6 @@ nothing of the project's venv is visible to the new one.
 """
 
 import configparser
-import fcntl
 import os
 import pathlib
 import re
@@ -25,6 +24,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.functional import fixtures
+from tests.helpers import made_once
 from watcher_ha.db import migration
 
 pytestmark = pytest.mark.functional
@@ -87,15 +87,13 @@ def once_per_run(tmp_path_factory, name, make):
         # Each worker's own base is in the run's.
         base = base.parent
     folder = base / name
-    with open(base / (name + '.lock'), 'w') as lock:
-        # Released when the file is closed.
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        made = base / (name + '.made')
-        if not made.exists():
+    made = made_once.Stamp(base / (name + '.made'))
+    with made_once.exclusive(base / (name + '.lock')):
+        if not made.current():
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
             make(folder)
-            made.touch()
+            made.write()
     return folder
 
 

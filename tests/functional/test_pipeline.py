@@ -11,7 +11,6 @@ from tests import factories
 from tests.functional.fixtures import wait_for
 from watcher_ha.applier import manager as applier_manager
 from watcher_ha.applier import rpcapi as applier_rpcapi
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.decision_engine import manager as engine_manager
 from watcher_ha.decision_engine import rpcapi as engine_rpcapi
@@ -182,18 +181,14 @@ def test_auto_trigger_executes_the_plan(api, both):
              what='auto-triggered plan SUCCEEDED')
 
 
-def test_unplannable_solution_fails_the_audit(api, daemons):
-    CONF.set_override('weights', {'nop': 60},
-                      group='watcher_planners.weight')
-    try:
-        daemons.engine()
-        audit = api.post('/v1/audits', body={
-            'goal': 'dummy', 'strategy': 'dummy',
-            'audit_type': 'ONESHOT'}).json
-        failed = wait_for(lambda: audit_state(api, audit['uuid'],
-                                              'FAILED'))
-    finally:
-        CONF.clear_override('weights', group='watcher_planners.weight')
+def test_unplannable_solution_fails_the_audit(api, daemons, config):
+    config.config(weights={'nop': 60}, group='watcher_planners.weight')
+    daemons.engine()
+    audit = api.post('/v1/audits', body={
+        'goal': 'dummy', 'strategy': 'dummy',
+        'audit_type': 'ONESHOT'}).json
+    failed = wait_for(lambda: audit_state(api, audit['uuid'],
+                                          'FAILED'))
     assert 'No weight is configured for action type sleep' in \
         failed['status_message']
     assert plans_of(api, audit['uuid']) == []

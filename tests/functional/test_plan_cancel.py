@@ -11,10 +11,8 @@ import pytest
 import requests
 import sqlalchemy as sa
 
-from tests import servers
-from tests.functional import daemons
 from tests.functional import migration_plans
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from watcher_ha.db import models
@@ -46,7 +44,7 @@ def running(tmp_path, database, rabbit):
     """(the simulator's URL, the cluster), the appliers started by the
     test with [nova] pointed at the simulator."""
     url, engine = database
-    with simulator(tmp_path / 'sim', slow_cloud()) as sim_url:
+    with services.simulator(tmp_path / 'sim', slow_cloud()) as sim_url:
         auth = {'auth_type': 'password',
                 'auth_url': sim_url + '/identity/v3', 'username': 'admin',
                 'password': 'admin', 'project_name': 'admin',
@@ -55,13 +53,13 @@ def running(tmp_path, database, rabbit):
         started = []
 
         def start(**applier):
-            context = daemons.cluster(
+            context = services.cluster(
                 tmp_path, url, rabbit, nova=dict(auth),
                 placement=dict(auth),
                 coordination={
-                    'backend_url': servers.redis_coordination_url()},
+                    'backend_url': services.redis_coordination_url()},
                 watcher_applier=dict({'poll_interval': 0.2,
-                                      'migration_timeout': 120}, **applier))
+                                       'migration_timeout': 120}, **applier))
             cluster = context.__enter__()
             cluster.engine = engine
             started.append((context, cluster))

@@ -12,7 +12,7 @@ from oslo_config import cfg
 
 from tests.functional import cloud as cloud_mod
 from tests.functional import fixtures
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.helpers.fence import Fence
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
@@ -46,7 +46,8 @@ def spec():
 
 @pytest.fixture
 def cloud(tmp_path, spec):
-    with simulator(tmp_path, spec) as url, ironic_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, \
+            ironic_of_this_process(url):
         yield url
 
 
@@ -144,7 +145,7 @@ def test_a_locked_node_is_asked_again(cloud, spec):
 
 
 def test_a_node_locked_for_too_long_says_what_ironic_said(tmp_path, spec):
-    with simulator(tmp_path, spec) as url, ironic_of_this_process(
+    with services.simulator(tmp_path, spec) as url, ironic_of_this_process(
             url, power_timeout=1):
         host = spec['hosts'][0]['name']
         faults(url, api_failures=[{'method': 'PUT', 'path': POWER_PATH,
@@ -212,7 +213,7 @@ def test_recover_waits_for_a_power_action_under_way(cloud, spec):
 
 def test_the_client_finds_ironic_in_the_catalog_at_its_version(tmp_path,
                                                                spec):
-    with simulator(tmp_path, spec) as url:
+    with services.simulator(tmp_path, spec) as url:
         config = fixtures.write_config(tmp_path / 'ironic.conf', {
             'ironic': {'auth_type': 'password',
                        'auth_url': url + '/identity/v3',

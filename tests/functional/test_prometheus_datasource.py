@@ -3,7 +3,6 @@ the simulator (prometheus_server.py): every metric, for every host or
 server, in one query per metric; and with Prometheus stopped, an audit's
 metric read fails naming the datasource and the metric."""
 
-from oslo_config import cfg
 import pytest
 
 from tests.functional import prometheus_server
@@ -11,7 +10,7 @@ from tests.functional.prometheus_server import EXPECTED_HOSTS
 from tests.functional.prometheus_server import EXPECTED_SERVERS
 from tests.functional.prometheus_server import PERIOD
 from tests.functional.prometheus_server import SPEC
-from watcher_ha import conf as watcher_conf
+from tests.helpers.datasource_conf import datasource_conf
 from watcher_ha.decision_engine.datasources import base
 from watcher_ha.decision_engine.datasources import metrics
 from watcher_ha.decision_engine.datasources import prometheus
@@ -36,16 +35,8 @@ SERVERS = [elements.Instance(
 
 @pytest.fixture
 def conf(tmp_path):
-    config = cfg.ConfigOpts()
-    watcher_conf.register_opts(config)
-    config([], project='watcher-ha-tests', default_config_files=[])
-    config.set_override('metric_map_path', str(tmp_path / 'absent.yaml'),
-                        group='watcher_decision_engine')
-    config.set_override('query_max_retries', 2, group='watcher_datasources')
-    config.set_override('query_interval', 0, group='watcher_datasources')
-    config.set_override('host', '127.0.0.1', group='prometheus_client')
-    yield config
-    config.reset()  # option groups (and their overrides) are shared
+    return datasource_conf(tmp_path, retries=2,
+                           prometheus_client={'host': '127.0.0.1'})
 
 
 def datasource(conf, url):

@@ -8,9 +8,10 @@ import pytest
 import requests
 import sqlalchemy as sa
 
+from tests.functional import services
 from tests.functional.cloud import nova
 from tests.functional.cloud import nova_of_this_process
-from tests.functional.cloud import simulator
+from tests.helpers.failed_host import fail
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import evacuate
 from watcher_ha.applier.actions import force_host_down
@@ -33,13 +34,8 @@ def cloud(tmp_path, db):
     for server in spec['servers']:
         if server['host'] == spare:
             server['host'] = spec['hosts'][0]['name']
-    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, nova_of_this_process(url):
         yield url, nova(url), spec
-
-
-def fail(url, host):
-    requests.post('%s/simulator/hosts/%s/fail' % (url, host),
-                  timeout=10).raise_for_status()
 
 
 def servers_on(client, host):
@@ -89,7 +85,7 @@ def test_a_host_nova_still_counts_up_is_fenced_without_waiting(
     spec = scenario.generate(hosts=2, servers=2, seed=4)
     spec.update(service_down_time=60, rpc_response_timeout=5)
     host = spec['hosts'][0]['name']
-    with simulator(tmp_path, spec) as url, nova_of_this_process(url):
+    with services.simulator(tmp_path, spec) as url, nova_of_this_process(url):
         fail(url, host)
         fence(host).execute()
         state = requests.get(url + '/simulator/state', timeout=10).json()

@@ -15,16 +15,12 @@ once (the simulator's migration records), none running twice.
 
 import time
 
-import pytest
 import requests
 import sqlalchemy as sa
 
-from tests import servers
-from tests.functional import daemons
-from tests.functional import private_servers
+from tests.functional import services
 from tests.functional import sql_proxy
 from tests.functional.cloud import evacuations
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import nova_sections
 from tests.helpers.failed_host import ha
@@ -117,31 +113,28 @@ def check_moves(sim_url, failed):
         SERVERS_EACH, made
 
 
-def test_a_connection_lost_at_any_write_of_a_recovery(tmp_path):
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, engine), \
-                simulator(tmp_path / 'sim', spec(len(CASES))) as sim_url, \
-                sql_proxy.SqlProxy(db_url) as proxy, \
-                daemons.cluster(tmp_path, proxy.url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            segment_of(cluster, len(CASES))
-            for index, (what, statement, at, when) in enumerate(CASES):
-                case = '%s, cut %s the %s' % (what, when, at)
-                proxy.arm(statement, at=at, when=when)
-                uuid = report_failure(cluster, sim_url, failed_host(index))
-                proxy.wait_fired(index + 1, timeout=60)
-                cut = time.monotonic()
-                ended = wait_ended(cluster, uuid)
-                assert ended['status'] == 'finished', (case, ended)
-                assert time.monotonic() - cut < SETTLED_WITHIN, case
-                assert _claimed(engine) == 0, case
-            check_moves(sim_url, [failed_host(i)
-                                  for i in range(len(CASES))])
-    finally:
-        delete()
+def test_a_connection_lost_at_any_write_of_a_recovery(tmp_path, own_rabbit):
+    with services.database('mysql') as (db_url, engine), \
+            services.simulator(tmp_path / 'sim',
+                               spec(len(CASES))) as sim_url, \
+            sql_proxy.SqlProxy(db_url) as proxy, \
+            services.cluster(tmp_path, proxy.url, own_rabbit,
+                             **sections(sim_url)) as cluster:
+        cluster.start_daemons(engines=['engine-1'],
+                              appliers=['applier-1'])
+        segment_of(cluster, len(CASES))
+        for index, (what, statement, at, when) in enumerate(CASES):
+            case = '%s, cut %s the %s' % (what, when, at)
+            proxy.arm(statement, at=at, when=when)
+            uuid = report_failure(cluster, sim_url, failed_host(index))
+            proxy.wait_fired(index + 1, timeout=60)
+            cut = time.monotonic()
+            ended = wait_ended(cluster, uuid)
+            assert ended['status'] == 'finished', (case, ended)
+            assert time.monotonic() - cut < SETTLED_WITHIN, case
+            assert _claimed(engine) == 0, case
+        check_moves(sim_url, [failed_host(i)
+                              for i in range(len(CASES))])
 
 
 def _claimed(engine):
@@ -152,43 +145,31 @@ def _claimed(engine):
                 models.SegmentHost.claimed_by.is_not(None))).scalar()
 
 
-@pytest.fixture
-def redis(tmp_path):
-    found = private_servers.Redis(tmp_path)
-    found.start()
-    yield found
-    found.stop()
-
-
-def test_a_recovery_goes_on_while_redis_restarts(tmp_path, redis):
+def test_a_recovery_goes_on_while_redis_restarts(tmp_path, private_redis,
+                                                 own_rabbit):
     """Two engines and two appliers on a Redis that restarts (losing every
     member and lock) while the first failure's servers are evacuated and
     the second failure is reported."""
-    rabbit, delete = servers.create_rabbit_vhost()
     made = spec(2)
     made['evacuate_seconds'] = 4
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', made) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit, coordination={
-                    'backend_url': redis.url},
-                    **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1', 'engine-2'],
-                                  appliers=['applier-1', 'applier-2'])
-            segment_of(cluster, 2)
-            first = report_failure(cluster, sim_url, failed_host(0))
-            wait_for(lambda: _evacuating(cluster, first), 60,
-                     'evacuations under way')
-            redis.stop()
-            second = report_failure(cluster, sim_url, failed_host(1))
-            time.sleep(3)
-            redis.start()
-            for uuid in (first, second):
-                ended = wait_ended(cluster, uuid)
-                assert ended['status'] == 'finished', ended
-            check_moves(sim_url, [failed_host(0), failed_host(1)])
-    finally:
-        delete()
+    with services.cloud_cluster(
+            tmp_path, made, sections, own_rabbit,
+            engines=['engine-1', 'engine-2'],
+            appliers=['applier-1', 'applier-2'],
+            coordination={'backend_url': private_redis.url}
+            ) as (cluster, sim_url):
+        segment_of(cluster, 2)
+        first = report_failure(cluster, sim_url, failed_host(0))
+        wait_for(lambda: _evacuating(cluster, first), 60,
+                 'evacuations under way')
+        private_redis.stop()
+        second = report_failure(cluster, sim_url, failed_host(1))
+        time.sleep(3)
+        private_redis.start()
+        for uuid in (first, second):
+            ended = wait_ended(cluster, uuid)
+            assert ended['status'] == 'finished', ended
+        check_moves(sim_url, [failed_host(0), failed_host(1)])
 
 
 def _evacuating(cluster, uuid):

@@ -19,10 +19,8 @@ import time
 import requests
 import sqlalchemy as sa
 
-from tests import servers
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.cloud import evacuations
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import nova_sections
 from tests.helpers.failed_host import FAILED
@@ -98,55 +96,51 @@ def _plan_owner(engine, notification):
                                    == notification)).scalar()
 
 
-def test_a_recovery_outlives_its_daemons_killed_or_paused(tmp_path):
+def test_a_recovery_outlives_its_daemons_killed_or_paused(
+        tmp_path, own_rabbit):
     """First failure: the engine following the recovery and the applier
     running it are killed mid-evacuation. Second failure (the reserved
     host that took the first's servers), once they are back: both are
     paused (SIGSTOP) for longer than a take-over takes (18 s), then resumed
     (SIGCONT): what the resumed applier was doing (waiting for
     evacuations, recording them) stops at its fence."""
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', slow_spec()) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit, coordination={
-                    'backend_url': servers.redis_coordination_url()},
-                    **nova_sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1', 'engine-2'],
-                                  appliers=['applier-1', 'applier-2'])
-            engine = sa.create_engine(db_url)
-            segment_of(cluster)
-            before = requests.get(sim_url + '/simulator/state',
-                                  timeout=10).json()['servers']
-            uuid = report_failure(cluster, sim_url)
-            engine_host, applier_host = wait_for(
-                lambda: _owners(engine, uuid), 60, 'evacuations under way')
-            cluster.kill(engine_host)
-            cluster.kill(applier_host)
-            before = _each_moved_once(cluster, sim_url, before, uuid,
-                                      FAILED, SPARE)
+    with services.cloud_cluster(
+            tmp_path, slow_spec(), nova_sections, own_rabbit,
+            engines=['engine-1', 'engine-2'],
+            appliers=['applier-1', 'applier-2'],
+            coordination={'backend_url': services.redis_coordination_url()}
+            ) as (cluster, sim_url):
+        engine = sa.create_engine(cluster.database_url)
+        segment_of(cluster)
+        before = requests.get(sim_url + '/simulator/state',
+                              timeout=10).json()['servers']
+        uuid = report_failure(cluster, sim_url)
+        engine_host, applier_host = wait_for(
+            lambda: _owners(engine, uuid), 60, 'evacuations under way')
+        cluster.kill(engine_host)
+        cluster.kill(applier_host)
+        before = _each_moved_once(cluster, sim_url, before, uuid,
+                                  FAILED, SPARE)
 
-            cluster.start_daemons(engines=[engine_host],
-                                  appliers=[applier_host])
-            uuid = report_failure(cluster, sim_url, failed=SPARE)
-            engine_host, applier_host = wait_for(
-                lambda: _owners(engine, uuid), 60, 'evacuations under way')
-            cluster.kill(engine_host, signal.SIGSTOP)
-            cluster.kill(applier_host, signal.SIGSTOP)
-            paused = time.monotonic()
-            try:
-                # member_timeout is 10 s.
-                wait_for(lambda: _plan_owner(engine, uuid) not in (
-                    applier_host, None), 40, 'the recovery plan taken over')
-                time.sleep(max(0, 18 - (time.monotonic() - paused)))
-            finally:
-                cluster.kill(applier_host, signal.SIGCONT)
-                cluster.kill(engine_host, signal.SIGCONT)
-            _each_moved_once(cluster, sim_url, before, uuid, SPARE,
-                             SPARE_2, settle=5)
-            engine.dispose()
-    finally:
-        delete()
+        cluster.start_daemons(engines=[engine_host],
+                              appliers=[applier_host])
+        uuid = report_failure(cluster, sim_url, failed=SPARE)
+        engine_host, applier_host = wait_for(
+            lambda: _owners(engine, uuid), 60, 'evacuations under way')
+        cluster.kill(engine_host, signal.SIGSTOP)
+        cluster.kill(applier_host, signal.SIGSTOP)
+        paused = time.monotonic()
+        try:
+            # member_timeout is 10 s.
+            wait_for(lambda: _plan_owner(engine, uuid) not in (
+                applier_host, None), 40, 'the recovery plan taken over')
+            time.sleep(max(0, 18 - (time.monotonic() - paused)))
+        finally:
+            cluster.kill(applier_host, signal.SIGCONT)
+            cluster.kill(engine_host, signal.SIGCONT)
+        _each_moved_once(cluster, sim_url, before, uuid, SPARE,
+                         SPARE_2, settle=5)
+        engine.dispose()
 
 
 def _restart_owner(engine, notification):
@@ -164,56 +158,51 @@ def _restart_owner(engine, notification):
                    models.Action.state == 'ONGOING')).scalar()
 
 
-def test_a_server_restart_outlives_its_applier_killed(tmp_path):
+def test_a_server_restart_outlives_its_applier_killed(tmp_path, own_rabbit):
     """A VM recovery's applier is killed while Nova has its request to
     start the server (which takes 20 s to be answered): the applier taking
     the plan over runs the restart again, Nova refuses its start since the
     first one came through meanwhile, and that counts as done: the
     notification finishes in its first attempt, the server ACTIVE."""
-    rabbit, delete = servers.create_rabbit_vhost()
     made = spec()
     stopped = next(s for s in made['servers'])
     stopped.update(name='crashed', state='stopped')
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', made) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit, coordination={
-                    'backend_url': servers.redis_coordination_url()},
-                    **nova_sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1', 'applier-2'])
-            engine = sa.create_engine(db_url)
-            segment_of(cluster)
-            uuid_of = {s['name']: u for u, s in requests.get(
-                sim_url + '/simulator/state', timeout=10).json()[
-                'servers'].items()}
-            crashed = uuid_of['crashed']
-            requests.put(sim_url + '/simulator/faults', json={
-                'api_failures': [{'method': 'POST', 'delay': 20,
-                                  'path': '/servers/%s/action' % crashed}]},
-                timeout=10).raise_for_status()
-            uuid = ha(cluster, 'POST', '/notifications', {'notification': {
-                'type': 'VM', 'hostname': FAILED,
-                'generated_time': '2026-11-25T10:00:00',
-                'payload': {'event': 'LIFECYCLE',
-                            'vir_domain_event': 'STOPPED_FAILED',
-                            'instance_uuid': crashed}}})['notification'][
-                'notification_uuid']
-            owner = wait_for(lambda: _restart_owner(engine, uuid), 60,
-                             'the restart under way')
-            # Its start request is at Nova.
-            time.sleep(2)
-            cluster.kill(owner)
-            ended = wait_ended(cluster, uuid)
-            assert (ended['status'], ended['message']) == ('finished',
-                                                           None), ended
-            audits = [a for a in requests.get(
-                cluster.url + '/v1/audits?strategy=instance_recovery',
-                timeout=10).json()['audits'] if uuid in a['name']]
-            assert len(audits) == 1, audits
-            after = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            assert after['servers'][crashed]['vm_state'] == 'active'
-            engine.dispose()
-    finally:
-        delete()
+    with services.cloud_cluster(
+            tmp_path, made, nova_sections, own_rabbit,
+            engines=['engine-1'], appliers=['applier-1', 'applier-2'],
+            coordination={'backend_url': services.redis_coordination_url()}
+            ) as (cluster, sim_url):
+        engine = sa.create_engine(cluster.database_url)
+        segment_of(cluster)
+        uuid_of = {s['name']: u for u, s in requests.get(
+            sim_url + '/simulator/state', timeout=10).json()[
+            'servers'].items()}
+        crashed = uuid_of['crashed']
+        requests.put(sim_url + '/simulator/faults', json={
+            'api_failures': [{'method': 'POST', 'delay': 20,
+                              'path': '/servers/%s/action' % crashed}]},
+            timeout=10).raise_for_status()
+        uuid = ha(cluster, 'POST', '/notifications', {'notification': {
+            'type': 'VM', 'hostname': FAILED,
+            'generated_time': '2026-11-25T10:00:00',
+            'payload': {'event': 'LIFECYCLE',
+                        'vir_domain_event': 'STOPPED_FAILED',
+                        'instance_uuid': crashed}}})['notification'][
+            'notification_uuid']
+        owner = wait_for(lambda: _restart_owner(engine, uuid), 60,
+                         'the restart under way')
+        # Its start request is at Nova.
+        time.sleep(2)
+        cluster.kill(owner)
+        ended = wait_ended(cluster, uuid)
+        assert (ended['status'], ended['message']) == ('finished',
+                                                       None), ended
+        audits = [a for a in requests.get(
+            cluster.url + '/v1/audits?strategy=instance_recovery',
+            timeout=10).json()['audits'] if uuid in a['name']]
+        assert len(audits) == 1, audits
+        after = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        assert after['servers'][crashed]['vm_state'] == 'active'
+        engine.dispose()
+

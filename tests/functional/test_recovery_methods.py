@@ -23,11 +23,10 @@ before, they would have taken rack-3's servers).
 
 import requests
 
-from tests import servers
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.cloud import nova_sections
+from tests.helpers import failed_host
 from tests.helpers.failed_host import ha
 from tests.helpers.failed_host import wait_ended
 from watcher_ha.simulator import scenario
@@ -103,18 +102,8 @@ def make_segments(cluster):
     return made
 
 
-def fail(sim_url, host):
-    requests.post('%s/simulator/hosts/%s/fail' % (sim_url, host),
-                  timeout=10).raise_for_status()
-
-
 def report(cluster, failed):
-    return ha(cluster, 'POST', '/notifications', {'notification': {
-        'type': 'COMPUTE_HOST', 'hostname': failed,
-        'generated_time': '2026-11-25T10:00:00',
-        'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
-                    'cluster_status': 'OFFLINE'}}})['notification'][
-        'notification_uuid']
+    return failed_host.report(cluster, failed, '2026-11-25T10:00:00')
 
 
 def hosts_of(cluster, segment):
@@ -122,110 +111,103 @@ def hosts_of(cluster, segment):
         cluster, 'GET', '/segments/%s/hosts' % segment)['hosts']}
 
 
-def test_recovery_methods_capacity_and_claims_given_back(tmp_path):
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', spec()) as sim_url, \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **sections(sim_url)) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            segments = make_segments(cluster)
-            compute = nova(sim_url)
-            # Reserved hosts are kept disabled in Nova, as an operator
-            # sets them up.
-            reserved = [h for _m, _f, others in SEGMENTS.values()
-                        for h, is_reserved in others if is_reserved]
-            for service in compute.services.list(binary='nova-compute'):
-                if service.host in reserved + list(LATE):
-                    compute.services.disable_log_reason(service.id,
-                                                        'spare')
-            state = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            on = {}
-            for uuid, server in state['servers'].items():
-                on.setdefault(server['host'], set()).add(uuid)
-            stubborn = next(u for u in on['f2']
-                            if state['servers'][u]['flavor'] == 'm1.tiny')
-            requests.put(sim_url + '/simulator/faults', json={
-                'api_failures': [{
-                    'method': 'POST', 'status': 500,
-                    'path': '/servers/%s/action' % stubborn}]},
-                timeout=10).raise_for_status()
+def test_recovery_methods_capacity_and_claims_given_back(tmp_path, own_rabbit):
+    with services.cloud_cluster(
+            tmp_path, spec(), sections, own_rabbit) as (cluster, sim_url):
+        segments = make_segments(cluster)
+        compute = nova(sim_url)
+        # Reserved hosts are kept disabled in Nova, as an operator
+        # sets them up.
+        reserved = [h for _m, _f, others in SEGMENTS.values()
+                    for h, is_reserved in others if is_reserved]
+        for service in compute.services.list(binary='nova-compute'):
+            if service.host in reserved + list(LATE):
+                compute.services.disable_log_reason(service.id,
+                                                    'spare')
+        state = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        on = {}
+        for uuid, server in state['servers'].items():
+            on.setdefault(server['host'], set()).add(uuid)
+        stubborn = next(u for u in on['f2']
+                        if state['servers'][u]['flavor'] == 'm1.tiny')
+        requests.put(sim_url + '/simulator/faults', json={
+            'api_failures': [{
+                'method': 'POST', 'status': 500,
+                'path': '/servers/%s/action' % stubborn}]},
+            timeout=10).raise_for_status()
 
-            # All fail at once (f4 and f5 are no place for rack-3's
-            # servers); f4 and f5 are reported later.
-            for failed in ('f1', 'f2', 'f3', 'f4', 'f5'):
-                fail(sim_url, failed)
-            first = {f: report(cluster, f) for f in ('f1', 'f2', 'f3')}
-            ended = {f: wait_ended(cluster, uuid)
-                     for f, uuid in first.items()}
-            for service in compute.services.list(binary='nova-compute'):
-                if service.host in LATE:
-                    compute.services.enable(service.id)
-            second = {f: report(cluster, f) for f in ('f4', 'f5')}
-            ended.update((f, wait_ended(cluster, uuid))
-                         for f, uuid in second.items())
-            after = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            where = {u: (s['host'], s['vm_state'])
-                     for u, s in after['servers'].items()}
+        # All fail at once (f4 and f5 are no place for rack-3's
+        # servers); f4 and f5 are reported later.
+        for failed in ('f1', 'f2', 'f3', 'f4', 'f5'):
+            failed_host.fail(sim_url, failed)
+        first = {f: report(cluster, f) for f in ('f1', 'f2', 'f3')}
+        ended = {f: wait_ended(cluster, uuid)
+                 for f, uuid in first.items()}
+        for service in compute.services.list(binary='nova-compute'):
+            if service.host in LATE:
+                compute.services.enable(service.id)
+        second = {f: report(cluster, f) for f in ('f4', 'f5')}
+        ended.update((f, wait_ended(cluster, uuid))
+                     for f, uuid in second.items())
+        after = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        where = {u: (s['host'], s['vm_state'])
+                 for u, s in after['servers'].items()}
 
-            # rack-1: two reserved hosts claimed, both used.
-            assert ended['f1']['status'] == 'finished', ended['f1']
-            rack1 = hosts_of(cluster, segments['rack-1'])
-            used = {where[u][0] for u in on['f1']}
-            assert len(used) == 2 and used < {'r1a', 'r1b', 'r1c'}
-            assert {where[u][1] for u in on['f1']} == {'active'}
-            assert sorted(h for h in ('r1a', 'r1b', 'r1c')
-                          if rack1[h]['reserved']) == sorted(
-                {'r1a', 'r1b', 'r1c'} - used)
+        # rack-1: two reserved hosts claimed, both used.
+        assert ended['f1']['status'] == 'finished', ended['f1']
+        rack1 = hosts_of(cluster, segments['rack-1'])
+        used = {where[u][0] for u in on['f1']}
+        assert len(used) == 2 and used < {'r1a', 'r1b', 'r1c'}
+        assert {where[u][1] for u in on['f1']} == {'active'}
+        assert sorted(h for h in ('r1a', 'r1b', 'r1c')
+                      if rack1[h]['reserved']) == sorted(
+            {'r1a', 'r1b', 'r1c'} - used)
 
-            # rack-2: failed after its attempts; the host claimed for the
-            # stubborn server alone goes back; the third is never taken.
-            assert ended['f2']['status'] == 'failed', ended['f2']
-            assert 'gave up after 2 attempt(s)' in ended['f2']['message']
-            assert where[stubborn][0] == 'f2'
-            others = on['f2'] - {stubborn}
-            [r2_used] = {where[u][0] for u in others}
-            assert {where[u][1] for u in others} == {'active'}
-            rack2 = hosts_of(cluster, segments['rack-2'])
-            assert {h: rack2[h]['reserved'] for h in (
-                'r2a', 'r2b', 'r2c')} == {h: h != r2_used for h in (
-                    'r2a', 'r2b', 'r2c')}
-            assert rack2['f2']['on_maintenance'] is True
-            status = {s.host: s.status for s in compute.services.list(
-                binary='nova-compute')}
-            # Every reserved host back in the pool is disabled again.
-            assert {h: status[h] for h in ('r2a', 'r2b', 'r2c')} == {
-                h: 'enabled' if h == r2_used else 'disabled'
-                for h in ('r2a', 'r2b', 'r2c')}
-            moves = {m['instance_uuid']: m for m in ha(
-                cluster, 'GET', '/notifications/%s/vmoves' % first['f2'])[
-                'vmoves']}
-            assert moves[stubborn]['status'] == 'failed'
+        # rack-2: failed after its attempts; the host claimed for the
+        # stubborn server alone goes back; the third is never taken.
+        assert ended['f2']['status'] == 'failed', ended['f2']
+        assert 'gave up after 2 attempt(s)' in ended['f2']['message']
+        assert where[stubborn][0] == 'f2'
+        others = on['f2'] - {stubborn}
+        [r2_used] = {where[u][0] for u in others}
+        assert {where[u][1] for u in others} == {'active'}
+        rack2 = hosts_of(cluster, segments['rack-2'])
+        assert {h: rack2[h]['reserved'] for h in (
+            'r2a', 'r2b', 'r2c')} == {h: h != r2_used for h in (
+                'r2a', 'r2b', 'r2c')}
+        assert rack2['f2']['on_maintenance'] is True
+        status = {s.host: s.status for s in compute.services.list(
+            binary='nova-compute')}
+        # Every reserved host back in the pool is disabled again.
+        assert {h: status[h] for h in ('r2a', 'r2b', 'r2c')} == {
+            h: 'enabled' if h == r2_used else 'disabled'
+            for h in ('r2a', 'r2b', 'r2c')}
+        moves = {m['instance_uuid']: m for m in ha(
+            cluster, 'GET', '/notifications/%s/vmoves' % first['f2'])[
+            'vmoves']}
+        assert moves[stubborn]['status'] == 'failed'
 
-            # rack-3: auto failed, then reserved_host, within one round.
-            assert ended['f3']['status'] == 'finished', ended['f3']
-            assert {where[u] for u in on['f3']} == {('r3', 'active')}
-            audits = [a for a in requests.get(
-                cluster.url + '/v1/audits?strategy=host_recovery',
-                timeout=10).json()['audits'] if first['f3'] in a['name']]
-            assert len(audits) == 2, audits
+        # rack-3: auto failed, then reserved_host, within one round.
+        assert ended['f3']['status'] == 'finished', ended['f3']
+        assert {where[u] for u in on['f3']} == {('r3', 'active')}
+        audits = [a for a in requests.get(
+            cluster.url + '/v1/audits?strategy=host_recovery',
+            timeout=10).json()['audits'] if first['f3'] in a['name']]
+        assert len(audits) == 2, audits
 
-            # rack-4: reserved_host failed (too small), then auto.
-            assert ended['f4']['status'] == 'finished', ended['f4']
-            assert {where[u][1] for u in on['f4']} == {'active'}
-            assert {where[u][0] for u in on['f4']} <= set(LATE)
+        # rack-4: reserved_host failed (too small), then auto.
+        assert ended['f4']['status'] == 'finished', ended['f4']
+        assert {where[u][1] for u in on['f4']} == {'active'}
+        assert {where[u][0] for u in on['f4']} <= set(LATE)
 
-            # rack-5 (auto): where Nova's scheduler put them.
-            assert ended['f5']['status'] == 'finished', ended['f5']
-            assert {where[u][1] for u in on['f5']} == {'active'}
-            assert {where[u][0] for u in on['f5']} <= set(LATE)
-            assert hosts_of(cluster, segments['rack-4'])['r4'][
-                'reserved'] is True
-            assert status['r4'] == 'disabled'
-            assert after['split_brain'] == []
-    finally:
-        delete()
+        # rack-5 (auto): where Nova's scheduler put them.
+        assert ended['f5']['status'] == 'finished', ended['f5']
+        assert {where[u][1] for u in on['f5']} == {'active'}
+        assert {where[u][0] for u in on['f5']} <= set(LATE)
+        assert hosts_of(cluster, segments['rack-4'])['r4'][
+            'reserved'] is True
+        assert status['r4'] == 'disabled'
+        assert after['split_brain'] == []
+

@@ -7,6 +7,8 @@ maintenance in its segment."""
 import pytest
 
 from tests.functional.cloud import nova_of_this_process_on
+from tests.helpers.actions import run
+from tests.helpers.actions import status
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import restart_server
 from watcher_ha.applier.actions import set_host_maintenance
@@ -37,16 +39,6 @@ def cloud(conf, tmp_path_factory):
 def restart(server, fence=None, **parameters):
     return restart_server.RestartServer(
         dict({'resource_id': server}, **parameters), fence=fence)
-
-
-def run(action):
-    action.pre_condition()
-    action.execute()
-    action.post_condition()
-
-
-def status(client, server):
-    return client.servers.get(server).status
 
 
 @pytest.mark.parametrize('name, calls', [

@@ -14,7 +14,7 @@ do.
 
 import requests
 
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.cloud import nova_sections
 from tests.helpers.plans import start_and_wait
 from tests.helpers.failed_host import make_segment
@@ -86,7 +86,7 @@ def applied(cluster, plan):
 
 
 def test_saving_energy_powers_hosts_off_and_on(tmp_path):
-    with daemons.cloud_cluster(tmp_path, SPEC, sections) as (
+    with services.cloud_cluster(tmp_path, SPEC, sections) as (
             cluster, sim_url):
         segment_of(cluster)
         assert set(powered(sim_url).values()) == {'on'}

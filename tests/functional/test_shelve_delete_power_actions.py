@@ -12,10 +12,12 @@ import pytest
 import requests
 
 from tests.functional import cloud as cloud_mod
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from tests.helpers.fence import Fence
+from tests.helpers.actions import run
+from tests.helpers.actions import status
 from watcher_ha.applier import fencing
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import change_node_power_state as cnps
@@ -41,7 +43,7 @@ def cloud(conf, tmp_path_factory):
     for server, name in zip(spec['servers'], NAMES):
         server.update(name=name, host=BUSY, state=(
             'stopped' if name == 'shelve-stopped' else 'active'))
-    with simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
+    with services.simulator(tmp_path_factory.mktemp('sim'), spec) as url, \
             cloud_mod.overridden((
                 ('auth_type', 'none', 'nova'),
                 ('endpoint_override', url + '/compute/v2.1', 'nova'),
@@ -63,16 +65,6 @@ def cloud(conf, tmp_path_factory):
 def faults(url, **spec):
     requests.put(url + '/simulator/faults', json=spec,
                  timeout=10).raise_for_status()
-
-
-def run(action):
-    action.pre_condition()
-    action.execute()
-    action.post_condition()
-
-
-def status(client, uuid):
-    return client.servers.get(uuid).status
 
 
 # shelve.

@@ -16,10 +16,9 @@ from keystoneauth1 import session as ks_session
 from novaclient import exceptions as nova_exc
 
 from tests import nova_samples
-from tests import servers
 from tests.functional import cloud
+from tests.functional import services
 from tests.functional.cloud import nova
-from tests.functional.cloud import simulator
 from tests.functional.fixtures import wait_for
 from watcher_ha.simulator import notifications
 
@@ -48,7 +47,7 @@ def connect(url):
 
 
 def test_novaclient_drives_the_simulator(tmp_path):
-    with simulator(tmp_path, SPEC) as url:
+    with services.simulator(tmp_path, SPEC) as url:
         client = nova(url)
         hypervisors = client.hypervisors.list(detailed=True)
         assert sorted(h.hypervisor_hostname for h in hypervisors) == [
@@ -122,14 +121,14 @@ def test_novaclient_drives_the_simulator(tmp_path):
 
 
 def test_wrong_password_is_401(tmp_path):
-    with simulator(tmp_path, SPEC) as url:
+    with services.simulator(tmp_path, SPEC) as url:
         from keystoneauth1 import exceptions as ks_exc
         with pytest.raises(ks_exc.Unauthorized):
             nova(url, password='wrong').servers.list()
 
 
 def test_openstacksdk_and_auth_none(tmp_path):
-    with simulator(tmp_path, SPEC) as url:
+    with services.simulator(tmp_path, SPEC) as url:
         conn = connect(url)
         hosts = [h.name for h in conn.compute.hypervisors()]
         assert len(hosts) == 4
@@ -158,7 +157,7 @@ def test_openstacksdk_and_auth_none(tmp_path):
 def test_openstacksdk_fences_through_the_baremetal_api(tmp_path):
     spec = dict(SPEC, power_seconds=0.3, boot_seconds=0.3,
                 evacuate_seconds=0.3)
-    with simulator(tmp_path, spec) as url:
+    with services.simulator(tmp_path, spec) as url:
         conn = connect(url)
         client = nova(url)
         assert sorted(n.name for n in conn.baremetal.nodes()) == [
@@ -234,12 +233,12 @@ def _shape(value):
     return None
 
 
-def test_notifications_match_a_real_nova(tmp_path):
-    url, delete = servers.create_rabbit_vhost()
-    received = Received(url)
+def test_notifications_match_a_real_nova(tmp_path, own_rabbit):
+    received = Received(own_rabbit)
     try:
         spec = dict(SPEC, evacuate_seconds=0.2)
-        with simulator(tmp_path, spec, transport_url=url) as sim:
+        with services.simulator(tmp_path, spec,
+                                transport_url=own_rabbit) as sim:
             client = nova(sim)
             hosts = sorted(h.hypervisor_hostname
                            for h in client.hypervisors.list())
@@ -274,7 +273,6 @@ def test_notifications_match_a_real_nova(tmp_path):
             time.sleep(2)
     finally:
         received.stop()
-        delete()
     seen = {}
     for event_type, publisher, payload in received.items:
         seen.setdefault(event_type, (publisher, payload))

@@ -13,7 +13,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
 from sqlalchemy.dialects import mysql
 
-from tests import servers
+from tests.functional import services
 from tests.functional import sql_proxy
 from watcher_ha.db import engine as db_engine
 
@@ -33,7 +33,7 @@ def product_engine(url, **kwargs):
 def server(request):
     """A database with the table ``items`` and a direct engine on it,
     whose lock waits give up after 5 s: (url, engine)."""
-    url, drop = servers.create_database(request.param)
+    url, drop = services.create_database(request.param)
     direct = product_engine(url)
     db_engine.limit_lock_waits(direct, seconds=5)
     ITEMS.metadata.create_all(direct)

@@ -7,6 +7,7 @@ server is stopped; Nova's refusal fails it, saying why."""
 import pytest
 
 from tests.functional.cloud import nova_of_this_process_on
+from tests.helpers.actions import status
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import stop
 from watcher_ha.simulator import scenario
@@ -23,10 +24,6 @@ def cloud(conf, tmp_path_factory):
     with nova_of_this_process_on(tmp_path_factory.mktemp('sim'),
                                  spec) as found:
         yield found
-
-
-def status(client, uuid):
-    return client.servers.get(uuid).status
 
 
 def test_a_running_server_is_stopped_and_started_again_on_revert(cloud):

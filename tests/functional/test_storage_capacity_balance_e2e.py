@@ -19,7 +19,7 @@ spare pool instead, and leaves the slow pool as it is.
 
 import requests
 
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import nova_sections
 from tests.helpers.plans import start_and_wait
@@ -121,7 +121,7 @@ def balance(cluster):
 
 
 def test_storage_capacity_balance_brings_every_pool_below_80(tmp_path):
-    with daemons.cloud_cluster(tmp_path, spec(), sections,
+    with services.cloud_cluster(tmp_path, spec(), sections,
                                 notifications=True) as (
             cluster, sim_url):
         before = pools(sim_url)
@@ -170,7 +170,7 @@ def test_a_storage_scope_keeps_the_plan_inside_it(tmp_path):
     """Scoped to stor1's pools (excluding the other backends' pools),
     the full pool's volume goes to stor1's spare pool, not to the roomier
     stor2; the full slow pool, out of scope, is left as it is."""
-    with daemons.cloud_cluster(tmp_path, spec(), sections) as (
+    with services.cloud_cluster(tmp_path, spec(), sections) as (
             cluster, sim_url):
         template = requests.post(cluster.url + '/v1/audit_templates',
                                  json={

@@ -7,23 +7,23 @@ engine reads them in its own process, the other with two listener
 processes); with notifications dropped, the next resync repairs the
 models."""
 
+import functools
 import random
 import time
 
 import pytest
 import requests
 
-from tests import servers
-from tests.functional import daemons
 from tests.functional import model_engine
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import block_storage_get
 from tests.functional.cloud import BLOCK_STORAGE_HEADERS
 from tests.functional.cloud import list_volumes
+from tests.helpers.models_agree import notifications_dropped
+from tests.helpers.models_agree import wait_until_agree
 from watcher_ha.common import context as watcher_context
-from watcher_ha.conf import CONF
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model import storage_state
@@ -122,7 +122,7 @@ def model_state(model):
 def test_full_sync_reads_backends_pools_types_and_every_volume(
         tmp_path, cinder_conf):
     spec = storage_spec(seed=4, volumes=2300)
-    with simulator(tmp_path, spec) as url:
+    with services.simulator(tmp_path, spec) as url:
         cinder_conf(url)
         collectors = collector_manager.CollectorManager(['storage'])
         collectors.resync('storage')
@@ -241,44 +241,29 @@ def _settled(url):
                         for v in state['volumes'].values()))
 
 
-def _agree(url, engines, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        expected = cloud_state(url)
-        found = [model_state(e.model) for e in engines]
-        if all(f == expected for f in found):
-            return
-        if time.monotonic() > deadline:
-            for f in found:
-                if f == expected:
-                    continue
-                pools = {n: (expected[0].get(n), f[0].get(n))
-                         for n in set(expected[0]) | set(f[0])
-                         if expected[0].get(n) != f[0].get(n)}
-                volumes = {u: (expected[1].get(u), f[1].get(u))
-                           for u in set(expected[1]) | set(f[1])
-                           if expected[1].get(u) != f[1].get(u)}
-                raise AssertionError(
-                    'storage model differs: %d volumes %s, pools %s'
-                    % (len(volumes), dict(list(volumes.items())[:5]),
-                       pools))
-        time.sleep(0.1)
+def _difference(expected, found):
+    pools = {n: (expected[0].get(n), found[0].get(n))
+             for n in set(expected[0]) | set(found[0])
+             if expected[0].get(n) != found[0].get(n)}
+    volumes = {u: (expected[1].get(u), found[1].get(u))
+               for u in set(expected[1]) | set(found[1])
+               if expected[1].get(u) != found[1].get(u)}
+    return ('storage model differs: %d volumes %s, pools %s'
+            % (len(volumes), dict(list(volumes.items())[:5]), pools))
+
+
+# _agree(url, engines, timeout): every engine's model is the cloud's.
+_agree = functools.partial(wait_until_agree, cloud_state=cloud_state,
+                           model_state=model_state, difference=_difference,
+                           every=0.1)
 
 
 def test_two_engines_follow_500_volume_operations_and_resync_repairs(
-        tmp_path, cinder_conf):
-    transport_url, delete = servers.create_rabbit_vhost()
-    CONF.set_override('transport_url', transport_url)
-    engines = []
-    try:
-        with simulator(tmp_path, storage_spec(seed=7),
-                       transport_url=transport_url) as url:
-            cinder_conf(url)
-            engines = [model_engine.ModelEngine('storage', 'engine-a'),
-                       model_engine.ModelEngine('storage', 'engine-b',
-                                                processes=2)]
-            for engine in engines:
-                engine.start()
+        tmp_path, cinder_conf, rabbit_here):
+    with services.simulator(tmp_path, storage_spec(seed=7),
+                            transport_url=rabbit_here) as url:
+        cinder_conf(url)
+        with model_engine.two_engines('storage') as engines:
             operations = Operations(url, random.Random(5))
             for _ in range(OPERATIONS):
                 operations.one(list_volumes(url))
@@ -293,24 +278,16 @@ def test_two_engines_follow_500_volume_operations_and_resync_repairs(
             _agree(url, engines, timeout=2)
             assert all(e.dispatcher.failed == 0 for e in engines)
 
-            requests.put(url + '/simulator/faults', json={
-                'drop_notifications': 1.0}, timeout=10).raise_for_status()
-            for _ in range(30):
-                operations.one(list_volumes(url))
-            wait_for(lambda: _settled(url), timeout=60,
-                     what='the last migrations to end')
-            time.sleep(0.5)
-            assert model_state(engines[0].model) != cloud_state(url)
-            requests.put(url + '/simulator/faults', json={
-                'drop_notifications': 0.0}, timeout=10).raise_for_status()
+            with notifications_dropped(url):
+                for _ in range(30):
+                    operations.one(list_volumes(url))
+                wait_for(lambda: _settled(url), timeout=60,
+                         what='the last migrations to end')
+                time.sleep(0.5)
+                assert model_state(engines[0].model) != cloud_state(url)
             for engine in engines:
                 engine.collectors.resync('storage')
             _agree(url, engines, timeout=5)
-    finally:
-        for engine in engines:
-            engine.stop()
-        CONF.clear_override('transport_url')
-        delete()
 
 
 def engine_model(host):
@@ -349,20 +326,18 @@ def _without_thin(state):
 
 
 @MARIADB_ONLY
-def test_two_engine_processes_follow_500_volume_operations(tmp_path,
-                                                           database):
+def test_two_engine_processes_follow_500_volume_operations(
+        tmp_path, database, rabbit_here):
     """The same with the decision engines as processes of their own
     (watcher-ha-decision-engine, configured by files), their models read
     over RPC as the API reads them."""
     database_url, _engine = database
-    transport_url, delete = servers.create_rabbit_vhost()
-    CONF.set_override('transport_url', transport_url)
     # This process's transport may have been made by an earlier test of
     # the same worker, on another URL: the RPC calls below go to this one.
     rpc.cleanup()
     try:
-        with simulator(tmp_path / 'cloud', storage_spec(seed=13),
-                       transport_url=transport_url) as url:
+        with services.simulator(tmp_path / 'cloud', storage_spec(seed=13),
+                                transport_url=rabbit_here) as url:
             extra = {
                 'watcher_decision_engine': {
                     'collectors': 'compute,storage'},
@@ -372,8 +347,8 @@ def test_two_engine_processes_follow_500_volume_operations(tmp_path,
                          'endpoint_override': url + '/compute/v2.1'},
                 'placement': {'auth_type': 'none',
                               'endpoint_override': url + '/placement'}}
-            with daemons.cluster(tmp_path, database_url, transport_url,
-                                 **extra) as running:
+            with services.cluster(tmp_path, database_url, rabbit_here,
+                                  **extra) as running:
                 hosts = ['engine-a', 'engine-b']
                 running.start_daemons(engines=hosts)
                 for host in hosts:
@@ -397,6 +372,4 @@ def test_two_engine_processes_follow_500_volume_operations(tmp_path,
                         for f in found]
                     time.sleep(0.1)
     finally:
-        CONF.clear_override('transport_url')
         rpc.cleanup()
-        delete()

@@ -18,15 +18,14 @@ import time
 import pytest
 import requests
 
-from tests import servers
-from tests.functional import daemons
 from tests.functional import prometheus_server
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.cloud import nova_sections
 from tests.helpers.plans import start_and_wait
 from tests.functional.cloud import scenario_host
 from tests.helpers.plans import audit
 from tests.helpers.plans import check_applied
+from tests.helpers.plans import aggregate_template
 from tests.helpers.plans import finished_audit
 from tests.helpers.plans import plan_of
 from watcher_ha.decision_engine.strategy import dummy_with_resize
@@ -136,76 +135,78 @@ def datasource_sections(prometheus_url):
             'prometheus_client': {'host': host, 'port': port}}
 
 
+@contextlib.contextmanager
+def scraped_cluster(tmp_path, spec, rabbit, kind='mysql'):
+    """A database of ``kind``, the simulator playing ``spec`` scraped by
+    Prometheus, and a cluster reading both, its daemons started:
+    (cluster, simulator URL)."""
+    with services.database(kind) as (db_url, _), \
+            prometheus_server.scraped_simulator(
+                tmp_path, spec) as (sim_url, prometheus_url), \
+            services.cluster(tmp_path, db_url, rabbit,
+                             **nova_sections(sim_url),
+                             **datasource_sections(prometheus_url)
+                             ) as cluster:
+        cluster.start_daemons(engines=['engine-1'],
+                              appliers=['applier-1'])
+        yield cluster, sim_url
+
+
 @pytest.mark.parametrize('strategy', sorted(CASES))
-def test_strategy_end_to_end(tmp_path, strategy):
+def test_strategy_end_to_end(tmp_path, strategy, own_rabbit):
     goal, parameters, expected, spec, *prepare = CASES[strategy]
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                prometheus_server.scraped_simulator(
-                    tmp_path, spec) as (sim_url, prometheus_url), \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **nova_sections(sim_url),
-                                **datasource_sections(prometheus_url)
-                                ) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            for step in prepare:
-                step(sim_url)
-            finished = audit(cluster, goal, strategy, parameters)
-            assert finished['state'] == 'SUCCEEDED', finished
-            plan, actions = plan_of(cluster, finished['uuid'])
-            assert expected <= {a['action_type'] for a in actions}, actions
-            ended = start_and_wait(cluster, plan)
-            assert ended['state'] == 'SUCCEEDED', ended
-            check_applied(plan_of(cluster, finished['uuid'])[1], requests.get(
-                sim_url + '/simulator/state', timeout=10).json())
-    finally:
-        delete()
+    with scraped_cluster(tmp_path, spec, own_rabbit) as (cluster, sim_url):
+        for step in prepare:
+            step(sim_url)
+        finished = audit(cluster, goal, strategy, parameters)
+        assert finished['state'] == 'SUCCEEDED', finished
+        plan, actions = plan_of(cluster, finished['uuid'])
+        assert expected <= {a['action_type'] for a in actions}, actions
+        ended = start_and_wait(cluster, plan)
+        assert ended['state'] == 'SUCCEEDED', ended
+        check_applied(plan_of(cluster, finished['uuid'])[1], requests.get(
+            sim_url + '/simulator/state', timeout=10).json())
 
 
-def test_without_prometheus_a_metric_audit_fails_and_dummy_runs(tmp_path):
+def test_without_prometheus_a_metric_audit_fails_and_dummy_runs(
+        tmp_path, own_rabbit):
     """Prometheus stopped: an audit that needs a metric fails with a
     message naming the datasource and the metric, and the engine still
     serves an audit that needs none."""
     prometheus_server.prometheus_binary()
     hosts = [host['name'] for host in LOADED['hosts']]
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('mysql') as (db_url, _), \
-                simulator(tmp_path / 'sim', LOADED) as sim_url, \
-                contextlib.ExitStack() as metrics_up:
-            prometheus_url = metrics_up.enter_context(
-                prometheus_server.prometheus(
-                    tmp_path, prometheus_server.scrape_config(
-                        int(sim_url.rsplit(':', 1)[1]), hosts)))
-            prometheus_server.wait_for_samples(
-                prometheus_url, 2 * len(hosts) + len(LOADED['servers']))
-            with daemons.cluster(tmp_path, db_url, rabbit,
-                                 **nova_sections(sim_url),
-                                 **datasource_sections(prometheus_url)
-                                 ) as cluster:
-                cluster.start_daemons(engines=['engine-1'],
-                                      appliers=['applier-1'])
-                parameters = {'period': PERIOD}
-                assert audit(cluster, 'workload_balancing',
-                             'workload_balance', parameters)['state'] == \
-                    'SUCCEEDED'
-                metrics_up.close()
-                failed = audit(cluster, 'workload_balancing',
-                               'workload_balance', parameters)
-                assert failed['state'] == 'FAILED', failed
-                assert 'prometheus' in failed['status_message'], failed
-                assert 'instance_cpu_usage' in failed['status_message'], \
-                    failed
-                assert audit(cluster, 'dummy', 'dummy', {})['state'] == \
-                    'SUCCEEDED'
-    finally:
-        delete()
+    with services.database('mysql') as (db_url, _), \
+            services.simulator(tmp_path / 'sim', LOADED) as sim_url, \
+            contextlib.ExitStack() as metrics_up:
+        prometheus_url = metrics_up.enter_context(
+            prometheus_server.prometheus(
+                tmp_path, prometheus_server.scrape_config(
+                    int(sim_url.rsplit(':', 1)[1]), hosts)))
+        prometheus_server.wait_for_samples(
+            prometheus_url, 2 * len(hosts) + len(LOADED['servers']))
+        with services.cluster(tmp_path, db_url, own_rabbit,
+                              **nova_sections(sim_url),
+                              **datasource_sections(prometheus_url)
+                              ) as cluster:
+            cluster.start_daemons(engines=['engine-1'],
+                                  appliers=['applier-1'])
+            parameters = {'period': PERIOD}
+            assert audit(cluster, 'workload_balancing',
+                         'workload_balance', parameters)['state'] == \
+                'SUCCEEDED'
+            metrics_up.close()
+            failed = audit(cluster, 'workload_balancing',
+                           'workload_balance', parameters)
+            assert failed['state'] == 'FAILED', failed
+            assert 'prometheus' in failed['status_message'], failed
+            assert 'instance_cpu_usage' in failed['status_message'], \
+                failed
+            assert audit(cluster, 'dummy', 'dummy', {})['state'] == \
+                'SUCCEEDED'
 
 
 def test_a_scoped_consolidation_moves_nothing_outside_its_aggregate(
-        tmp_path):
+        tmp_path, own_rabbit):
     """vm_workload_consolidation scoped to the aggregate rack-a (the hot
     host and one idle one): it empties one of the two, and nothing of
     rack-b moves or changes state, though its idle hosts could be
@@ -213,51 +214,35 @@ def test_a_scoped_consolidation_moves_nothing_outside_its_aggregate(
     spec = dict(LOADED, hosts=[
         dict(host, aggregates=['rack-a' if index < 2 else 'rack-b'])
         for index, host in enumerate(LOADED['hosts'])])
-    rabbit, delete = servers.create_rabbit_vhost()
-    try:
-        with servers.database('postgresql') as (db_url, _), \
-                prometheus_server.scraped_simulator(
-                    tmp_path, spec) as (sim_url, prometheus_url), \
-                daemons.cluster(tmp_path, db_url, rabbit,
-                                **nova_sections(sim_url),
-                                **datasource_sections(prometheus_url)
-                                ) as cluster:
-            cluster.start_daemons(engines=['engine-1'],
-                                  appliers=['applier-1'])
-            before = requests.get(sim_url + '/simulator/state',
-                                  timeout=10).json()
-            template = requests.post(cluster.url + '/v1/audit_templates',
-                                     json={
-                'name': 'rack-a', 'goal': 'server_consolidation',
-                'strategy': 'vm_workload_consolidation',
-                'scope': [{'host_aggregates': [{'name': 'rack-a'}]}]},
-                timeout=10)
-            assert template.status_code == 201, template.text
-            finished = finished_audit(cluster, {
-                'audit_template_uuid': template.json()['uuid'],
-                'audit_type': 'ONESHOT', 'parameters': {'period': PERIOD}})
-            assert finished['state'] == 'SUCCEEDED', finished
-            plan, actions = plan_of(cluster, finished['uuid'])
-            rack_a = {'compute-0000', 'compute-0001'}
-            assert actions
-            for action in actions:
-                parameters = action['input_parameters']
-                hosts = ({parameters['source_node'],
-                          parameters['destination_node']}
-                         if action['action_type'] == 'migrate'
-                         else {parameters['resource_name']})
-                assert hosts <= rack_a, action
-            ended = start_and_wait(cluster, plan)
-            assert ended['state'] == 'SUCCEEDED', ended
-            after = requests.get(sim_url + '/simulator/state',
-                                 timeout=10).json()
-            check_applied(plan_of(cluster, finished['uuid'])[1], after)
-            for name in ('compute-0002', 'compute-0003'):
-                assert after['hosts'][name]['status'] == \
-                    before['hosts'][name]['status']
-            assert {u: s['host'] for u, s in after['servers'].items()
-                    if before['servers'][u]['host'] not in rack_a} == {
-                u: s['host'] for u, s in before['servers'].items()
-                if s['host'] not in rack_a}
-    finally:
-        delete()
+    with scraped_cluster(tmp_path, spec, own_rabbit,
+                         'postgresql') as (cluster, sim_url):
+        before = requests.get(sim_url + '/simulator/state',
+                              timeout=10).json()
+        template = aggregate_template(cluster, 'server_consolidation',
+                                      'vm_workload_consolidation', 'rack-a')
+        finished = finished_audit(cluster, {
+            'audit_template_uuid': template,
+            'audit_type': 'ONESHOT', 'parameters': {'period': PERIOD}})
+        assert finished['state'] == 'SUCCEEDED', finished
+        plan, actions = plan_of(cluster, finished['uuid'])
+        rack_a = {'compute-0000', 'compute-0001'}
+        assert actions
+        for action in actions:
+            parameters = action['input_parameters']
+            hosts = ({parameters['source_node'],
+                      parameters['destination_node']}
+                     if action['action_type'] == 'migrate'
+                     else {parameters['resource_name']})
+            assert hosts <= rack_a, action
+        ended = start_and_wait(cluster, plan)
+        assert ended['state'] == 'SUCCEEDED', ended
+        after = requests.get(sim_url + '/simulator/state',
+                             timeout=10).json()
+        check_applied(plan_of(cluster, finished['uuid'])[1], after)
+        for name in ('compute-0002', 'compute-0003'):
+            assert after['hosts'][name]['status'] == \
+                before['hosts'][name]['status']
+        assert {u: s['host'] for u, s in after['servers'].items()
+                if before['servers'][u]['host'] not in rack_a} == {
+            u: s['host'] for u, s in before['servers'].items()
+            if s['host'] not in rack_a}

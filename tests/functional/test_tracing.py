@@ -7,7 +7,7 @@ import uuid as uuidlib
 
 import requests
 
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.daemons import state_of
 from tests.functional.fixtures import MARIADB_ONLY
 from tests.functional.fixtures import wait_for
@@ -43,7 +43,7 @@ def _all_under(lines, request_id):
 @MARIADB_ONLY
 def test_request_id_follows_audit_and_plan(tmp_path, database, rabbit):
     url, _ = database
-    with daemons.cluster(tmp_path, url, rabbit) as cluster:
+    with services.cluster(tmp_path, url, rabbit) as cluster:
         cluster.start_applier('applier-1')
         # No engine listens yet: the audit's message is lost, and the
         # engine started later takes the audit in its sweep, with no RPC

@@ -8,9 +8,9 @@ import json
 import os
 import subprocess
 
-from tests import servers
 from tests.functional import cloud
 from tests.functional import fixtures
+from tests.functional import services
 
 STATUS = os.path.join(fixtures.BIN, 'watcher-ha-status')
 CHECKS = ['Database', 'API authentication', 'Nova API', 'Placement API',
@@ -46,8 +46,8 @@ def results(config_file):
 
 
 def test_a_ready_deployment_passes(tmp_path):
-    redis = servers.redis_coordination_url()
-    with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as url:
+    redis = services.redis_coordination_url()
+    with services.simulator(tmp_path / 'sim', cloud.SMALL) as url:
         config = watcher_style_config(tmp_path, url, redis)
         fixtures.db_manage(config, 'upgrade')
         done = upgrade_check(config)
@@ -79,7 +79,7 @@ def test_options_of_watcher_that_mean_nothing_here_warn(tmp_path):
         # Nobody's: mistyped.
         'oslo_messaging_rabbit': {'use_queue_manger': 'true'},
     }
-    with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as url:
+    with services.simulator(tmp_path / 'sim', cloud.SMALL) as url:
         config = watcher_style_config(
             tmp_path, url, 'file://%s' % (tmp_path / 'coordination'),
             **extra)
@@ -114,7 +114,7 @@ def test_options_of_watcher_that_mean_nothing_here_warn(tmp_path):
 
 def test_an_unmigrated_database_and_an_older_nova_fail(tmp_path):
     older = dict(cloud.SMALL, max_microversions={'compute': '2.88'})
-    with cloud.simulator(tmp_path / 'sim', older) as url:
+    with services.simulator(tmp_path / 'sim', older) as url:
         config = watcher_style_config(
             tmp_path, url, 'file://%s' % (tmp_path / 'coordination'))
         fixtures.db_manage(config, 'version')
@@ -139,7 +139,7 @@ def test_keystone_auth_needs_a_usable_keystone_authtoken(tmp_path):
     empty, or naming a user Keystone refuses: every /v1 call would fail
     with a 500, so the check fails and says what to set."""
     keystone = {'DEFAULT': {'auth_strategy': 'keystone'}}
-    with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as url:
+    with services.simulator(tmp_path / 'sim', cloud.SMALL) as url:
         service_user = {
             'auth_type': 'password', 'auth_url': url + '/identity/v3',
             'www_authenticate_uri': url + '/identity/v3',

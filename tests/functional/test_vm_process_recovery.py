@@ -16,9 +16,7 @@ import contextlib
 import pytest
 import requests
 
-from tests import servers
-from tests.functional import daemons
-from tests.functional.cloud import simulator
+from tests.functional import services
 from tests.functional.cloud import nova_sections
 from tests.helpers.failed_host import ha
 from tests.helpers.failed_host import wait_ended
@@ -30,7 +28,7 @@ CRASHED, PLAIN = 'crashed', 'plain'
 
 
 @pytest.fixture(scope='module')
-def cloud(tmp_path_factory):
+def cloud(tmp_path_factory, rabbit):
     """(cluster, simulator URL, {server name: uuid}), the segment of the
     three hosts made."""
     tmp_path = tmp_path_factory.mktemp('vm-process')
@@ -45,12 +43,11 @@ def cloud(tmp_path_factory):
         found = nova_sections(url)
         found['instance_ha'] = {'recovery_retry_interval': 1}
         return found
-    rabbit, delete = servers.create_rabbit_vhost()
     with contextlib.ExitStack() as stack:
-        stack.callback(delete)
-        db_url, _ = stack.enter_context(servers.database('mysql'))
-        sim_url = stack.enter_context(simulator(tmp_path / 'sim', spec))
-        cluster = stack.enter_context(daemons.cluster(
+        db_url, _ = stack.enter_context(services.database('mysql'))
+        sim_url = stack.enter_context(
+            services.simulator(tmp_path / 'sim', spec))
+        cluster = stack.enter_context(services.cluster(
             tmp_path, db_url, rabbit, **sections(sim_url)))
         cluster.start_daemons(engines=['engine-1'], appliers=['applier-1'])
         segment = ha(cluster, 'POST', '/segments', {'segment': {

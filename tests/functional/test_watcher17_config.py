@@ -21,11 +21,11 @@ import pytest
 import requests
 from keystoneauth1 import loading as ks_loading
 
-from tests import servers
 from tests import venvs
 from tests.benchmarks import watcher17
 from tests.functional import cloud
 from tests.functional import fixtures
+from tests.functional import services
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
 from tools import children
@@ -180,20 +180,18 @@ def _alive(proc, out):
 
 
 @pytest.fixture
-def deployment(tmp_path):
+def deployment(tmp_path, own_rabbit):
     """A filled-in Watcher 17 file on MariaDB, a RabbitMQ vhost and the
     simulator: (path, API URL)."""
     sample = watcher_sample(tmp_path)
     port = fixtures.free_port()
     with contextlib.ExitStack() as cleanup:
-        database, drop = servers.create_database('mysql')
+        database, drop = services.create_database('mysql')
         cleanup.callback(drop)
-        transport, delete = servers.create_rabbit_vhost()
-        cleanup.callback(delete)
-        with cloud.simulator(tmp_path / 'sim', cloud.SMALL) as sim:
+        with services.simulator(tmp_path / 'sim', cloud.SMALL) as sim:
             settings = {
                 'DEFAULT': {
-                    'transport_url': transport,
+                    'transport_url': own_rabbit,
                     'state_path': str(tmp_path),
                     # Ours: the simulator's Keystone checks tokens
                     # without roles, so the API runs without it.

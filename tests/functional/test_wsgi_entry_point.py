@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tests.functional import fixtures
-from tests.functional import identity
+from tests.functional import services
 from watcher_ha.common import plugins
 
 PROBE = '''
@@ -24,7 +24,7 @@ def test_wsgi_application_reads_its_config_file(tmp_path):
                                    fixtures.base_config(tmp_path))
     fixtures.prepare_database(config)
     env = dict(os.environ, WATCHER_HA_CONFIG_FILE=str(config),
-               TOKEN=identity.keystone().token())
+               TOKEN=services.keystone().token())
     out = subprocess.run([sys.executable, '-c', PROBE], env=env, check=True,
                          capture_output=True, text=True, timeout=60).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {

@@ -16,7 +16,7 @@ server of the attached volume moves right after it.
 
 import requests
 
-from tests.functional import daemons
+from tests.functional import services
 from tests.functional.fixtures import wait_for
 from tests.functional.cloud import nova_sections
 from tests.helpers.plans import start_and_wait
@@ -100,7 +100,7 @@ def volumes(sim_url):
 
 
 def test_zone_migration_drains_a_node_and_a_pool(tmp_path):
-    with daemons.cloud_cluster(tmp_path, SPEC, sections) as (
+    with services.cloud_cluster(tmp_path, SPEC, sections) as (
             cluster, sim_url):
         reserve(cluster)
         finished = audit(cluster, 'hardware_maintenance',

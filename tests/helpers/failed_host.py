@@ -53,11 +53,23 @@ def segment_of(cluster):
 
 
 def report_failure(cluster, sim_url, failed=FAILED):
-    requests.post('%s/simulator/hosts/%s/fail' % (sim_url, failed),
+    """The host ``failed`` fails in the simulator and a monitor reports
+    it: the notification's uuid."""
+    fail(sim_url, failed)
+    return report(cluster, failed)
+
+
+def fail(sim_url, host):
+    """The simulator's ``host`` fails (powered off, its service silent)."""
+    requests.post('%s/simulator/hosts/%s/fail' % (sim_url, host),
                   timeout=10).raise_for_status()
+
+
+def report(cluster, failed, generated_time='2026-11-24T10:00:00'):
+    """A monitor's notification that ``failed`` stopped: its uuid."""
     return ha(cluster, 'POST', '/notifications', {'notification': {
         'type': 'COMPUTE_HOST', 'hostname': failed,
-        'generated_time': '2026-11-24T10:00:00',
+        'generated_time': generated_time,
         'payload': {'event': 'STOPPED', 'host_status': 'NORMAL',
                     'cluster_status': 'OFFLINE'}}})['notification'][
         'notification_uuid']

@@ -10,6 +10,16 @@ from tests.functional.fixtures import wait_for
 LATEST = {'OpenStack-API-Version': 'infra-optim 1.7'}
 
 
+def aggregate_template(cluster, goal, strategy, aggregate):
+    """The uuid of a new audit template of ``goal`` and ``strategy``
+    scoped to the host aggregate ``aggregate`` (and named after it)."""
+    resp = requests.post(cluster.url + '/v1/audit_templates', json={
+        'name': aggregate, 'goal': goal, 'strategy': strategy,
+        'scope': [{'host_aggregates': [{'name': aggregate}]}]}, timeout=10)
+    assert resp.status_code == 201, resp.text
+    return resp.json()['uuid']
+
+
 def audit(cluster, goal, strategy, parameters):
     """The finished audit (a dict) of a new ONESHOT audit."""
     return finished_audit(cluster, {

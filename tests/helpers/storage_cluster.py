@@ -1,6 +1,7 @@
 """Storage states made by hand (nodes, pools, volumes, volume types) and
 storage_capacity_balance run on them."""
 
+from tests.helpers import model_states
 from watcher_ha.common import parameters as parameters_mod
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine.model import storage_elements as se
@@ -48,16 +49,9 @@ def vtype(name, backend=None, **specs):
 
 
 def build(nodes, pools, volumes, types=()):
-    changes = storage_state.StorageState().changes()
-    for element in types:
-        changes.put_volume_type(element)
-    for element in nodes:
-        changes.put_node(element)
-    for element in pools:
-        changes.put_pool(element)
-    for element in volumes:
-        changes.put_volume(element)
-    return changes.state()
+    return model_states.filled(storage_state.StorageState(),
+                               volume_type=types, node=nodes, pool=pools,
+                               volume=volumes)
 
 
 def run(state, **given):

@@ -50,7 +50,7 @@ def test_every_console_script_imports():
         assert callable(ep.load())
 
 
-def test_the_rabbit_queue_managers_lock_is_under_lock_path(conf, tmp_path,
+def test_the_rabbit_queue_managers_lock_is_under_lock_path(config, tmp_path,
                                                             monkeypatch):
     """With ``[oslo_messaging_rabbit] use_queue_manager``, oslo.messaging
     names its reply queues under an inter-process lock of
@@ -73,10 +73,8 @@ def test_the_rabbit_queue_managers_lock_is_under_lock_path(conf, tmp_path,
         manager.get()
         assert list((pathlib.Path(CONF.state_path) / 'lock').glob(
             '*%s*' % name))
-        CONF.set_override('lock_path', str(tmp_path),
-                          group='oslo_concurrency')
+        config.config(lock_path=str(tmp_path), group='oslo_concurrency')
         manager.get()
         assert list(tmp_path.glob('*%s*' % name))
     finally:
-        CONF.clear_override('lock_path', group='oslo_concurrency')
         pathlib.Path(manager.file_name).unlink(missing_ok=True)

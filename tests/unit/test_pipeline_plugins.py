@@ -66,13 +66,9 @@ def test_weight_planner_orders_by_weight_in_lanes():
     assert resize.parents == [m3.uuid, m2.uuid]
 
 
-def test_a_type_an_operator_sets_keeps_the_others(conf):
-    CONF.set_override('parallelization', {'evacuate': 3},
-                      group=weight.GROUP)
-    try:
-        found = weight.WeightPlanner.from_conf(CONF)
-    finally:
-        CONF.clear_override('parallelization', group=weight.GROUP)
+def test_a_type_an_operator_sets_keeps_the_others(config):
+    config.config(parallelization={'evacuate': 3}, group=weight.GROUP)
+    found = weight.WeightPlanner.from_conf(CONF)
     assert found.parallelization['evacuate'] == 3
     assert found.parallelization['migrate'] == (
         weight.DEFAULT_PARALLELIZATION['migrate'])

@@ -1,8 +1,8 @@
 import pytest
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import engines
+from tests.functional import services
 
-from tests import servers
 from watcher_ha.db import engine as db_engine
 from watcher_ha.db import migration
 
@@ -13,7 +13,7 @@ def empty_engine(request, tmp_path):
     if request.param == 'sqlite':
         url, drop = 'sqlite:///%s/test.sqlite' % tmp_path, lambda: None
     else:
-        url, drop = servers.create_database(request.param)
+        url, drop = services.create_database(request.param)
     # The same engine set-up the product uses (oslo.db's, then ours).
     engine = engines.create_engine(url)
     db_engine.prepare(engine)

@@ -7,7 +7,6 @@ import datetime
 
 from tests.helpers.racing import race
 from watcher_ha.common import context
-from watcher_ha.conf import CONF
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import query
@@ -50,36 +49,33 @@ def _engines(host, count):
     return engines
 
 
-def test_engines_racing_report_a_failure_once(migrated_engine):
-    CONF.set_override('nova_detection_delay', DELAY, group='instance_ha')
-    try:
-        ctx = context.admin_context()
-        segment = failover_segments.create_segment(ctx, {
-            'name': 'rack', 'service_type': 'COMPUTE',
-            'recovery_method': 'auto'})
+def test_engines_racing_report_a_failure_once(migrated_engine, config):
+    config.config(nova_detection_delay=DELAY, group='instance_ha')
+    ctx = context.admin_context()
+    segment = failover_segments.create_segment(ctx, {
+        'name': 'rack', 'service_type': 'COMPUTE',
+        'recovery_method': 'auto'})
+    failover_segments.create_host(ctx, segment['uuid'], {
+        'name': 'healthy', 'type': 'COMPUTE',
+        'control_attributes': ''})
+    for round_, racers in enumerate([2] * ROUNDS + [8] * ROUNDS):
+        host = 'failed-%d' % round_
         failover_segments.create_host(ctx, segment['uuid'], {
-            'name': 'healthy', 'type': 'COMPUTE',
-            'control_attributes': ''})
-        for round_, racers in enumerate([2] * ROUNDS + [8] * ROUNDS):
-            host = 'failed-%d' % round_
-            failover_segments.create_host(ctx, segment['uuid'], {
-                'name': host, 'type': 'COMPUTE', 'control_attributes': ''})
-            engines = _engines(host, racers)
-            looks = iter(engines)
-            outcomes = race(lambda: next(looks)[0].look(), racers)
-            assert outcomes == [None] * racers, outcomes
-            rows = [row for row in host_notifications.list_notifications(
-                ctx, query.Paging(), {}) if row['state'] == 'new']
-            assert len(rows) == 1, (round_, rows)
-            assert [uuid for _detector, kicked in engines
-                    for uuid in kicked] == [rows[0]['uuid']]
-            # Every engine counts the failure as reported: none reports
-            # it again, however long it stays down.
-            assert all(detector.reported == {host}
-                       for detector, _kicked in engines)
-            # The next round's host fails once this one is recovered.
-            with migrated_engine.begin() as conn:
-                conn.execute(host_notifications.Notification.__table__
-                             .update().values(status='finished'))
-    finally:
-        CONF.clear_override('nova_detection_delay', group='instance_ha')
+            'name': host, 'type': 'COMPUTE', 'control_attributes': ''})
+        engines = _engines(host, racers)
+        looks = iter(engines)
+        outcomes = race(lambda: next(looks)[0].look(), racers)
+        assert outcomes == [None] * racers, outcomes
+        rows = [row for row in host_notifications.list_notifications(
+            ctx, query.Paging(), {}) if row['state'] == 'new']
+        assert len(rows) == 1, (round_, rows)
+        assert [uuid for _detector, kicked in engines
+                for uuid in kicked] == [rows[0]['uuid']]
+        # Every engine counts the failure as reported: none reports
+        # it again, however long it stays down.
+        assert all(detector.reported == {host}
+                   for detector, _kicked in engines)
+        # The next round's host fails once this one is recovered.
+        with migrated_engine.begin() as conn:
+            conn.execute(host_notifications.Notification.__table__
+                         .update().values(status='finished'))

@@ -11,7 +11,6 @@ import sqlalchemy as sa
 from tests import factories
 from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import workflow
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
 
@@ -69,8 +68,8 @@ def _context():
     return context.admin_context()
 
 
-def test_a_cancel_stops_what_it_can_and_lets_the_rest_finish(db, conf):
-    CONF.set_override('poll_interval', 0.1, group='watcher_applier')
+def test_a_cancel_stops_what_it_can_and_lets_the_rest_finish(db, config):
+    config.config(poll_interval=0.1, group='watcher_applier')
     Stoppable.running = threading.Event()
     Stoppable.cancels = 0
     plan, actions = factories.action_plan(
@@ -97,7 +96,6 @@ def test_a_cancel_stops_what_it_can_and_lets_the_rest_finish(db, conf):
             threading.Event()).execute()
     finally:
         canceller.join()
-        CONF.clear_override('poll_interval', group='watcher_applier')
     assert outcome == ('CANCELLED', None)
     with db.connect() as conn:
         states = [tuple(row) for row in conn.execute(sa.select(

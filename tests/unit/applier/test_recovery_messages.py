@@ -184,19 +184,16 @@ def test_a_lost_message_is_made_up_for_by_the_self_check(db, engine,
 
 
 def test_a_failed_plan_starts_the_next_attempt_which_is_triggered_once(
-        db, engine, context):
-    CONF.set_override('recovery_retry_interval', 0, group='instance_ha')
-    try:
-        uuid, audit = running_attempt(db, context, engine)
-        plan = running_plan(db, audit)
-        end_plan(context, plan, P.FAILED)
-        deadline = time.monotonic() + 10
-        while (notification(context, uuid)['attempts'] < 2
-               and time.monotonic() < deadline):
-            time.sleep(0.01)
-        row = notification(context, uuid)
-    finally:
-        CONF.clear_override('recovery_retry_interval', group='instance_ha')
+        db, engine, context, config):
+    config.config(recovery_retry_interval=0, group='instance_ha')
+    uuid, audit = running_attempt(db, context, engine)
+    plan = running_plan(db, audit)
+    end_plan(context, plan, P.FAILED)
+    deadline = time.monotonic() + 10
+    while (notification(context, uuid)['attempts'] < 2
+           and time.monotonic() < deadline):
+        time.sleep(0.01)
+    row = notification(context, uuid)
     assert (row['state'], row['attempts']) == (statuses.RUNNING, 2)
     # The new attempt's audit was triggered once, by the start; the
     # first attempt's was made before this engine's recoveries ran.
@@ -305,18 +302,15 @@ def test_the_end_of_the_preempted_plan_starts_the_recovery_plan(
 
 
 def test_a_preemption_past_its_timeout_fails_the_attempt(db, engine,
-                                                         context):
+                                                         context, config):
     holder = holder_plan(db, context)
     uuid, recovery = waiting_recovery(db, context, engine)
     wait_plan(context, holder, P.CANCELLING)
     assert needs_owner(context, uuid)
     # No end comes; the self-check looks again, past the timeout.
-    CONF.set_override('preemption_timeout', 0, group='instance_ha')
-    try:
-        engine.owner.self_check()
-        row = wait_state(context, uuid, statuses.ERROR)
-    finally:
-        CONF.clear_override('preemption_timeout', group='instance_ha')
+    config.config(preemption_timeout=0, group='instance_ha')
+    engine.owner.self_check()
+    row = wait_state(context, uuid, statuses.ERROR)
     assert 'the recovery plan could not start' in row['message']
     assert holder in row['message']
     assert plan_state(context, recovery) == P.RECOMMENDED

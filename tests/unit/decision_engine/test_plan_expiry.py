@@ -9,7 +9,6 @@ import datetime
 import sqlalchemy as sa
 
 from tests import factories
-from watcher_ha.conf import CONF
 from watcher_ha.db import models
 from watcher_ha.decision_engine import manager
 
@@ -52,14 +51,11 @@ def test_plans_recommended_too_long_are_superseded(api, db, notifications):
     assert len(notifications) == 1
 
 
-def test_zero_never_expires(api, db, notifications):
+def test_zero_never_expires(api, db, notifications, config):
     audit = factories.audit(db)
     old, _ = factories.action_plan(db, audit)
     aged(db, old, 24 * 365)
-    CONF.set_override('action_plan_expiry', 0, 'watcher_decision_engine')
-    try:
-        manager.DecisionEngineManager('engine-1').expire_action_plans()
-    finally:
-        CONF.clear_override('action_plan_expiry', 'watcher_decision_engine')
+    config.config(action_plan_expiry=0, group='watcher_decision_engine')
+    manager.DecisionEngineManager('engine-1').expire_action_plans()
     assert state_of(api, old)['state'] == 'RECOMMENDED'
     assert not notifications

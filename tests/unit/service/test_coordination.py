@@ -26,13 +26,10 @@ OURS = {'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.1'}
                                             'membership_timeout=3'),
     ('zookeeper://h:2181', 'zookeeper://h:2181?timeout=2.5'),
 ])
-def test_backend_url_carries_the_record_lifetime(conf, url, expected):
-    CONF.set_override('backend_url', url, group='coordination')
-    try:
-        assert coordination.backend_url() == expected.format(
-            state=CONF.state_path)
-    finally:
-        CONF.clear_override('backend_url', group='coordination')
+def test_backend_url_carries_the_record_lifetime(config, url, expected):
+    config.config(backend_url=url, group='coordination')
+    assert coordination.backend_url() == expected.format(
+        state=CONF.state_path)
 
 
 def test_ring_moves_only_the_share_of_a_member_that_goes():

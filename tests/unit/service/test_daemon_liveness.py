@@ -8,7 +8,6 @@ import time
 import pytest
 
 from watcher_ha.service import daemon
-from watcher_ha.conf import CONF
 
 LATER = daemon.STALL_SECONDS + 1
 
@@ -76,15 +75,12 @@ def test_a_silent_heartbeat_and_scheduler_are_named(running):
                                                      'scheduler']
 
 
-def test_the_heartbeat_bound_follows_its_interval(running):
+def test_the_heartbeat_bound_follows_its_interval(running, config):
     svc, _ = running
-    CONF.set_override('heartbeat_interval', 100)
-    try:
-        later = time.monotonic() + LATER
-        assert 'heartbeat' not in svc.stalled(later)
-        assert 'heartbeat' in svc.stalled(later + 3 * 100)
-    finally:
-        CONF.clear_override('heartbeat_interval')
+    config.config(heartbeat_interval=100)
+    later = time.monotonic() + LATER
+    assert 'heartbeat' not in svc.stalled(later)
+    assert 'heartbeat' in svc.stalled(later + 3 * 100)
 
 
 def test_a_periodic_task_running_far_past_its_interval_is_named(running):

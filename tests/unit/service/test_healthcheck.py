@@ -48,9 +48,9 @@ def test_every_backend_is_checked_by_default(api):
     assert reasons(resp) == REACHABLE
 
 
-def test_an_unreachable_bus_is_named(health, monkeypatch):
+def test_an_unreachable_bus_is_named(health, config, monkeypatch):
     url = 'rabbit://guest:guest@127.0.0.1:%d/' % closed_port()
-    CONF.set_override('transport_url', url)
+    config.config(transport_url=url)
     # The process's transport is made once: one of the unreachable bus.
     transport = oslo_messaging.get_rpc_transport(CONF, url=url)
     monkeypatch.setattr(healthcheck.rpc, 'get_transport',
@@ -58,7 +58,6 @@ def test_an_unreachable_bus_is_named(health, monkeypatch):
     try:
         resp = health().get('/healthcheck')
     finally:
-        CONF.clear_override('transport_url')
         transport.cleanup()
     assert resp.status == 503, resp
     assert reasons(resp) == ['database reachable', 'message bus unreachable',
@@ -74,28 +73,26 @@ def test_the_in_process_bus_is_reachable_without_a_cast(health,
     assert sent == []
 
 
-def test_an_unreachable_coordination_backend_is_named(health, monkeypatch):
+def test_an_unreachable_coordination_backend_is_named(health, config,
+                                                      monkeypatch):
     monkeypatch.setattr(healthcheck, 'PROBE_TIMEOUT', 1.0)
-    CONF.set_override('backend_url', 'redis://127.0.0.1:%d'
-                      % closed_port(), group='coordination')
-    try:
-        client = health()
-        started = time.monotonic()
-        resp = client.get('/healthcheck')
-        assert time.monotonic() - started < 10
-        assert resp.status == 503, resp
-        assert reasons(resp) == [
-            'database reachable', 'message bus reachable',
-            'coordination backend unreachable']
-        # tooz is still retrying: the next request waits for the same
-        # probe instead of starting another.
-        probes = [thread for thread in threading.enumerate()
-                  if thread.name == 'probe-coordination-backend']
-        assert client.get('/healthcheck').status == 503
-        assert [thread for thread in threading.enumerate()
-                if thread.name == 'probe-coordination-backend'] == probes
-    finally:
-        CONF.clear_override('backend_url', group='coordination')
+    config.config(backend_url='redis://127.0.0.1:%d' % closed_port(),
+                  group='coordination')
+    client = health()
+    started = time.monotonic()
+    resp = client.get('/healthcheck')
+    assert time.monotonic() - started < 10
+    assert resp.status == 503, resp
+    assert reasons(resp) == [
+        'database reachable', 'message bus reachable',
+        'coordination backend unreachable']
+    # tooz is still retrying: the next request waits for the same
+    # probe instead of starting another.
+    probes = [thread for thread in threading.enumerate()
+              if thread.name == 'probe-coordination-backend']
+    assert client.get('/healthcheck').status == 503
+    assert [thread for thread in threading.enumerate()
+            if thread.name == 'probe-coordination-backend'] == probes
 
 
 def test_an_unreachable_database_is_named(health, monkeypatch):

@@ -540,23 +540,20 @@ def test_the_health_check_fails_while_the_database_is_unreachable(
 
 
 def test_under_a_wsgi_server_the_multiprocess_directory_is_required(
-        monkeypatch, tmp_path, conf):
+        monkeypatch, tmp_path, config):
     from watcher_ha.api import wsgi
     port = _free_port()
-    CONF.set_override('api_port', port, group='metrics')
-    try:
-        monkeypatch.delenv(metrics_server.MULTIPROC_DIR, raising=False)
-        with pytest.raises(SystemExit, match='under a WSGI server'):
-            wsgi._serve_metrics(CONF)
-        monkeypatch.setenv(metrics_server.MULTIPROC_DIR, str(tmp_path))
-        served = []
-        monkeypatch.setattr(metrics_server, 'serve',
-                            lambda *args, **kwargs: served.append(kwargs))
+    config.config(api_port=port, group='metrics')
+    monkeypatch.delenv(metrics_server.MULTIPROC_DIR, raising=False)
+    with pytest.raises(SystemExit, match='under a WSGI server'):
         wsgi._serve_metrics(CONF)
-        # Another worker may have bound it already.
-        assert served == [{'shared': True}]
-    finally:
-        CONF.clear_override('api_port', group='metrics')
+    monkeypatch.setenv(metrics_server.MULTIPROC_DIR, str(tmp_path))
+    served = []
+    monkeypatch.setattr(metrics_server, 'serve',
+                        lambda *args, **kwargs: served.append(kwargs))
+    wsgi._serve_metrics(CONF)
+    # Another worker may have bound it already.
+    assert served == [{'shared': True}]
 
 
 def test_a_multiprocess_directory_that_is_not_one_stops_the_start(

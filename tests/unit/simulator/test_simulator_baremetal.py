@@ -8,6 +8,8 @@ import json
 import pytest
 import webob
 
+from tests.helpers.simulator_calls import request
+from tests.helpers.simulator_calls import until
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import simulator
 from watcher_ha.simulator.nova import hosts
@@ -27,14 +29,8 @@ def sim():
 
 
 def call(sim, method, path, body=None, version=None):
-    headers = {'X-Auth-Token': 'any'}
-    if version:
-        headers['X-OpenStack-Ironic-API-Version'] = version
-    req = webob.Request.blank('/baremetal' + path, method=method,
-                              headers=headers)
-    if body is not None:
-        req.json = body
-    return req.get_response(sim)
+    return request(sim, method, '/baremetal' + path, body, {
+        'X-OpenStack-Ironic-API-Version': version} if version else {})
 
 
 def fault(resp):
@@ -46,11 +42,7 @@ def fault(resp):
 
 def wait(sim, check, timeout=5):
     """Move the simulator's time on until ``check`` holds."""
-    for _step in range(int(timeout / 0.01)):
-        if check():
-            return
-        sim.clock.advance(0.01)
-    assert check(), 'not reached'
+    until(check, sim.clock.advance, timeout)
 
 
 def node(sim, ident, version='1.96'):

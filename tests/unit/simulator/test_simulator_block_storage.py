@@ -11,6 +11,9 @@ import oslo_messaging
 import pytest
 import webob
 
+from tests.helpers.simulator_calls import microversion
+from tests.helpers.simulator_calls import request
+from tests.helpers.simulator_calls import until
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import simulator
@@ -78,14 +81,8 @@ def sim():
 
 
 def call(sim, method, path, body=None, version='3.60'):
-    headers = {'X-Auth-Token': 'any'}
-    if version:
-        headers['OpenStack-API-Version'] = 'volume %s' % version
-    req = webob.Request.blank('/volume/v3' + path, method=method,
-                              headers=headers)
-    if body is not None:
-        req.json = body
-    return req.get_response(sim)
+    return request(sim, method, '/volume/v3' + path, body,
+                   microversion('volume', version))
 
 
 def volume(sim, ident, version='3.60'):
@@ -103,11 +100,7 @@ def pool(sim, name):
 
 def wait(sim, check, timeout=5):
     """Move the simulator's time on until ``check`` holds."""
-    for _step in range(int(timeout / 0.01)):
-        if check():
-            return
-        sim.clock.advance(0.01)
-    assert check(), 'not reached'
+    until(check, sim.clock.advance, timeout)
 
 
 def action(sim, ident, body, version='3.60'):

@@ -11,6 +11,9 @@ import time
 import pytest
 import webob
 
+from tests.helpers.simulator_calls import microversion
+from tests.helpers.simulator_calls import request
+from tests.helpers.simulator_calls import until
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import simulator
 from watcher_ha.simulator.nova import hosts
@@ -57,13 +60,8 @@ class Recorder:
 
 
 def call(sim, method, path, body=None, version='2.96'):
-    req = webob.Request.blank('/compute/v2.1' + path, method=method,
-                              headers={'X-Auth-Token': 'any',
-                                       'OpenStack-API-Version':
-                                       'compute %s' % version})
-    if body is not None:
-        req.json = body
-    resp = req.get_response(sim)
+    resp = request(sim, method, '/compute/v2.1' + path, body,
+                   microversion('compute', version))
     return resp.status_int, (resp.json if resp.body else None)
 
 
@@ -96,11 +94,7 @@ def migration_of(sim, name):
 def wait(sim, check, timeout=5):
     """Until ``check`` holds: on a fake clock, move the simulator's time
     on; on the real one, wait for it."""
-    for _step in range(int(timeout / 0.01)):
-        if check():
-            return
-        sim.clock.sleep(0.01)
-    assert check(), 'not reached'
+    until(check, sim.clock.sleep, timeout)
 
 
 def done(sim, name):

@@ -5,6 +5,8 @@ server stays on its source) and, from compute 2.65, a queued one."""
 
 import pytest
 
+from tests.helpers.simulator_calls import until
+
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator.nova import cloud as cloud_mod
@@ -40,11 +42,7 @@ def make(limit=1, seconds=0.4):
 
 def wait_until(cloud, check, timeout=5):
     """Move the cloud's time on until ``check`` holds."""
-    for _step in range(int(timeout / 0.01)):
-        if check():
-            return
-        cloud.clock.advance(0.01)
-    assert check(), 'timed out'
+    until(check, cloud.clock.advance, timeout, 'timed out')
 
 
 def status(cloud, migration):

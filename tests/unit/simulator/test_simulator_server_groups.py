@@ -6,8 +6,9 @@ hard policy failing as Nova fails them: a live migration ends in error
 400."""
 
 import pytest
-import webob
 
+from tests.helpers.simulator_calls import microversion
+from tests.helpers.simulator_calls import request
 from watcher_ha.simulator import simulator
 
 
@@ -22,13 +23,8 @@ def sim():
 
 
 def call(sim, method, path, body=None, version='2.96'):
-    req = webob.Request.blank('/compute/v2.1' + path, method=method,
-                              headers={'X-Auth-Token': 'any',
-                                       'OpenStack-API-Version':
-                                           'compute %s' % version})
-    if body is not None:
-        req.json = body
-    return req.get_response(sim)
+    return request(sim, method, '/compute/v2.1' + path, body,
+                   microversion('compute', version))
 
 
 def group(sim, policy, rules=None):

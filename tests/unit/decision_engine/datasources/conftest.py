@@ -6,27 +6,15 @@ import json
 import threading
 import urllib.parse
 
-from oslo_config import cfg
 import pytest
 
-from watcher_ha import conf as watcher_conf
+from tests.helpers.datasource_conf import datasource_conf
 
 
 @pytest.fixture
 def ds_conf(tmp_path):
-    config = cfg.ConfigOpts()
-    watcher_conf.register_opts(config)
-    config([], project='watcher-ha-tests', default_config_files=[])
-    config.set_override('metric_map_path', str(tmp_path / 'absent.yaml'),
-                        group='watcher_decision_engine')
-    config.set_override('query_interval', 0, group='watcher_datasources')
-    config.set_override('query_max_retries', 3, group='watcher_datasources')
     # The catalog services reached without Keystone.
-    config.set_override('auth_type', 'none', group='nova')
-    yield config
-    # The option groups are module objects shared by every ConfigOpts,
-    # overrides included: leave none behind.
-    config.reset()
+    return datasource_conf(tmp_path, retries=3, nova={'auth_type': 'none'})
 
 
 class FakeServer:

@@ -4,7 +4,6 @@ process takes of its engine's configuration."""
 import pytest
 from oslo_config import cfg
 
-from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener
 from watcher_ha.decision_engine.feed import listener_process
@@ -25,13 +24,10 @@ def test_no_processes_reads_in_the_engine(processes):
     assert isinstance(found, listener.NovaListener)
 
 
-def test_processes_read_from_a_broker(processes):
+def test_processes_read_from_a_broker(processes, config):
     processes(2)
-    CONF.set_override('transport_url', 'rabbit://guest:guest@broker:5672/')
-    try:
-        found = listener_process.nova_listener(dispatch.Dispatcher(), 'e1')
-    finally:
-        CONF.clear_override('transport_url')
+    config.config(transport_url='rabbit://guest:guest@broker:5672/')
+    found = listener_process.nova_listener(dispatch.Dispatcher(), 'e1')
     assert isinstance(found, listener_process.ListenerProcesses)
 
 
@@ -43,15 +39,12 @@ def test_processes_cannot_share_the_in_process_bus(processes):
         listener_process.nova_listener(dispatch.Dispatcher(), 'e1')
 
 
-def test_processes_cannot_share_an_embedded_cloud_bus(processes):
+def test_processes_cannot_share_an_embedded_cloud_bus(processes, config):
     processes(2)
-    CONF.set_override('transport_url', 'rabbit://guest:guest@broker:5672/')
-    try:
-        with pytest.raises(cfg.Error, match='embedded simulated cloud'):
-            listener_process.nova_listener(
-                dispatch.Dispatcher(), 'e1', transports={'nova': object()})
-    finally:
-        CONF.clear_override('transport_url')
+    config.config(transport_url='rabbit://guest:guest@broker:5672/')
+    with pytest.raises(cfg.Error, match='embedded simulated cloud'):
+        listener_process.nova_listener(
+            dispatch.Dispatcher(), 'e1', transports={'nova': object()})
 
 
 def test_a_listener_process_runs_with_its_engine_values():

@@ -89,9 +89,6 @@ def test_other_segments_follow_the_default(fencing):
         report(host_status='UNKNOWN'), dict(SEGMENT, name='lab'))
 
 
-def test_no_power_fencing_without_ironic(conf):
-    CONF.set_override('power_fencing', 'always', group='instance_ha')
-    try:
-        assert recoveries._power_fencing(SEGMENT) == 'never'
-    finally:
-        CONF.clear_override('power_fencing', group='instance_ha')
+def test_no_power_fencing_without_ironic(config):
+    config.config(power_fencing='always', group='instance_ha')
+    assert recoveries._power_fencing(SEGMENT) == 'never'

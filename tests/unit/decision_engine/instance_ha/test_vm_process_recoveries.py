@@ -155,16 +155,13 @@ def test_the_engine_asks_nova_about_the_server(nova_says, found, reason):
 
 
 def test_process_all_instances_restarts_servers_without_ha_enabled(
-        nova_says):
+        nova_says, config):
     nova_says(FakeServer('active', {}))
-    CONF.set_override('process_all_instances', True, group='instance_ha')
-    try:
-        assert recoveries._server_not_recovered(
-            vm('LIFECYCLE', 'STOPPED_FAILED')) is None
-        strategy, parameters, _ = recoveries._attempt(
-            None, vm('LIFECYCLE', 'STOPPED_FAILED'), SEGMENT)
-    finally:
-        CONF.clear_override('process_all_instances', group='instance_ha')
+    config.config(process_all_instances=True, group='instance_ha')
+    assert recoveries._server_not_recovered(
+        vm('LIFECYCLE', 'STOPPED_FAILED')) is None
+    strategy, parameters, _ = recoveries._attempt(
+        None, vm('LIFECYCLE', 'STOPPED_FAILED'), SEGMENT)
     assert (strategy, parameters) == ('instance_recovery', {
         'notification_uuid': 'n-1', 'instance_uuid': SERVER,
         'process_all_instances': True})

@@ -30,11 +30,10 @@ def test_zero_keeps_what_the_interpreter_has(thresholds):
 
 
 def test_a_decision_engine_paces_the_collector_when_it_starts_its_models(
-        thresholds):
+        thresholds, config):
     gc.set_threshold(700, 10, 10)
-    CONF.set_override('auth_type', 'none', group='nova')
-    CONF.set_override('gc_young_threshold', 12345,
-                      group='watcher_decision_engine')
+    config.config(auth_type='none', group='nova')
+    config.config(gc_young_threshold=12345, group='watcher_decision_engine')
     transport = oslo_messaging.get_notification_transport(CONF,
                                                           url='fake:/')
     engine = manager.DecisionEngineManager(
@@ -49,6 +48,3 @@ def test_a_decision_engine_paces_the_collector_when_it_starts_its_models(
         if engine.dispatcher is not None:
             engine.dispatcher.stop()
         transport.cleanup()
-        CONF.clear_override('auth_type', group='nova')
-        CONF.clear_override('gc_young_threshold',
-                            group='watcher_decision_engine')

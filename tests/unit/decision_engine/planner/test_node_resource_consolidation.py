@@ -119,14 +119,11 @@ def test_an_empty_solution_is_an_empty_plan():
     assert planner().schedule(solutions.solution()) == []
 
 
-def test_options(conf):
+def test_options(config):
     assert nrc.NodeResourceConsolidationPlanner.from_conf(
         CONF).parallelization == {'change_nova_service_state': 1,
                                   'migrate': 2}
-    CONF.set_override('parallelization', {'migrate': 4}, group=nrc.GROUP)
-    try:
-        found = nrc.NodeResourceConsolidationPlanner.from_conf(CONF)
-    finally:
-        CONF.clear_override('parallelization', group=nrc.GROUP)
+    config.config(parallelization={'migrate': 4}, group=nrc.GROUP)
+    found = nrc.NodeResourceConsolidationPlanner.from_conf(CONF)
     assert found.parallelization == {'change_nova_service_state': 1,
                                      'migrate': 4}

@@ -31,18 +31,15 @@ def test_the_three_planners_are_installed_and_only_those_used_built(conf):
     assert sorted(loader.load(CONF, {}).planners) == ['weight']
 
 
-def test_a_strategy_that_names_none_gets_the_configured_one(conf):
+def test_a_strategy_that_names_none_gets_the_configured_one(config):
     planners = loader.load(CONF, {'named': Named, 'unnamed': Unnamed})
     assert isinstance(planners.for_strategy(Unnamed(None)),
                       weight.WeightPlanner)
     assert planners.for_strategy(Named(None)) is planners.planners[
         'node_resource_consolidation']
-    CONF.set_override('planner', 'workload_stabilization',
-                      group='watcher_decision_engine')
-    try:
-        planners = loader.load(CONF, {'unnamed': Unnamed})
-    finally:
-        CONF.clear_override('planner', group='watcher_decision_engine')
+    config.config(planner='workload_stabilization',
+                  group='watcher_decision_engine')
+    planners = loader.load(CONF, {'unnamed': Unnamed})
     assert planners.for_strategy(Unnamed(None)) is planners.planners[
         'workload_stabilization']
 
@@ -59,13 +56,10 @@ def test_a_strategy_naming_a_missing_planner_stops_the_start(conf):
         in message
 
 
-def test_a_missing_configured_planner_stops_the_start(conf):
-    CONF.set_override('planner', 'gone', group='watcher_decision_engine')
-    try:
-        with pytest.raises(loader.UnknownPlanner) as err:
-            loader.load(CONF, {})
-    finally:
-        CONF.clear_override('planner', group='watcher_decision_engine')
+def test_a_missing_configured_planner_stops_the_start(config):
+    config.config(planner='gone', group='watcher_decision_engine')
+    with pytest.raises(loader.UnknownPlanner) as err:
+        loader.load(CONF, {})
     assert '[watcher_decision_engine] planner' in str(err.value)
 
 

@@ -121,18 +121,14 @@ def test_an_empty_solution_is_an_empty_plan():
     assert planner().schedule(solutions.solution()) == []
 
 
-def test_options(conf):
-    CONF.set_override('parallelization', {'migrate': 4}, group=ws.GROUP)
-    CONF.set_override('weights', {'migrate': 1, 'stop': 2}, group=ws.GROUP)
-    try:
-        found = ws.WorkloadStabilizationPlanner.from_conf(CONF)
-    finally:
-        CONF.clear_override('parallelization', group=ws.GROUP)
-        CONF.clear_override('weights', group=ws.GROUP)
-    assert found.weights == {'migrate': 1, 'stop': 2}
-    assert found.parallelization['migrate'] == 4
-    assert found.parallelization['resize'] == 2
+def test_options(config):
     # Watcher's defaults.
     assert ws.WorkloadStabilizationPlanner.from_conf(CONF).weights == {
         'turn_host_to_acpi_s3_state': 0, 'resize': 1, 'migrate': 2,
         'sleep': 3, 'change_nova_service_state': 4, 'nop': 5}
+    config.config(parallelization={'migrate': 4}, group=ws.GROUP)
+    config.config(weights={'migrate': 1, 'stop': 2}, group=ws.GROUP)
+    found = ws.WorkloadStabilizationPlanner.from_conf(CONF)
+    assert found.weights == {'migrate': 1, 'stop': 2}
+    assert found.parallelization['migrate'] == 4
+    assert found.parallelization['resize'] == 2

@@ -7,9 +7,9 @@ import pytest
 
 from tests.helpers.maintenance_cluster import actions
 from tests.helpers.maintenance_cluster import cluster
+from tests.helpers.segments import reserved_host_segment
 from watcher_ha.common import context
 from watcher_ha.common.instance_ha import failures
-from watcher_ha.db import failover_segments
 from watcher_ha.db import models
 from watcher_ha.db import vmoves
 from watcher_ha.decision_engine.goal import cluster_maintaining
@@ -25,16 +25,7 @@ NODES = {'failed': (16, 32768, 'enabled', 'down'),
 
 @pytest.fixture
 def segment(db):
-    ctx = context.admin_context()
-    made = failover_segments.create_segment(ctx, {
-        'name': 'seg', 'service_type': 'COMPUTE',
-        'recovery_method': 'reserved_host'})
-    for name, reserved in (('failed', False), ('busy', False),
-                           ('spare-1', True), ('spare-2', True)):
-        failover_segments.create_host(ctx, made['uuid'], {
-            'name': name, 'type': 'COMPUTE', 'control_attributes': '',
-            'reserved': reserved})
-    return made
+    return reserved_host_segment(['failed', 'busy'], ['spare-1', 'spare-2'])
 
 
 def with_metadata(snapshot, metadata):

@@ -324,14 +324,10 @@ def test_without_ironic_the_audit_fails_saying_what_to_set(conf):
         strategy_runs.run(se.SavingEnergy, snapshot)
 
 
-def test_an_unreachable_ironic_fails_the_audit(conf):
-    CONF.set_override('auth_type', 'none', group='ironic')
-    CONF.set_override('endpoint_override', 'http://127.0.0.1:9/baremetal',
-                      group='ironic')
-    try:
-        with pytest.raises(base.StrategyError, match='Ironic is '
-                                                     'unreachable'):
-            se.read_nodes()
-    finally:
-        CONF.clear_override('auth_type', group='ironic')
-        CONF.clear_override('endpoint_override', group='ironic')
+def test_an_unreachable_ironic_fails_the_audit(config):
+    config.config(auth_type='none', group='ironic')
+    config.config(endpoint_override='http://127.0.0.1:9/baremetal',
+                  group='ironic')
+    with pytest.raises(base.StrategyError, match='Ironic is '
+                                                 'unreachable'):
+        se.read_nodes()

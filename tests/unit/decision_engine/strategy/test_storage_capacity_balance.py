@@ -232,19 +232,16 @@ def test_max_migrations_bounds_the_volumes_moved():
     assert len(per_project) == 2
 
 
-def test_ex_pools_are_left_alone(conf):
+def test_ex_pools_are_left_alone(config):
+    assert CONF[GROUP].ex_pools == ['local_vstorage']
     state = build(NODES, [pool(A, 100, 5), pool(B, 100, 90)],
                   [volume('v', A, 20)])
-    CONF.set_override('ex_pools', ['p1'], group=GROUP)
-    try:
-        assert moves(run(state)) == []
-        CONF.set_override('ex_pools', [B], group=GROUP)
-        assert moves(run(state)) == []
-        CONF.set_override('ex_pools', ['elsewhere'], group=GROUP)
-        assert moves(run(state)) == [('v', 'migrate', B)]
-    finally:
-        CONF.clear_override('ex_pools', group=GROUP)
-    assert CONF[GROUP].ex_pools == ['local_vstorage']
+    config.config(ex_pools=['p1'], group=GROUP)
+    assert moves(run(state)) == []
+    config.config(ex_pools=[B], group=GROUP)
+    assert moves(run(state)) == []
+    config.config(ex_pools=['elsewhere'], group=GROUP)
+    assert moves(run(state)) == [('v', 'migrate', B)]
 
 
 def _watchers_result(state, threshold):
