@@ -22,13 +22,19 @@ cleaned up in one way:
   ``all_in_one``, the three in one process; ``embedded_all_in_one``, that
   with its embedded simulated cloud; ``cloud_cluster``, a cluster on a
   database of its own and the simulator;
-- Keystone: ``keystone()``, the one every daemon checks tokens at.
+- Keystone: ``keystone()``, the one every daemon checks tokens at;
+- three controllers' Galera, RabbitMQ and etcd clusters:
+  ``three_controllers()`` (tools/controllers.py; fixture
+  ``three_controllers`` of tests/functional/three_controllers/).
 
 How each is run stays in the module imported for it below; this one is
 where the tests find them.
 """
 
 import contextlib
+import pathlib
+import shutil
+import tempfile
 
 from tests.functional import private_servers
 from tests.functional.cloud import simulator
@@ -43,12 +49,13 @@ from tests.servers import create_rabbit_vhost
 from tests.servers import database
 from tests.servers import rabbit_vhost
 from tests.servers import redis_coordination_url
+from tools import controllers
 
 __all__ = ['all_in_one', 'api_process', 'cloud_cluster', 'cluster',
            'create_database', 'create_rabbit_vhost', 'database',
            'embedded_all_in_one', 'keystone', 'private_redis',
            'rabbit_vhost', 'redis_coordination_url', 'simulator',
-           'stop_keystone']
+           'stop_keystone', 'three_controllers']
 
 
 @contextlib.contextmanager
@@ -90,3 +97,20 @@ def cloud_cluster(tmp_path, spec, sections, rabbit=None, kind='mysql',
         running.start_daemons(engines=list(engines),
                               appliers=list(appliers))
         yield running, sim_url
+
+
+@contextlib.contextmanager
+def three_controllers():
+    """The backends of three controllers, started (tools/controllers.py):
+    their Controllers, taken down and removed on leaving."""
+    # Not under pytest's own temporary folder: it is private to this
+    # user, and the Galera nodes run as Debian's mysql user.
+    root = pathlib.Path(tempfile.mkdtemp(prefix='watcher-ha-controllers-'))
+    root.chmod(0o755)
+    members = controllers.controllers(root, controllers.DEFAULT_BASE_PORT)
+    try:
+        controllers.up(members)
+        yield members
+    finally:
+        controllers.down(members)
+        shutil.rmtree(root, ignore_errors=True)
