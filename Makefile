@@ -6,12 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-tools test-controllers unit functional lint genconfig genpolicy clean
 
-# --no-compile: byte-compiling every installed module cost a third of the
-# install's time; what is imported compiles on first import.
 $(STAMP): requirements.txt test-requirements.txt setup.cfg
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -r requirements.txt -r test-requirements.txt
+	$(BIN)/pip install --quiet -r requirements.txt -r test-requirements.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 

@@ -54,11 +54,7 @@ def _made(venv, packages, module, finish):
         return None, 'cannot write %s: %s' % (venv.parent, err)
     with log_file:
         for command in ([sys.executable, '-m', 'venv', str(venv)],
-                        # Byte-compiling every module installed cost a
-                        # third of the install's CPU; the few a test
-                        # imports compile when first imported.
-                        [str(python), '-m', 'pip', 'install', '--no-compile',
-                         *packages]):
+                        [str(python), '-m', 'pip', 'install', *packages]):
             try:
                 done = subprocess.run(command, stdout=log_file,
                                       stderr=subprocess.STDOUT, timeout=1800)
