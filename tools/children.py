@@ -56,3 +56,10 @@ def run(command, **kwargs):
     """subprocess.run(command, **kwargs), as ``popen``."""
     return subprocess.run(command, preexec_fn=_dying_with(os.getpid()),
                           **kwargs)
+
+
+def detached(command, **kwargs):
+    """subprocess.Popen(command, **kwargs) in a session of its own, left
+    running when this process ends: for a command-line tool that starts
+    servers and exits (tools/controllers.py), never for a test."""
+    return subprocess.Popen(command, start_new_session=True, **kwargs)

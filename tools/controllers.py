@@ -26,7 +26,6 @@ run once per step); ``down`` stops them all.
 """
 
 import argparse
-from concurrent import futures
 import contextlib
 import dataclasses
 import os
@@ -38,6 +37,12 @@ import socket
 import subprocess
 import sys
 import time
+
+# Imported by the tests as tools.controllers, run as a script by hand.
+if __package__:
+    from tools import children
+else:
+    import children
 
 CONTROLLERS = ('c1', 'c2', 'c3')
 DEFAULT_BASE_PORT = 21000
@@ -89,15 +94,27 @@ def controllers(root, base_port):
 
 # pid -> Popen of the backends this process started, to reap them.
 _STARTED = {}
+# Backends die with the process that started them (a test's), unless
+# the command line, which starts them and exits, says they outlive it.
+_OUTLIVE_THIS_PROCESS = False
+
+
+def outlive_this_process():
+    global _OUTLIVE_THIS_PROCESS
+    _OUTLIVE_THIS_PROCESS = True
 
 def _spawn(controller, backend, command, env=None, log=None):
     """Start ``command`` in a session of its own; its group recorded."""
     log_file = open(log or controller.path(backend + '.out'), 'ab')
+    options = {'stdin': subprocess.DEVNULL, 'stdout': log_file,
+               'stderr': subprocess.STDOUT,
+               'env': dict(os.environ, **(env or {}))}
     with log_file:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=log_file,
-            stderr=subprocess.STDOUT, start_new_session=True,
-            env=dict(os.environ, **(env or {})))
+        if _OUTLIVE_THIS_PROCESS:
+            process = children.detached(command, **options)
+        else:
+            process = children.popen(command, start_new_session=True,
+                                     **options)
     controller.path(backend + '.pgid').write_text(str(process.pid))
     _STARTED[process.pid] = process
     return process
@@ -232,7 +249,8 @@ def _galera_synced(controller):
             and status.get('wsrep_local_state_comment') == 'Synced')
 
 
-def start_galera(controller, members, bootstrap=False):
+def launch_galera(controller, members, bootstrap=False):
+    """Start the node; what waits for it to be ready (a call)."""
     data = controller.path('galera', 'data')
     cnf = controller.path('galera', 'my.cnf')
     cnf.parent.mkdir(parents=True, exist_ok=True)
@@ -254,16 +272,19 @@ def start_galera(controller, members, bootstrap=False):
         data.mkdir(parents=True, exist_ok=True)
     _own(cnf.parent, _galera_user())
     _spawn(controller, 'galera', command)
-    _wait('Galera node of %s' % controller.name,
-          lambda: _galera_synced(controller))
-    if bootstrap:
-        # Clients come over TCP from 127.0.0.1, which the socket-only
-        # root of a new data folder does not cover. Replicated to the
-        # joiners by their state transfer.
-        galera_query(controller, "CREATE USER IF NOT EXISTS "
-                      "'root'@'127.0.0.1'")
-        galera_query(controller, "GRANT ALL ON *.* TO 'root'@'127.0.0.1' "
-                      "WITH GRANT OPTION")
+
+    def ready():
+        _wait('Galera node of %s' % controller.name,
+              lambda: _galera_synced(controller))
+        if bootstrap:
+            # Clients come over TCP from 127.0.0.1, which the socket-only
+            # root of a new data folder does not cover. Replicated to the
+            # joiners by their state transfer.
+            galera_query(controller, "CREATE USER IF NOT EXISTS "
+                         "'root'@'127.0.0.1'",
+                         "GRANT ALL ON *.* TO 'root'@'127.0.0.1' "
+                         "WITH GRANT OPTION")
+    return ready
 
 
 # RabbitMQ.
@@ -305,9 +326,10 @@ def rabbitmqctl(controller, *args, timeout=60):
         env=dict(os.environ, **env))
 
 
-def start_rabbit(controller, first=None):
-    """Start the node; join ``first``'s cluster if this is its first
-    start and ``first`` is another node."""
+def launch_rabbit(controller, first=None):
+    """Start the node; what waits for it to be ready and joins
+    ``first``'s cluster if this is its first start and ``first`` is
+    another node (a call)."""
     base = controller.path('rabbit')
     new = not (base / 'mnesia').exists()
     base.mkdir(parents=True, exist_ok=True)
@@ -322,16 +344,20 @@ def start_rabbit(controller, first=None):
     (base / 'rabbitmq-env.conf').write_text('')
     env = _rabbit_env(controller, _cookie_home(controller.root))
     _spawn(controller, 'rabbit', [str(RABBIT_BIN / 'rabbitmq-server')], env)
-    _wait('RabbitMQ node of %s' % controller.name,
-          lambda: rabbitmqctl(controller, 'await_startup',
-                              timeout=30).returncode == 0)
-    if new and first is not None and first != controller:
+
+    def ready():
+        _wait('RabbitMQ node of %s' % controller.name,
+              lambda: rabbitmqctl(controller, 'await_startup',
+                                  timeout=30).returncode == 0)
+        if not new or first is None or first == controller:
+            return
         for step in (('stop_app',), ('join_cluster', first.rabbit_node),
                      ('start_app',)):
             done = rabbitmqctl(controller, *step)
             if done.returncode:
                 raise ControllerError('rabbitmqctl %s: %s' % (
                     ' '.join(step), done.stderr.strip()[-300:]))
+    return ready
 
 
 # etcd.
@@ -389,21 +415,13 @@ def up(members):
     for controller in members:
         start_etcd(controller, members)
     first_start = not members[0].path('galera', 'data').exists()
-
-    def galera():
-        for controller in members:
-            start_galera(controller, members,
-                         bootstrap=first_start and controller == members[0])
-
-    def rabbit():
-        for controller in members:
-            start_rabbit(controller, first=members[0])
-
-    # The two clusters form side by side: each node of one waits for its
-    # peers, not for the other cluster.
-    with futures.ThreadPoolExecutor(2) as pool:
-        for started in [pool.submit(galera), pool.submit(rabbit)]:
-            started.result()
+    for controller in members:
+        # A controller's Galera and RabbitMQ nodes start side by side;
+        # each joins its cluster once the one before has.
+        for ready in [launch_galera(controller, members, bootstrap=(
+                          first_start and controller == members[0])),
+                      launch_rabbit(controller, first=members[0])]:
+            ready()
     for controller in members:
         _wait('etcd member of %s' % controller.name,
               lambda c=controller: etcd_healthy(c))
@@ -414,10 +432,13 @@ def start(controller, members):
     running = _groups(controller)
     if 'etcd' not in running:
         start_etcd(controller, members)
+    ready = []
     if 'galera' not in running:
-        start_galera(controller, members)
+        ready.append(launch_galera(controller, members))
     if 'rabbit' not in running:
-        start_rabbit(controller)
+        ready.append(launch_rabbit(controller))
+    for each in ready:
+        each()
     _wait('etcd member of %s' % controller.name,
           lambda: etcd_healthy(controller))
 
@@ -455,6 +476,7 @@ def main(argv=None):
         'down', 'wipe'))
     parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
     args = parser.parse_args(argv)
+    outlive_this_process()
     members = controllers(args.dir.resolve(), args.base_port)
     named = [c for c in members if args.controller in (None, c.name)]
     one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'urls'}
