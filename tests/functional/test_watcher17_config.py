@@ -215,8 +215,13 @@ def deployment(tmp_path, own_rabbit):
 
 
 def _services(api):
-    return {(s['name'], s['status']) for s in requests.get(
-        api + '/v1/services', timeout=10).json()['services']}
+    """(name, status) of the services the API lists; none while it
+    answers with an error (the daemons are still starting: the caller
+    waits, and its bound says what never came)."""
+    reply = requests.get(api + '/v1/services', timeout=10)
+    if reply.status_code != 200:
+        return set()
+    return {(s['name'], s['status']) for s in reply.json()['services']}
 
 
 def _state(api, kind, uuid):
