@@ -302,15 +302,9 @@ class _Targets:
     def _fits_nowhere(self, placement, workload):
         """Whether a server needing ``placement`` and ``workload``
         needs as much as one that fitted nowhere."""
-        nowhere = self._nowhere
-        # Servers mostly come in a few flavors: the same need is the
-        # common case, answered without the walk over every need.
-        least = nowhere.get(placement)
-        if least is not None and workload >= least:
-            return True
         return any(workload >= least and all(map(operator.ge, placement,
                                                  failed))
-                   for failed, least in nowhere.items())
+                   for failed, least in self._nowhere.items())
 
     def _find(self, plan, server, workload, need):
         """find(), once the shortcut did not answer."""
