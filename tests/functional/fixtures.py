@@ -47,6 +47,13 @@ class Bound:
     def seconds(self):
         return (sum(self.timers) + self.work * slowdown()) * MARGIN
 
+    def __add__(self, seconds):
+        """This bound and ``seconds`` more on the clock (a sleep the
+        awaited thing also waits out)."""
+        return Bound(*self.timers, seconds, work=self.work)
+
+    __radd__ = __add__
+
     def __str__(self):
         return '%.0f s: timers %s, %s s of work at slowdown %.1f' % (
             self.seconds(), '+'.join('%g' % t for t in self.timers) or '0',

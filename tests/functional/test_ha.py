@@ -40,7 +40,7 @@ from tests.functional.ha_checks import strategy_started
 from tests.functional.cloud import auth_sections
 from tests.functional.ha_checks import action_starts
 from tests.functional.ha_checks import plan_row
-from tests.functional.ha_checks import TAKEOVER_LIMIT
+from tests.functional.ha_checks import TAKEOVER
 from tests.functional.ha_checks import adopter
 from tests.functional.ha_checks import check_recovered
 from watcher_ha.applier.actions import nova_base
@@ -94,13 +94,13 @@ def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
         return all(now[uuid] not in (victim, None) and any(
             p.created_at > killed_at and p.planned_by not in (victim, None)
             for p in plans[uuid]) for uuid in lost)
-    wait_for(running_on_survivors, TAKEOVER_LIMIT,
+    wait_for(running_on_survivors, TAKEOVER,
              'audits of %s running on the survivors' % victim)
-    assert time.monotonic() - killed_clock < TAKEOVER_LIMIT
+    assert time.monotonic() - killed_clock < TAKEOVER.seconds()
 
     # Re-run from scratch on a survivor: 5 to 11 s to notice, 10 s to think.
     wait_for(lambda: audit_row(cluster.engine, oneshot).state
-             == AuditState.SUCCEEDED, TAKEOVER_LIMIT + 20,
+             == AuditState.SUCCEEDED, TAKEOVER + 20,
              'one-shot audit of the killed engine re-run')
     rerun_by = audit_row(cluster.engine, oneshot).hostname
     assert rerun_by not in (victim, None)
@@ -143,7 +143,7 @@ def test_paused_engine_writes_nothing_it_lost(ha_cluster):
         rerun = audit_row(cluster.engine, oneshot)
         return (all(now[uuid] not in (victim, None) for uuid in lost)
                 and rerun.hostname not in (victim, None))
-    wait_for(moved, TAKEOVER_LIMIT, 'what %s held taken over' % victim)
+    wait_for(moved, TAKEOVER, 'what %s held taken over' % victim)
     time.sleep(max(0, 30 - (time.monotonic() - paused_clock)))
     cluster.kill(victim, signal.SIGCONT)
     resumed_clock = time.monotonic()
@@ -230,8 +230,8 @@ def test_applier_killed_mid_plan_cancels_it(ha_cluster):
     plan, actions, runner, _, _ = _kill_applier_mid_plan(cluster)
     killed_clock = time.monotonic()
     wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-             == 'CANCELLED', TAKEOVER_LIMIT, 'plan CANCELLED')
-    assert time.monotonic() - killed_clock < TAKEOVER_LIMIT
+             == 'CANCELLED', TAKEOVER, 'plan CANCELLED')
+    assert time.monotonic() - killed_clock < TAKEOVER.seconds()
     row, states = plan_row(cluster.engine, plan['id'])
     assert row.hostname != runner
     assert [states[a['uuid']] for a in actions] == [
@@ -246,7 +246,7 @@ def test_applier_killed_mid_plan_resumes_it(ha_cluster):
     plan, actions, runner, killed_at, began = _kill_applier_mid_plan(
         cluster, durations=(2, long_sleep, 2))
     wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-             == 'SUCCEEDED', long_sleep + 2 + TAKEOVER_LIMIT,
+             == 'SUCCEEDED', long_sleep + 2 + TAKEOVER,
              'plan SUCCEEDED')
     row, states = plan_row(cluster.engine, plan['id'])
     survivor = row.hostname
@@ -288,8 +288,8 @@ def test_applier_restarted_resolves_its_own_plans(ha_cluster):
     cluster.start_applier(runner)
     restarted = time.monotonic()
     wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
-             == 'CANCELLED', TAKEOVER_LIMIT, 'plan CANCELLED')
-    assert time.monotonic() - restarted < TAKEOVER_LIMIT
+             == 'CANCELLED', TAKEOVER, 'plan CANCELLED')
+    assert time.monotonic() - restarted < TAKEOVER.seconds()
     row, states = plan_row(cluster.engine, plan['id'])
     assert row.hostname == runner
     assert [states[a['uuid']] for a in actions] == [
@@ -315,7 +315,7 @@ def test_two_failures_at_once(ha_cluster):
     for thread in threads:
         thread.join()
     wait_for(lambda: set(owners(cluster.engine, audits).values())
-             == {ENGINES[2]}, TAKEOVER_LIMIT, 'the survivor owns all')
+             == {ENGINES[2]}, TAKEOVER, 'the survivor owns all')
     time.sleep(6)
     check_rounds(cluster, audits, killed=ENGINES[:2])
 
@@ -445,7 +445,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
             # The adopter's own look at the server (recover()) answers
             # after the frozen applier's GET does.
             _slow_gets(sim_url, first, FROZEN_GET + 3)
-        survivor = adopter(cluster, plan, runner, TAKEOVER_LIMIT + 2)
+        survivor = adopter(cluster, plan, runner, TAKEOVER + 2)
         if recovery == 'cancel':
             wait_for(lambda: plan_row(cluster.engine, plan['id'])[0].state
                      == 'CANCELLED', 10, 'the plan cancelled')

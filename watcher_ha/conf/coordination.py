@@ -25,7 +25,9 @@ OPTS = [
             they all join again). A member's heartbeat record lasts a quarter
             of it (beats every eighth), so a dead daemon is taken over between
             1.1 and 1.35 times member_timeout (plus membership_refresh) after
-            it died.""")),
+            it died. A database transaction left idle this long is ended by
+            the server (a daemon paused in the middle of one), so that the
+            rows it locked are free for whoever takes its work over.""")),
     cfg.FloatOpt(
         'membership_refresh', default=1.0, min=0.1, mutable=True,
         help=prose.paragraph("""Seconds between two reads of the live members,

@@ -3,10 +3,12 @@
 import contextlib
 
 import sqlalchemy as sa
+from oslo_config import cfg
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 
+from watcher_ha import conf as _registered  # noqa: F401
 from watcher_ha.db import statement_metrics
 
 context_manager = enginefacade.transaction_context()
@@ -129,30 +131,41 @@ LOCK_WAIT_SECONDS = 10
 # cut off, in the middle of it) and would keep its rows locked until it
 # resumes, the others' waits for them timing out one after another
 # meanwhile. Its holder's next statement then fails, and its work is taken
-# up again as after any lost statement.
-IDLE_TRANSACTION_SECONDS = 30
+# up again as after any lost statement. [coordination] member_timeout:
+# a daemon stalled that long is presumed gone and its work is taken over
+# (from 1.1 times it on), so the rows it held locked must be free by then;
+# and every transaction here lasts milliseconds, so a live daemon is never
+# idle that long inside one.
 
 
-def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS,
-                     idle_seconds=IDLE_TRANSACTION_SECONDS):
+def idle_transaction_seconds():
+    return cfg.CONF.coordination.member_timeout
+
+
+def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS, idle_seconds=None):
+    """Make a statement of ``engine`` give up waiting for a locked row
+    after ``seconds``, and the server end a transaction of it left idle
+    for ``idle_seconds`` (idle_transaction_seconds() when None, read as
+    each connection opens)."""
     statements = {
         'mysql': ['SET SESSION innodb_lock_wait_timeout = %d' % seconds,
                   # MariaDB only (10.3 and later); MySQL has none.
-                  'SET SESSION idle_transaction_timeout = %d'
-                  % idle_seconds],
+                  'SET SESSION idle_transaction_timeout = %d'],
         'postgresql': ["SET SESSION lock_timeout = '%ds'" % seconds,
                        "SET SESSION idle_in_transaction_session_timeout = "
-                       "'%ds'" % idle_seconds],
+                       "'%ds'"],
     }.get(engine.dialect.name)
     if statements is None:
         return
 
     @sa.event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn, _record):
+        idle = (idle_seconds if idle_seconds is not None
+                else idle_transaction_seconds())
         cursor = dbapi_conn.cursor()
         cursor.execute(statements[0])
         try:
-            cursor.execute(statements[1])
+            cursor.execute(statements[1] % idle)
         except Exception:  # noqa: BLE001
             # An Oracle MySQL without the variable: lock waits still end.
             if engine.dialect.name == 'postgresql':

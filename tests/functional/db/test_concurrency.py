@@ -299,3 +299,25 @@ def test_a_transaction_left_idle_is_ended_by_the_server(migrated_engine):
                     hostname='engine-1'))
     assert audit_runs.get(context.admin_context(),
                           audit['uuid'])['hostname'] == 'engine-2'
+
+
+@pytest.mark.parametrize('empty_engine', ['mysql', 'postgresql'],
+                         indirect=True)
+def test_a_transaction_sits_idle_no_longer_than_a_member_is_silent(
+        migrated_engine, config):
+    """The server ends a transaction idle for [coordination]
+    member_timeout: the rows a paused daemon locked are free by the time
+    its work is adopted (from 1.1 times member_timeout on), rather than
+    holding the adoption up until a longer timeout of their own."""
+    from watcher_ha.db import engine as db_engine
+    config.config(group='coordination', member_timeout=7)
+    db_engine.limit_lock_waits(migrated_engine)
+    migrated_engine.dispose()
+    with migrated_engine.connect() as conn:
+        if migrated_engine.dialect.name == 'mysql':
+            shown = conn.exec_driver_sql(
+                'SELECT @@idle_transaction_timeout').scalar()
+        else:
+            shown = conn.exec_driver_sql(
+                'SHOW idle_in_transaction_session_timeout').scalar()
+    assert str(shown) in ('7', '7s'), shown
