@@ -6,11 +6,17 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-tools test-controllers unit functional lint genconfig genpolicy clean
 
+# Installed with uv (itself one of the test requirements), which resolves
+# and installs in a fraction of pip's time; compiled as installed, as pip
+# does. pip is still there, up to date: the packaging tests build the wheel
+# with it, as a distribution does.
+UV_INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
+
 $(STAMP): requirements.txt test-requirements.txt setup.cfg
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt -r test-requirements.txt
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --upgrade pip uv
+	$(UV_INSTALL) --compile-bytecode -r requirements.txt -r test-requirements.txt
+	$(UV_INSTALL) --no-deps -e .
 	touch $(STAMP)
 
 demo: $(STAMP)

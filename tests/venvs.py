@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 
+import uv as uv_bin
+
 from tests.helpers import made_once
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,6 +40,18 @@ def _usable(python, module):
         capture_output=True).returncode == 0
 
 
+def _install_commands(venv, python, packages):
+    """Made with uv: resolved and installed in a quarter of pip's CPU
+    time (a fresh clone's test run makes four of these virtualenvs, on
+    two cores, beside the tests). Compiled as installed, as pip does: this
+    machine's environment may say PYTHONDONTWRITEBYTECODE, and every
+    process of Keystone or Horizon would then compile its imports again."""
+    uv = uv_bin.find_uv_bin()
+    return ([uv, 'venv', '--quiet', '--python', sys.executable, str(venv)],
+            [uv, 'pip', 'install', '--python', str(python),
+             '--compile-bytecode', *packages])
+
+
 def _made(venv, packages, module, finish):
     python = venv / 'bin' / 'python'
     # Written last: the virtualenv is complete, with these packages.
@@ -53,8 +67,7 @@ def _made(venv, packages, module, finish):
     except OSError as err:
         return None, 'cannot write %s: %s' % (venv.parent, err)
     with log_file:
-        for command in ([sys.executable, '-m', 'venv', str(venv)],
-                        [str(python), '-m', 'pip', 'install', *packages]):
+        for command in _install_commands(venv, python, packages):
             try:
                 done = subprocess.run(command, stdout=log_file,
                                       stderr=subprocess.STDOUT, timeout=1800)
