@@ -33,17 +33,8 @@ VERSION = {'OpenStack-API-Version': 'infra-optim 1.7'}
 
 
 def _watcher_python():
-    """The python of the Watcher 17 virtualenv, with the MySQL driver a
-    Watcher deployment on MariaDB installs besides it."""
-    python, why = watcher17.python()
-    if python is not None and subprocess.run(
-            [str(python), '-c', 'import pymysql'],
-            capture_output=True).returncode:
-        done = subprocess.run([str(python), '-m', 'pip', 'install', '-q',
-                               'PyMySQL'], capture_output=True, text=True)
-        if done.returncode:
-            python, why = None, 'pip install PyMySQL: %s' % done.stderr
-    return venvs.required((python, why), 'python-watcher 17.0.0')
+    """The python of the Watcher 17 virtualenv (with PyMySQL)."""
+    return venvs.required(watcher17.python(), 'python-watcher 17.0.0')
 
 
 @pytest.fixture(scope='module')
