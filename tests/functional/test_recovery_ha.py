@@ -96,6 +96,21 @@ def _plan_owner(engine, notification):
                                    == notification)).scalar()
 
 
+def _transactions(engine):
+    """What MariaDB's open transactions are doing and waiting for: what a
+    take-over that does not come may be stuck behind."""
+    with engine.connect() as conn:
+        return {name: [dict(row._mapping) for row in conn.exec_driver_sql(
+            query)] for name, query in (
+            ('transactions', 'SELECT trx_mysql_thread_id, trx_state, '
+             'trx_started, trx_wait_started, trx_rows_locked, trx_query '
+             'FROM information_schema.innodb_trx'),
+            ('waits', 'SELECT * FROM information_schema.innodb_lock_waits'),
+            ('sessions', "SELECT id, command, time, state, info FROM "
+             "information_schema.processlist WHERE command != 'Sleep' "
+             "OR time > 5"))}
+
+
 def test_a_recovery_outlives_its_daemons_killed_or_paused(
         tmp_path, own_rabbit):
     """First failure: the engine following the recovery and the applier
@@ -132,8 +147,12 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(
         paused = time.monotonic()
         try:
             # member_timeout is 10 s.
-            wait_for(lambda: _plan_owner(engine, uuid) not in (
-                applier_host, None), 40, 'the recovery plan taken over')
+            try:
+                wait_for(lambda: _plan_owner(engine, uuid) not in (
+                    applier_host, None), 40, 'the recovery plan taken over')
+            except AssertionError as err:
+                raise AssertionError('%s; the database meanwhile: %s' % (
+                    err, _transactions(engine))) from None
             time.sleep(max(0, 18 - (time.monotonic() - paused)))
         finally:
             cluster.kill(applier_host, signal.SIGCONT)

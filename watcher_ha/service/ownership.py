@@ -324,8 +324,12 @@ class Owner:
                      'not adopted', self.domain.kind, held.uuid,
                      held.owner or 'nobody')
             return
+        LOG.info('%s %s: its owner %s is presumed gone; adopting it',
+                 self.domain.kind, held.uuid, held.owner or 'nobody')
         if not self.domain.adopt(watcher_context.admin_context(), held,
                                  held.owner):
+            LOG.info('%s %s not adopted: its owner or state changed since '
+                     'the look', self.domain.kind, held.uuid)
             return
         LOG.warning('%s %s adopted from %s', self.domain.kind, held.uuid,
                     held.owner or 'no owner')
