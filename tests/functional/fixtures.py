@@ -22,6 +22,10 @@ BIN = os.path.dirname(sys.executable)
 # Scenarios whose database work others repeat on both databases run on
 # MariaDB only, to keep the suite's time in bounds.
 MARIADB_ONLY = pytest.mark.parametrize('database', ['mysql'], indirect=True)
+# Pairs of scenarios that differ in one step (an applier killed mid-plan:
+# the plan cancelled, or resumed) run one on each database.
+POSTGRESQL_ONLY = pytest.mark.parametrize('database', ['postgresql'],
+                                          indirect=True)
 
 
 # How much longer than its parts a wait may take: a timer fires late

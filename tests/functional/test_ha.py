@@ -25,6 +25,7 @@ from tests.functional import services
 from tests.functional import slow_strategy
 from tests.functional.cloud import nova
 from tests.functional.fixtures import MARIADB_ONLY
+from tests.functional.fixtures import POSTGRESQL_ONLY
 from tests.functional.fixtures import wait_for
 from tests.functional.ha_checks import APPLIERS
 from tests.functional.ha_checks import audit_row
@@ -67,6 +68,7 @@ SHARE_BACK = fixtures.Bound(
     daemons.MEMBER_TIMEOUT, 2 * daemons.MEMBERSHIP_REFRESH, work=3)
 
 
+@MARIADB_ONLY
 def test_continuous_audits_spread_fail_over_and_never_double(ha_cluster):
     cluster = ha_cluster()
     cluster.start_daemons(engines=ENGINES)
@@ -225,6 +227,7 @@ def _kill_applier_mid_plan(cluster, durations=(4, 4, 4), appliers=APPLIERS):
     return plan, actions, runner, models.utcnow(), began
 
 
+@POSTGRESQL_ONLY
 def test_applier_killed_mid_plan_cancels_it(ha_cluster):
     cluster = ha_cluster()
     plan, actions, runner, _, _ = _kill_applier_mid_plan(cluster)
@@ -238,6 +241,7 @@ def test_applier_killed_mid_plan_cancels_it(ha_cluster):
         'SUCCEEDED', 'CANCELLED', 'CANCELLED']
 
 
+@MARIADB_ONLY
 def test_applier_killed_mid_plan_resumes_it(ha_cluster):
     cluster = ha_cluster(watcher_applier={'recovery': 'resume'})
     # The second sleep outlasts the take-over: the survivor has some of
@@ -501,6 +505,7 @@ def test_a_frozen_applier_adopted_calls_the_cloud_no_more(ha_cluster,
         assert 'was taken over' in log
 
 
+@MARIADB_ONLY
 def test_a_redis_restarted_empty_takes_nothing_over(ha_cluster,
                                                       private_redis):
     """The coordination backend restarts and forgets every member while
