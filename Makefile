@@ -26,15 +26,13 @@ demo: $(STAMP)
 # each: the functional tests mostly wait on daemons, servers and timers,
 # so more processes than cores still shorten the run, and an idle process
 # takes tests queued for a busy one (worksteal), so that the long tests
-# do not end up queued behind each other. Those marked serial restart a
-# server the others use: they run afterwards, alone.
+# do not end up queued behind each other.
 TEST_WORKERS ?= 4
 
 test: $(STAMP) test-tools
 	$(BIN)/ruff check watcher_ha tests tools
 	$(BIN)/python -m pytest -q -ra --durations=15 -n $(TEST_WORKERS) \
-		--dist worksteal -m 'not serial and not three_controllers' tests
-	$(BIN)/python -m pytest -q -ra -m 'serial and not three_controllers' tests
+		--dist worksteal -m 'not three_controllers' tests
 
 # Three controllers' Galera, RabbitMQ and etcd clusters on this machine
 # (tools/controllers.py), from Debian's packages.

@@ -1,11 +1,9 @@
 """Shared fixtures: configuration, a migrated SQLite database and an
 in-process API client for the fast tests."""
 
-import os
 
 import pytest
 
-from tests import servers
 from tests.helpers import overrides
 from tests.helpers import tables
 from tests.helpers.in_process import Client
@@ -17,20 +15,6 @@ from watcher_ha.db import migration
 from watcher_ha.notifications import notifier
 from watcher_ha.policies import policy
 from watcher_ha.service import service
-
-def pytest_collection_modifyitems(config, items):
-    """WATCHER_HA_TESTS_NO_SERVER_RESTARTS=1 leaves out the tests marked
-    serial, which restart the machine's RabbitMQ under everyone using it,
-    unless CI=true: CI runs them all (README.rst, testing notes)."""
-    if (os.environ.get('WATCHER_HA_TESTS_NO_SERVER_RESTARTS') != '1'
-            or servers.in_ci()):
-        return
-    restarting = [item for item in items if item.get_closest_marker(
-        'serial')]
-    if restarting:
-        config.hook.pytest_deselected(items=restarting)
-        items[:] = [item for item in items if item not in restarting]
-
 
 @pytest.fixture(scope='session')
 def conf(tmp_path_factory):

@@ -83,7 +83,10 @@ class Controller:
 
     @property
     def rabbit_node(self):
-        return 'rabbit%d@%s' % (self.index, socket.gethostname().split('.')[0])
+        # Unique to its ports too: epmd names every node of the machine,
+        # whichever controllers (or test's broker) it belongs to.
+        return 'rabbit%d-%d@%s' % (self.base_port, self.index,
+                                   socket.gethostname().split('.')[0])
 
 
 def controllers(root, base_port):

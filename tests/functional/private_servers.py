@@ -1,15 +1,13 @@
 """Real servers of our own, started from the machine's packages on free
 ports, for the tests that restart them: restarting the shared ones would
-pull the floor from under every other test using them.
-
-RabbitMQ is the exception: one machine runs one broker, so its
-application is restarted in place (``rabbitmqctl stop_app`` /
-``start_app``), which drops every connection as a restart does.
+pull the floor from under every other test using them. RabbitMQ's node
+is one controller's of tools/controllers.py.
 """
 
 import glob
 import os
 import pathlib
+import random
 import shutil
 import subprocess
 import tempfile
@@ -18,6 +16,7 @@ import time
 from tests import servers
 from tests.functional import fixtures
 from tools import children
+from tools import controllers
 
 
 def _wait_port(port, timeout=30, what='server'):
@@ -108,15 +107,49 @@ class Postgres:
         shutil.rmtree(self.directory.parent, ignore_errors=True)
 
 
-def restart_rabbit_app():
-    """Stop and start the machine's RabbitMQ application: every
-    connection drops, as in a broker restart."""
-    ctl = shutil.which('rabbitmqctl')
-    if ctl is None:
-        servers.unavailable('rabbitmq', 'rabbitmqctl is not installed')
-    subprocess.run([ctl, 'stop_app'], check=True, capture_output=True,
-                   timeout=120)
-    subprocess.run([ctl, 'start_app'], check=True, capture_output=True,
-                   timeout=120)
-    subprocess.run([ctl, 'await_startup'], check=True, capture_output=True,
-                   timeout=120)
+class Rabbit:
+    """A RabbitMQ node of its own (Debian's rabbitmq-server, as
+    tools/controllers.py runs a controller's) on free ports, its default
+    guest user and vhost."""
+
+    def __init__(self, directory):
+        if not (controllers.RABBIT_BIN / 'rabbitmq-server').exists():
+            servers.unavailable('rabbitmq', 'rabbitmq-server is not '
+                                'installed in %s' % controllers.RABBIT_BIN)
+        self.node = controllers.Controller(
+            controllers.CONTROLLERS[0], pathlib.Path(directory),
+            _free_base_port())
+
+    @property
+    def url(self):
+        return 'rabbit://guest:guest@127.0.0.1:%d/' % self.node.port('amqp')
+
+    def start(self):
+        controllers.launch_rabbit(self.node)()
+
+    def restart_app(self):
+        """Stop and start its application: every connection drops, as in
+        a broker restart."""
+        for step in ('stop_app', 'start_app', 'await_startup'):
+            done = controllers.rabbitmqctl(self.node, step, timeout=120)
+            if done.returncode:
+                raise AssertionError('rabbitmqctl %s: %s' % (
+                    step, done.stderr.strip()[-300:]))
+
+    def stop(self):
+        controllers.down([self.node])
+
+
+def _free_base_port():
+    """A base port whose controller ports (tools/controllers.PORTS, from
+    base + 100) are free now."""
+    rng = random.SystemRandom()
+    for _ in range(50):
+        base = rng.randrange(30000, 40000, 200)
+        node = controllers.Controller(controllers.CONTROLLERS[0],
+                                      pathlib.Path('.'), base)
+        if not any(servers.port_open(('127.0.0.1', node.port(what)),
+                                     timeout=0.2)
+                   for what in ('amqp', 'rabbit_dist')):
+            return base
+    raise AssertionError('no free ports for a RabbitMQ node')

@@ -25,21 +25,22 @@ from watcher_ha.db import models
 
 APPLIERS = ['applier-a', 'applier-b', 'applier-c']
 
-# It restarts the machine's RabbitMQ, under every other test using it.
-pytestmark = pytest.mark.serial
-
 
 @pytest.fixture
-def stack(tmp_path, own_rabbit):
-    """A private Redis and PostgreSQL, a RabbitMQ vhost of our own."""
+def stack(tmp_path):
+    """A Redis, a PostgreSQL and a RabbitMQ node of the test's own."""
     redis = private_servers.Redis(tmp_path)
     postgres = private_servers.Postgres(tmp_path)
+    rabbit = private_servers.Rabbit(tmp_path / 'rabbit')
     try:
         redis.start()
         postgres.start()
-        yield redis, postgres, own_rabbit
+        rabbit.start()
+        yield redis, postgres, rabbit
     finally:
         redis.stop()
+        with contextlib.suppress(Exception):
+            rabbit.stop()
         with contextlib.suppress(Exception):
             postgres.stop()
         postgres.remove()
@@ -61,10 +62,11 @@ def all_progress_after(engine, audits, moment):
 def test_daemons_recover_from_server_restarts(tmp_path, stack):
     redis, postgres, rabbit = stack
     engine = sa.create_engine(postgres.url, pool_pre_ping=True)
-    notes = Notifications(rabbit)
+    notes = Notifications(rabbit.url)
     try:
-        with services.cluster(tmp_path, postgres.url, rabbit, coordination={
-                'backend_url': redis.url}) as cluster:
+        with services.cluster(
+                tmp_path, postgres.url, rabbit.url,
+                coordination={'backend_url': redis.url}) as cluster:
             cluster.engine, cluster.notes = engine, notes
             cluster.start_daemons(engines=ENGINES, appliers=APPLIERS)
             audits = [create_audit(cluster.url, audit_type='CONTINUOUS',
@@ -76,7 +78,7 @@ def test_daemons_recover_from_server_restarts(tmp_path, stack):
 
             bus_outages = []
             for restart in (_restart_redis(redis),
-                            _restart_rabbit(),
+                            _restart_rabbit(rabbit),
                             _restart_database(postgres, engine)):
                 began = models.utcnow()
                 moment = restart()
@@ -145,9 +147,9 @@ def _restart_redis(redis):
     return restart
 
 
-def _restart_rabbit():
+def _restart_rabbit(rabbit):
     def restart():
-        private_servers.restart_rabbit_app()
+        rabbit.restart_app()
         return models.utcnow()
     restart.bus = True
     return restart

@@ -1,5 +1,5 @@
-"""A test session run in one process (as ``make test`` runs the serial
-tests, without pytest-xdist) exits when its tests are done, whatever
+"""A test session run in one process (without pytest-xdist, as a
+developer runs one test file) exits when its tests are done, whatever
 the functional tests' own servers left running."""
 
 import os
