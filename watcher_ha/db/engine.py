@@ -176,8 +176,20 @@ def limit_lock_waits(engine, seconds=LOCK_WAIT_SECONDS, idle_seconds=None):
             dbapi_conn.commit()
 
 
+def _reconnect_after_set_up(engine):
+    """oslo.db opens a connection to test a new engine before its
+    creation hooks run, and the pool keeps it, without what the 'connect'
+    listeners above set on every connection (the lock-wait and
+    idle-transaction limits; SQLite's WAL, busy timeout and foreign
+    keys): a daemon's transactions on it waited 50 s for a lock, and a
+    paused daemon's held its locks for as long as the pause. Dropped, so
+    that every connection made from now on has them."""
+    engine.dispose()
+
+
 # How every engine of the product behaves, in this order.
-ENGINE_SET_UP = (_tune_sqlite, _begin_writers_immediately, limit_lock_waits)
+ENGINE_SET_UP = (_tune_sqlite, _begin_writers_immediately, limit_lock_waits,
+                 _reconnect_after_set_up)
 # The product's engines are also measured; an engine prepare()d for a
 # test is not, so that its statements do not count in the process's
 # metrics.

@@ -321,3 +321,37 @@ def test_a_transaction_sits_idle_no_longer_than_a_member_is_silent(
             shown = conn.exec_driver_sql(
                 'SHOW idle_in_transaction_session_timeout').scalar()
     assert str(shown) in ('7', '7s'), shown
+
+
+# A daemon's first transaction, on the connection its engine opened first.
+FIRST_CONNECTION = '''
+import sys
+import sqlalchemy as sa
+from watcher_ha.common import context
+from watcher_ha.conf import CONF
+from watcher_ha.db import engine
+CONF([], project='watcher-ha')
+CONF.set_override('connection', sys.argv[1], group='database')
+engine.configure(CONF)
+query = {'mysql': 'SELECT @@innodb_lock_wait_timeout, '
+                  '@@idle_transaction_timeout',
+         'postgresql': "SELECT current_setting('lock_timeout'), "
+                       "current_setting('idle_in_transaction_session_timeout')"}
+with engine.writer.using(context.admin_context()) as session:
+    print(*session.execute(sa.text(
+        query[engine.get_engine().dialect.name])).one())
+'''
+
+
+@pytest.mark.parametrize('database', ['mysql', 'postgresql'], indirect=True)
+def test_a_daemons_first_connection_has_the_lock_limits(database):
+    """oslo.db tests a new engine's first connection before the product's
+    set-up hooks run: that connection must not stay in the pool without
+    the lock-wait and idle-transaction limits."""
+    import subprocess
+    import sys
+    url, _ = database
+    shown = subprocess.run([sys.executable, '-c', FIRST_CONNECTION, url],
+                           capture_output=True, text=True, check=True,
+                           timeout=120).stdout.split()
+    assert shown in (['10', '10'], ['10s', '10s']), shown
