@@ -80,9 +80,12 @@ class AdminAPI(web.Service):
                 'name': v.name, 'size': v.size, 'status': v.status,
                 'pool': v.pool, 'type': v.type_id,
                 'migration_status': v.migration_status,
-                'attached_to': [a.server_uuid for a in v.attachments]}
+                'attached_to': [a.server_uuid for a in v.attachments],
+                'writers': cloud.storage.writers(v.id)}
                 for v in list(cloud.storage.volumes.values())}
             if cloud.storage else {},
+            'shared_writes': list(cloud.storage.shared_writes)
+            if cloud.storage else [],
             'split_brain': list(cloud.split_brain),
             # Calls of nova-api that no nova-compute answered (each held
             # its request for rpc_response_timeout).

@@ -43,6 +43,10 @@ PAYLOAD_CLASSES = {
     'instance.rebuild.start': _REBUILD,
     'instance.rebuild_scheduled': _REBUILD,
 }
+for _event in ('instance.volume_attach.start', 'instance.volume_attach.end',
+               'instance.volume_detach.start', 'instance.volume_detach.end'):
+    PAYLOAD_CLASSES[_event] = ('InstanceActionVolumePayload', '1.7',
+                               ('fault', 'volume_id'))
 PAYLOAD_CLASSES['instance.create.end'] = \
     PAYLOAD_CLASSES['instance.create.start']
 PAYLOAD_CLASSES['instance.resize_prep.end'] = \
@@ -72,7 +76,7 @@ def flavor_payload(flavor):
 
 
 def instance_payload(event_type, server, now, old_state=None,
-                     old_task_state=None, new_flavor=None):
+                     old_task_state=None, new_flavor=None, volume_id=None):
     """The payload Nova sends with ``event_type`` for ``server`` at
     ``now``."""
     name, version, extra = PAYLOAD_CLASSES.get(event_type, _ACTION)
@@ -108,6 +112,7 @@ def instance_payload(event_type, server, now, old_state=None,
         'trusted_image_certificates': None,
         'instance_name': 'instance-%s' % server.uuid[:8],
         'rescue_image_ref': None, 'old_display_name': None,
+        'volume_id': volume_id,
         'new_flavor': flavor_payload(new_flavor or server.flavor),
         'audit_period': _object('AuditPeriodPayload', '1.0', {
             'audit_period_beginning': _time(

@@ -345,9 +345,39 @@ class BlockStorageAPI(web.Service):
 
     def delete_attachment(self, req, version, ident, project_id=None):
         self._needs(version, NEW_ATTACH)
+        attachment = self.storage.attachment(ident)
+        if not self._from_a_service(req):
+            self._refuse_nova_in_use(attachment)
         remaining = self.storage.detach(ident)
         return 200, {'attachments': [self._attachment_view(a, False)
                                      for a in remaining]}
+
+    def _from_a_service(self, req):
+        """Cinder's is_service_request: a valid service token (X-Service-
+        Token) with the role ``service``."""
+        try:
+            token = self.sim.identity.tokens.validate(
+                req.headers.get('X-Service-Token'))
+        except web.Reply:
+            return False
+        return token.has_role('service')
+
+    def _refuse_nova_in_use(self, attachment):
+        """Cinder's guard against leaving a volume connected to a Nova
+        host (its bug 2004555): a user may delete an attachment that
+        connects a server only once Nova no longer maps the volume with
+        it (the server or its mapping gone, or another attachment in
+        it)."""
+        if not attachment.server_uuid or not attachment.connector:
+            return
+        server = self.cloud.servers.get(attachment.server_uuid)
+        mapping = server.volumes.get(attachment.volume_id) if server \
+            else None
+        if mapping is not None and mapping.attachment_id == attachment.id:
+            # Cinder's fault wrapper names the exception of a safe one.
+            raise web.Reply(409, 'ConflictNovaUsingAttachment: Detach '
+                                 'volume from instance %s using the Compute '
+                                 'API' % attachment.server_uuid)
 
     def attachment_action(self, req, version, ident, project_id=None):
         self._needs(version, NEW_ATTACH_COMPLETION)

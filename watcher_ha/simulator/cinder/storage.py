@@ -17,7 +17,9 @@ import uuid as uuidlib
 
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator.cinder import notifications as notes
+from watcher_ha.simulator.nova import hosts
 from watcher_ha.simulator.nova import model as nova_model
+from watcher_ha.simulator.nova import volumes as nova_volumes
 
 Refused = nova_model.Refused
 
@@ -90,6 +92,20 @@ class Attachment:
     mountpoint: str = '/dev/vdb'
 
 
+@dataclasses.dataclass(frozen=True)
+class Connection:
+    """A guest that still reaches a volume whose attachment Cinder has
+    deleted: the host never disconnected it (its nova-compute was cut off
+    or dead when Nova deleted the server locally, or the attachment was
+    deleted in Cinder alone). As with Ceph RBD, whose
+    terminate_connection cuts nothing, the guest writes on until it
+    dies: its host powered off or crashed (``power_epoch`` moved)."""
+    volume_id: str
+    server_uuid: str
+    host: str
+    power_epoch: int
+
+
 @dataclasses.dataclass
 class Volume:
     id: str
@@ -130,6 +146,11 @@ class BlockStorage:
         self.volumes = {}         # id -> Volume
         self.order = []           # volume ids, creation order
         self.attachments = {}     # id -> Attachment
+        # Guests still connected to a volume Cinder counts detached from
+        # them (Connection), and every moment a volume was writable by
+        # two running guests at once: {volume, servers, at}.
+        self.connections = []
+        self.shared_writes = []
         # Every migration and retype asked for (moves.Move).
         self.moves = []
         self.move_ids = itertools.count(1)
@@ -439,13 +460,49 @@ class BlockStorage:
             volume.status = 'in-use'
             self.touch(volume)
             self.notify('volume.attach.end', volume)
+            writers = self.writers(volume.id)
+            if len(writers) > 1:
+                self.shared_writes.append({
+                    'volume': volume.id, 'servers': writers,
+                    'multiattach': volume.multiattach,
+                    'at': self.cloud.clock.now().isoformat()})
 
-    def detach(self, ident):
-        """Delete an attachment; the volume's remaining ones."""
+    def writers(self, volume_id):
+        """The servers whose running guests can write to the volume now,
+        sorted: those attached to it, and those still connected after
+        their attachment was deleted."""
+        found = set()
+        volume = self.volumes.get(volume_id)
+        for attachment in (volume.attachments if volume else ()):
+            server = self.cloud.servers.get(attachment.server_uuid)
+            host = self.cloud.hosts.get(server.host) if server and \
+                server.host else None
+            if attachment.status == 'attached' and host is not None \
+                    and hosts.guest_running(host, server):
+                found.add(server.uuid)
+        self.connections = [c for c in self.connections if self._live(c)]
+        found.update(c.server_uuid for c in self.connections
+                     if c.volume_id == volume_id)
+        return sorted(found)
+
+    def _live(self, connection):
+        host = self.cloud.hosts.get(connection.host)
+        return (host is not None and host.powered_on
+                and host.compute_running
+                and host.power_epoch == connection.power_epoch)
+
+    def detach(self, ident, disconnected=False, guest_running=None):
+        """Delete an attachment; the volume's remaining ones.
+        ``disconnected``: the server's host took the volume away from its
+        guest first (Nova's detach through a running nova-compute);
+        otherwise a guest that runs (``guest_running``, default: as its
+        server's record says) keeps reaching the volume."""
         with self.lock:
             attachment = self.attachment(ident)
             volume = self.volume(attachment.volume_id)
             attached = attachment.status == 'attached'
+            if attached and not disconnected:
+                self._keep_connection(attachment, guest_running)
             if attached:
                 volume.status = 'detaching'
                 self.notify('volume.detach.start', volume)
@@ -460,12 +517,27 @@ class BlockStorage:
                 self.notify('volume.detach.end', volume)
             return list(volume.attachments)
 
-    def server_deleted(self, server_uuid):
-        """Nova deletes a server's attachments as it deletes it."""
+    def server_deleted(self, server_uuid, disconnected=True,
+                       guest_running=None):
+        """Nova deletes a server's attachments as it deletes it (see
+        ``detach`` for the two flags)."""
         with self.lock:
             for attachment in [a for a in self.attachments.values()
                                if a.server_uuid == server_uuid]:
-                self.detach(attachment.id)
+                self.detach(attachment.id, disconnected, guest_running)
+
+    def _keep_connection(self, attachment, guest_running):
+        server = self.cloud.servers.get(attachment.server_uuid)
+        host = self.cloud.hosts.get(server.host) if server and \
+            server.host else None
+        if host is None:
+            return
+        if guest_running is None:
+            guest_running = hosts.guest_running(host, server)
+        if guest_running:
+            self.connections.append(Connection(
+                attachment.volume_id, attachment.server_uuid, host.name,
+                host.power_epoch))
 
 
 def _number(item, key, default, kind=float):
@@ -552,7 +624,11 @@ def _add_scenario_volume(storage, item, index, uuid):
                              % (volume.name, server_ref))
         attachment = Attachment(
             id=uuid(), volume_id=volume.id, server_uuid=server.uuid,
-            status='attached', attached_host=server.host, attach_time=now)
+            status='attached', attached_host=server.host, attach_time=now,
+            connector=nova_volumes.connector(server.host))
         storage.attachments[attachment.id] = attachment
         volume.attachments.append(attachment)
         volume.status = 'in-use'
+        # Nova's side of it: its block device mapping.
+        storage.cloud._map(server, volume.id, attachment.id, None, None,
+                           False)

@@ -1,7 +1,7 @@
 """The Compute API v2.1 subset, with Nova's JSON shapes and codes: the
 routes, and the parts that serve them (servers_api, migrations_api,
-hosts_api, flavors_api, server_groups_api) on the shared service of
-api_base."""
+hosts_api, flavors_api, server_groups_api, volume_attachments_api) on
+the shared service of api_base."""
 
 from watcher_ha.simulator import web
 from watcher_ha.simulator.nova import flavors_api
@@ -9,11 +9,13 @@ from watcher_ha.simulator.nova import hosts_api
 from watcher_ha.simulator.nova import migrations_api
 from watcher_ha.simulator.nova import server_groups_api
 from watcher_ha.simulator.nova import servers_api
+from watcher_ha.simulator.nova import volume_attachments_api
 
 
 class ComputeAPI(servers_api.ServersAPI, migrations_api.MigrationsAPI,
                  hosts_api.HostsAPI, flavors_api.FlavorsAPI,
-                 server_groups_api.ServerGroupsAPI):
+                 server_groups_api.ServerGroupsAPI,
+                 volume_attachments_api.VolumeAttachmentsAPI):
     routes = web.route_table('''
         GET     /                                   version
         GET     /servers                            list_servers
@@ -24,6 +26,16 @@ class ComputeAPI(servers_api.ServersAPI, migrations_api.MigrationsAPI,
         POST    /servers                            create_server
         DELETE  /servers/{uuid}                     delete_server
         POST    /servers/{uuid}/action              server_action
+        GET     /servers/{uuid}/os-volume_attachments  server_volumes
+        POST    /servers/{uuid}/os-volume_attachments  attach_volume
+        GET     /servers/{uuid}/os-volume_attachments/{ident}  server_volume
+        DELETE  /servers/{uuid}/os-volume_attachments/{ident}  detach_volume
+        GET     /servers/{uuid}/metadata            list_metadata
+        POST    /servers/{uuid}/metadata            merge_metadata
+        PUT     /servers/{uuid}/metadata            replace_metadata
+        GET     /servers/{uuid}/metadata/{key}      show_metadata_item
+        PUT     /servers/{uuid}/metadata/{key}      set_metadata_item
+        DELETE  /servers/{uuid}/metadata/{key}      delete_metadata_item
         GET     /os-migrations                      list_migrations
         GET     /os-services                        list_services
         PUT     /os-services/{ident}                update_service

@@ -10,8 +10,9 @@ evacuation, a host's power actions and boot) finish later on a timer
 model.py; this module holds the cloud, its scheduler and the servers'
 creation and deletion; the other operations are each a part of the
 cloud of their own: migrations.py (live and cold migrations, resizes),
-server_actions.py (power, pause, suspend, shelve, lock, reset) and
-services.py (the compute services). A host's failures and power are
+server_actions.py (power, pause, suspend, shelve, lock, reset),
+services.py (the compute services) and volumes.py (volume
+attachments). A host's failures and power are
 hosts.py, evacuation is evacuation.py, Ironic's view of the hosts is
 ironic/baremetal.py: each works on this cloud, under its lock.
 """
@@ -27,6 +28,7 @@ from watcher_ha.simulator.nova import model
 from watcher_ha.simulator.nova import server_actions
 from watcher_ha.simulator.nova import server_groups
 from watcher_ha.simulator.nova import services
+from watcher_ha.simulator.nova import volumes
 
 # Seconds an evacuation takes (the rebuild on the destination: disk from
 # the cached image or the shared storage, guest spawned), a power action
@@ -55,7 +57,7 @@ class NoEvents:
 
 
 class Cloud(migrations.Migrations, server_actions.ServerActions,
-            services.Services):
+            services.Services, volumes.ServerVolumes):
 
     def __init__(self, bandwidth_mb_per_s=1000.0, events=None,
                  evacuate_seconds=EVACUATE_SECONDS,
@@ -303,14 +305,20 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
             server = self.server(uuid)
             if server.locked:
                 raise model.Refused(409, 'Instance %s is locked' % uuid)
+            host = self.hosts.get(server.host) if server.host else None
+            if host is not None and host.state == 'up' \
+                    and not host.reporting:
+                # Nova casts the delete to a compute it counts up, which
+                # hears nothing: the server stays, being deleted.
+                server.task_state = 'deleting'
+                self._touch(server)
+                return
             server.task_state = 'deleting'
             self._emit('instance.delete.start', server)
+            self._release_volumes(server)
             server.vm_state, server.task_state = 'deleted', None
             server.power_state = 0
             self._emit('instance.delete.end', server)
             del self.servers[uuid]
             self.by_host.remove(server)
             server_groups.forget(self, uuid)
-            if self.storage is not None:
-                # Nova deletes the server's volume attachments.
-                self.storage.server_deleted(uuid)

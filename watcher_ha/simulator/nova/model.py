@@ -173,6 +173,10 @@ class Server:
     # The volume a server booted from a volume boots from (None: from
     # its image, on the host's disk).
     root_volume: str | None = None
+    # Nova's block device mappings of its data volumes: volume id ->
+    # BlockDevice. Nova's own records: a Cinder attachment deleted behind
+    # Nova's back leaves its mapping here, as in Nova.
+    volumes: dict = dataclasses.field(default_factory=dict)
     load: dict = dataclasses.field(default_factory=dict)
 
     def __setattr__(self, name, value):
@@ -212,6 +216,20 @@ class Server:
                 'shelved': 'SHELVED', 'error': 'ERROR',
                 'building': 'BUILD', 'paused': 'PAUSED',
                 'suspended': 'SUSPENDED'}.get(self.vm_state, 'ACTIVE')
+
+
+@dataclasses.dataclass
+class BlockDevice:
+    """Nova's block device mapping of a data volume to a server: its
+    device, and the Cinder attachment Nova made for it (None while only
+    reserved on a shelved offloaded server, as Nova's old flow has it)."""
+    volume_id: str
+    server_uuid: str
+    device: str
+    attachment_id: str | None
+    uuid: str = dataclasses.field(default_factory=lambda: str(uuidlib.uuid4()))
+    tag: str | None = None
+    delete_on_termination: bool = False
 
 
 # The vm_states Nova shelves.

@@ -127,3 +127,31 @@ class ServerActions:
             self._touch(server)
             self._emit('instance.lock' if locked else 'instance.unlock',
                        server, publisher='api')
+
+    # Metadata: written in Nova's database only (no call to the host since
+    # Wallaby), so a server on a down host takes it too.
+
+    METADATA_STATES = ('active', 'paused', 'suspended', 'stopped')
+
+    def update_metadata(self, uuid, items, replace=False):
+        """Merge ``items`` into the server's metadata (or, ``replace``,
+        make them all of it); the metadata afterwards."""
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'update metadata',
+                          states=self.METADATA_STATES)
+            server.metadata = dict(items) if replace else dict(
+                server.metadata, **items)
+            self._touch(server)
+            return dict(server.metadata)
+
+    def delete_metadata_item(self, uuid, key):
+        with self.lock:
+            server = self.server(uuid)
+            if key not in server.metadata:
+                raise model.Refused(404, 'Metadata item was not found')
+            self._require(server, 'delete metadata',
+                          states=self.METADATA_STATES)
+            server.metadata = {k: v for k, v in server.metadata.items()
+                               if k != key}
+            self._touch(server)

@@ -76,9 +76,12 @@ class ServersAPI(api_base.ComputeService):
             'OS-EXT-STS:task_state': server.task_state,
             'OS-EXT-STS:vm_state': server.vm_state,
             'OS-EXT-STS:power_state': server.power_state,
-            'os-extended-volumes:volumes_attached': [
+            'os-extended-volumes:volumes_attached': ([
                 {'id': server.root_volume, 'delete_on_termination': False}
-            ] if server.root_volume else [],
+            ] if server.root_volume else []) + [
+                {'id': m.volume_id,
+                 'delete_on_termination': m.delete_on_termination}
+                for m in server.volumes.values()],
             'security_groups': [{'name': 'default'}],
             'locked': server.locked,
         }
