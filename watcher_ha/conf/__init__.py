@@ -11,6 +11,7 @@ from oslo_config import cfg
 
 from watcher_ha.conf import aetos_client
 from watcher_ha.conf import api
+from watcher_ha.conf import app_failover
 from watcher_ha.conf import applier
 from watcher_ha.conf import clients
 from watcher_ha.conf import collectors
@@ -36,7 +37,7 @@ CONF = cfg.CONF
 
 OWN_GROUPS = (default, api, decision_engine, datasources, prometheus_client,
               aetos_client, gnocchi_client, applier, coordination,
-              instance_ha, ironic, simulator, metrics)
+              instance_ha, app_failover, ironic, simulator, metrics)
 REGISTERING = (clients, collectors, planner, strategies, database,
                messaging, healthcheck, middleware, watcher_clients_auth)
 

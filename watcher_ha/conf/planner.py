@@ -25,6 +25,14 @@ WEIGHT_WEIGHTS = {
     # one step of the plan.
     'evacuate': 34,
     'settle_recovery': 5,
+    # An application's failover: its failed active stopped (or its host
+    # fenced, above), evicted, its volumes moved, the standby activated,
+    # the failed member replaced; each after the one before.
+    'quiesce_server': 98,
+    'evict_member': 80,
+    'move_volume_attachment': 78,
+    'activate': 77,
+    'replace_member': 76,
     # The recovery of a server (alone in its plan), and of a process: its
     # host on maintenance before its compute service is disabled, as
     # Masakari does.
@@ -56,6 +64,12 @@ WEIGHT_PARALLELIZATION = {
     # these spread over the reserved hosts claimed, or the cloud.
     'evacuate': 50,
     'settle_recovery': 1,
+    'quiesce_server': 1,
+    'evict_member': 1,
+    # An application's volumes attach to its new active all at once.
+    'move_volume_attachment': 10,
+    'activate': 1,
+    'replace_member': 1,
     'restart_server': 10,
     'set_host_maintenance': 1,
     'turn_host_to_acpi_s3_state': 2,

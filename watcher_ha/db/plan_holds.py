@@ -114,3 +114,16 @@ def of_plan(session, plan_id):
     return sorted((r.resource_type, r.resource_id) for r in session.execute(
         sa.select(Hold.resource_type, Hold.resource_id).where(
             Hold.action_plan_id == plan_id)))
+
+
+def holders(context, wanted):
+    """{(type, id): the uuid of the started plan holding it} of those of
+    ``wanted`` that a started plan holds."""
+    if not wanted:
+        return {}
+    with engine.reader.connection.using(context) as conn:
+        rows = conn.execute(
+            sa.select(Hold.resource_type, Hold.resource_id, ActionPlan.uuid)
+            .join(ActionPlan, Hold.action_plan_id == ActionPlan.id)
+            .where(_where(wanted), ActionPlan.state.in_(HOLDING))).all()
+    return {(r.resource_type, r.resource_id): r.uuid for r in rows}

@@ -184,6 +184,9 @@ class Auditor:
             for action in planned:
                 self.loaded.action(action.action_type).validate(
                     action.input_parameters)
+        except strategy_base.NothingToDo as why:
+            self._nothing_to_do(row, why, finish, next_run_time)
+            return
         except (AuditFailed, strategy_base.StrategyError, ValueError,
                 exception.Invalid, loaded_plugins.NotInstalled,
                 audit_metrics.MetricUnavailable,
@@ -300,6 +303,16 @@ class Auditor:
                 LOG.info('Audit %s: its scope leaves %s to its strategy',
                          uuid, storage_scope.summary(whole, found[name]))
         return found
+
+    def _nothing_to_do(self, row, why, finish, next_run_time=None):
+        LOG.info('Audit %s: nothing to do: %s', row['uuid'], why)
+        notifier.audit('strategy.end', row['uuid'])
+        if finish:
+            self._finish(row, AuditState.SUCCEEDED, 'nothing to do: %s'
+                         % why)
+        else:
+            audit_runs.advance_round(self._context(), row, self.host,
+                                     next_run_time)
 
     def _failed(self, row, stage, err, finish, next_run_time=None):
         message = '%s failed: %s' % (stage, err)

@@ -162,3 +162,21 @@ class OnHost:
     @property
     def host(self):
         return self.input_parameters['resource_name']
+
+
+class Fencing(OnHost):
+    """A fencing action on the failed host ``resource_name``
+    (power_off_host, force_host_down). Fencing twice is harmless, and
+    every plan that fences a host wants the same: an application
+    failover's plan fences with ``hold_host`` false, without holding the
+    host, so that the plans of the applications whose actives ran on one
+    failed host run side by side (each moves its volumes only once the
+    fencing shows)."""
+
+    HOLD_HOST = {'hold_host': {'type': 'boolean'}}
+
+    @classmethod
+    def resources(cls, input_parameters):
+        if input_parameters.get('hold_host', True) is False:
+            return set()
+        return super().resources(input_parameters)

@@ -40,14 +40,15 @@ FIELDS = ('uuid', 'name', 'power_state', 'target_power_state',
           'last_error', 'reservation', 'maintenance', 'fault')
 
 
-class PowerOffHost(ironic_node.IronicNode, base.OnHost, base.Action):
+class PowerOffHost(ironic_node.IronicNode, base.Fencing, base.Action):
     name = 'power_off_host'
     fields = FIELDS
     description = ('Powers a failed compute host off through Ironic and '
                    'waits until its BMC confirms it.')
     schema = base.input_schema(
         {'resource_name': base.NAME,
-         'node': {'type': ['string', 'null'], 'minLength': 1}},
+         'node': {'type': ['string', 'null'], 'minLength': 1},
+         **base.Fencing.HOLD_HOST},
         ['resource_name'])
 
     @property

@@ -24,6 +24,8 @@ class Goal:
     name: str
     display_name: str
     efficacy_specification: tuple = ()
+    # A goal of watcher_ha's own, which Watcher does not have.
+    watcher_ha_only = False
 
     @classmethod
     def check_indicator(cls, name, value):

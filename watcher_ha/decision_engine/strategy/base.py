@@ -14,6 +14,13 @@ class StrategyError(Exception):
     """The strategy cannot produce a plan; the message says why."""
 
 
+class NothingToDo(Exception):
+    """The strategy looked and decided to do nothing, for a reason an
+    operator must be able to read: the audit ends SUCCEEDED without a
+    plan, the message as its status (an EVENT audit may then be
+    triggered again, where a FAILED one could not)."""
+
+
 class Strategy:
     name: str
     display_name: str

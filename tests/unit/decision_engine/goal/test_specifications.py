@@ -1,5 +1,5 @@
 """Every Watcher 17 goal is installed, with the indicators strategies
-report against it."""
+report against it; and watcher_ha's own goals."""
 
 import pytest
 
@@ -44,9 +44,24 @@ INDICATORS = {
 }
 
 
+# watcher_ha's own goals, which Watcher does not have.
+OWN_GOALS = {'application_availability': 'Application Availability'}
+
+
 @pytest.fixture(scope='module')
-def goals():
+def installed():
     return plugins.load_classes(plugins.GOALS)
+
+
+@pytest.fixture(scope='module')
+def goals(installed):
+    return {name: goal for name, goal in installed.items()
+            if not goal.watcher_ha_only}
+
+
+def test_our_own_goals_say_so(installed):
+    assert {name: goal.display_name for name, goal in installed.items()
+            if goal.watcher_ha_only} == OWN_GOALS
 
 
 def test_every_watcher17_goal_is_installed_in_name_order(goals):

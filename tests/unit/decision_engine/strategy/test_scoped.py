@@ -20,7 +20,8 @@ SCOPE = [{'host_aggregates': [{'name': 'rack-1'}]},
          {'exclude': [{'instances': [{'uuid': KEPT}]}]}]
 
 # Strategies that plan no server moves of their own choosing.
-NOT_MOVING = ('actuator', 'dummy', 'dummy_with_resize', 'dummy_with_scorer',
+NOT_MOVING = ('active_standby', 'actuator', 'dummy', 'dummy_with_resize',
+              'dummy_with_scorer',
               'host_maintenance', 'host_recovery', 'instance_recovery',
               'process_recovery', 'saving_energy',
               # Moves volumes, on the storage model: test_storage_scope.

@@ -1,0 +1,252 @@
+"""Application failover end to end: the real daemons (separate processes
+on RabbitMQ and MariaDB) and the simulated cloud; each application made
+through Nova as an operator makes one, declared and watched with the
+unmodified ``watcher`` CLI (an EVENT audit of goal
+application_availability, strategy active_standby), and triggered by its
+webhook, as a monitor would.
+
+- The active's host powers off: within 30 s of the trigger the standby
+  has both data volumes and is activated once (one signed delivery id,
+  acted on once), the failed member is replaced by an ACTIVE standby in
+  the same anti-affinity group, on a host of its own; sampled ten times
+  a second, no volume was ever writable by two running guests.
+- A partition (the host unreachable but running, its BMC unreachable):
+  power fencing fails, nothing moves, and the API says why.
+- Two of three members down with max_unhealthy 1: nothing moves, the
+  audit says why, and it can be triggered again.
+"""
+
+import threading
+import time
+
+import pytest
+import requests
+
+from tests.functional import app_failover
+from tests.functional import services
+from tests.functional.cloud import nova as nova_client
+from tests.functional.cloud import nova_sections
+from tests.functional.cloud import scenario_host
+from tests.functional.daemons import cli
+from tests.functional.fixtures import wait_for
+
+HOSTS = ['compute-%d' % i for i in range(9)]
+VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
+                       for i in (1, 2))
+           for n, app in enumerate(('failover', 'partition', 'breaker'))}
+SPEC = {
+    'power_seconds': 0.2, 'boot_seconds': 1,
+    'hosts': [scenario_host(name) for name in HOSTS],
+    'servers': [],
+    'storage': {
+        'backends': [{'host': 'stor1', 'backend': 'fast',
+                      'pools': [{'name': 'p1', 'total_capacity_gb': 500}]}],
+        'volumes': [{'id': volume, 'name': 'data-%s' % volume[:8],
+                     'size': 10, 'pool': app_failover.POOL}
+                    for ids in VOLUMES.values() for volume in ids]}}
+# Seconds from the trigger to the application whole again.
+WITHIN = 30
+
+
+def sections(sim_url):
+    found = nova_sections(sim_url)
+    found['ironic'] = dict(found['nova'], power_timeout=10)
+    found['cinder'] = dict(found['nova'])
+    found['app_failover'] = {'webhook_secret': app_failover.SECRET,
+                             'webhook_timeout': 20}
+    return found
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    with services.cloud_cluster(tmp_path_factory.mktemp('app'), SPEC,
+                                sections) as (cluster, sim_url):
+        yield cluster, sim_url, nova_client(sim_url)
+
+
+def make(nova, name, hosts, volumes):
+    """An application ``name``: its first member active on hosts[0], the
+    others standbys on the other hosts, ``volumes`` on the active."""
+    group = nova.server_groups.create(name=name, policy='anti-affinity')
+    flavor = nova.flavors.find(name='m1.small')
+    made = []
+    for index, host in enumerate(hosts):
+        role = 'active' if index == 0 else 'standby'
+        made.append(nova.servers.create(
+            '%s-%d' % (name, index), 'image', flavor, nics='auto',
+            meta={'role': role}, availability_zone='nova:' + host,
+            scheduler_hints={'group': group.id}).id)
+    for volume in volumes:
+        nova.volumes.create_server_volume(made[0], volume)
+    return group.id, made
+
+
+def declare(cluster, name, group, **parameters):
+    """The EVENT audit declaring the application, made with the watcher
+    CLI."""
+    options = []
+    for key, value in dict(server_group=group, **parameters).items():
+        options += ['-p', '%s=%s' % (key, value)]
+    return cli(cluster.url, 'audit', 'create', '-t', 'EVENT', '--name',
+               name, '-g', 'application_availability', '-s',
+               'active_standby', '--auto-trigger', *options)['UUID']
+
+
+def trigger(cluster, audit):
+    response = requests.post('%s/v1/webhooks/%s' % (cluster.url, audit),
+                             json={'alarm': 'app down'}, timeout=10)
+    assert response.status_code == 202, response.text
+
+
+def state(sim_url):
+    return requests.get(sim_url + '/simulator/state', timeout=10).json()
+
+
+def host_event(sim_url, host, what):
+    requests.post('%s/simulator/hosts/%s/%s' % (sim_url, host, what),
+                  timeout=10).raise_for_status()
+
+
+class Sampler(threading.Thread):
+    """Reads the simulator's volumes ten times a second and keeps every
+    moment one of ``volumes`` was writable by more than one guest."""
+
+    def __init__(self, sim_url, volumes):
+        super().__init__(daemon=True)
+        self.sim_url, self.volumes = sim_url, volumes
+        self.samples, self.shared = 0, []
+        self.stopping = threading.Event()
+
+    def run(self):
+        while not self.stopping.wait(0.1):
+            found = state(self.sim_url)['volumes']
+            self.samples += 1
+            for volume in self.volumes:
+                if len(found[volume]['writers']) > 1:
+                    self.shared.append((volume, found[volume]['writers']))
+
+    def stop(self):
+        self.stopping.set()
+        self.join(10)
+
+
+def audit_shown(cluster, audit):
+    return cli(cluster.url, '--os-infra-optim-api-version', '1.7', 'audit',
+               'show', audit)
+
+
+def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
+    cluster, sim_url, nova = cloud
+    volumes = VOLUMES['failover']
+    group, (active, standby) = make(nova, 'failover', HOSTS[0:2], volumes)
+    with app_failover.activation_endpoint() as (url, endpoint):
+        audit = declare(cluster, 'failover', group, activation='webhook',
+                        activation_url=url)
+        sampler = Sampler(sim_url, volumes)
+        sampler.start()
+        host_event(sim_url, HOSTS[0], 'fail')
+        reported = time.monotonic()
+        trigger(cluster, audit)
+
+        def whole():
+            found = state(sim_url)
+            members = nova.server_groups.get(group).members
+            replacements = [
+                uuid for uuid in members if uuid not in (active, standby)
+                and found['servers'].get(uuid, {}).get('vm_state')
+                == 'active']
+            return (all(found['volumes'][v]['attached_to'] == [standby]
+                        for v in volumes)
+                    and found['servers'][standby]['metadata'].get('role')
+                    == 'active' and replacements and replacements)
+        replacements = wait_for(whole, WITHIN, 'the application whole')
+        took = time.monotonic() - reported
+        sampler.stop()
+        deliveries = list(endpoint.deliveries)
+    assert took < WITHIN
+    [replacement] = replacements
+    found = state(sim_url)
+    assert active not in found['servers']
+    assert found['servers'][replacement]['metadata']['role'] == 'standby'
+    assert found['servers'][replacement]['host'] not in (
+        HOSTS[0], found['servers'][standby]['host'])
+    assert len(deliveries) == 1 and deliveries[0]['signed']
+    assert endpoint.acted == [deliveries[0]['delivery']]
+    # Sampled all along (a read takes a while: four a second at least).
+    assert sampler.samples >= max(3, int(took * 4)), (sampler.samples, took)
+    assert sampler.shared == []
+    assert [w for w in found['shared_writes']
+            if w['volume'] in volumes] == []
+    wait_for(lambda: audit_shown(cluster, audit)['State'] == 'SUCCEEDED',
+             20, 'the audit done')
+    [plan] = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
+    wait_for(lambda: cli(cluster.url, 'actionplan', 'show', plan['UUID'])
+             ['State'] == 'SUCCEEDED', 20, 'the plan done')
+    actions = cli(cluster.url, 'action', 'list', '--action-plan',
+                  plan['UUID'], '--detail')
+    assert sorted(a['Action'] for a in actions) == sorted([
+        'power_off_host', 'force_host_down', 'evict_member',
+        'move_volume_attachment', 'move_volume_attachment', 'activate',
+        'replace_member'])
+    # Triggered again, it finds the application whole.
+    trigger(cluster, audit)
+    wait_for(lambda: 'every member is healthy' in (
+        audit_shown(cluster, audit)['Status Message'] or ''), 20,
+        'the second run done')
+
+
+def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
+    cluster, sim_url, nova = cloud
+    volumes = VOLUMES['partition']
+    group, (active, standby) = make(nova, 'partition', HOSTS[3:5], volumes)
+    audit = declare(cluster, 'partition', group)
+    requests.put(sim_url + '/simulator/faults', json={
+        'bmc_unreachable': [HOSTS[3]]}, timeout=10).raise_for_status()
+    host_event(sim_url, HOSTS[3], 'partition')
+    trigger(cluster, audit)
+
+    def plan_ended():
+        plans = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
+        return plans and plans[0]['State'] in ('SUCCEEDED', 'FAILED') \
+            and plans[0]
+    plan = wait_for(plan_ended, 40, 'the plan ended')
+    assert plan['State'] == 'FAILED'
+    actions = {a['Action']: a for a in cli(
+        cluster.url, '--os-infra-optim-api-version', '1.7', 'action',
+        'list', '--action-plan', plan['UUID'], '--detail')}
+    assert actions['power_off_host']['State'] == 'FAILED'
+    assert 'must not be evacuated' in \
+        actions['power_off_host']['Status Message']
+    assert {kind: a['State'] for kind, a in actions.items()
+            if kind != 'power_off_host'} == {
+        kind: 'CANCELLED' for kind in (
+            'force_host_down', 'evict_member', 'move_volume_attachment',
+            'activate', 'replace_member')}
+    found = state(sim_url)
+    assert found['servers'][active]['guest_running']
+    for volume in volumes:
+        assert found['volumes'][volume]['attached_to'] == [active]
+        assert found['volumes'][volume]['writers'] == [active]
+    assert found['servers'][standby]['metadata']['role'] == 'standby'
+
+
+def test_too_many_unhealthy_members_move_nothing(cloud):
+    cluster, sim_url, nova = cloud
+    volumes = VOLUMES['breaker']
+    group, (active, first, second) = make(nova, 'breaker', HOSTS[5:8],
+                                          volumes)
+    audit = declare(cluster, 'breaker', group, max_unhealthy=1)
+    host_event(sim_url, HOSTS[5], 'fail')
+    host_event(sim_url, HOSTS[6], 'fail')
+    trigger(cluster, audit)
+    shown = wait_for(lambda: (lambda a: a if a['State'] == 'SUCCEEDED'
+                              else None)(audit_shown(cluster, audit)), 20,
+                     'the audit done')
+    assert '2 of the 3 members are unhealthy' in shown['Status Message']
+    assert 'more than max_unhealthy (1): nothing moves' in \
+        shown['Status Message']
+    assert cli(cluster.url, 'actionplan', 'list', '--audit', audit) == []
+    for volume in volumes:
+        assert state(sim_url)['volumes'][volume]['attached_to'] == [active]
+    # Once understood, it can run again.
+    trigger(cluster, audit)

@@ -1,0 +1,353 @@
+"""The actions of an application's failover against the simulator's Nova,
+Cinder and Ironic (auth_type none, in this process): evict_member deletes
+a failed member only once it is proven fenced (a partitioned host,
+forced down but still on, is refused, and its volumes stay); with the
+host powered off it is deleted locally and its volumes freed;
+move_volume_attachment attaches them to the standby, and refuses while
+their holder is still in Nova; activate marks the standby active and
+delivers one signed webhook id however often it runs; replace_member
+creates one standby in the group on another host than every member,
+found again rather than made twice; quiesce_server stops a member on a
+live host and leaves a down host's to fencing. The strategy plans each
+case (a failed host's active fenced and failed over, a reported failure
+stopped on its live host, a failed standby replaced), or says why it
+does nothing (a healthy application, a failover under way, volumes it
+cannot move)."""
+
+import pytest
+import requests
+
+from tests import factories
+from tests.functional import app_failover
+from tests.functional import cloud as cloud_mod
+from tests.functional import services
+from tests.helpers.fence import Fence
+from watcher_ha.applier.actions import activate
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import evict_member
+from watcher_ha.applier.actions import force_host_down
+from watcher_ha.applier.actions import move_volume_attachment
+from watcher_ha.applier.actions import power_off_host
+from watcher_ha.applier.actions import quiesce_server
+from watcher_ha.applier.actions import replace_member
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import parameters as params
+from watcher_ha.common import state_machines
+from watcher_ha.common.app_failover import members
+from watcher_ha.db import action_plans
+from watcher_ha.decision_engine.goal import application_availability
+from watcher_ha.decision_engine.strategy import active_standby
+from watcher_ha.decision_engine.strategy import base as strategy_base
+
+ACTIVE_HOST, STANDBY_HOST = app_failover.HOSTS[:2]
+
+
+@pytest.fixture
+def cloud(tmp_path):
+    """(simulator URL, admin novaclient, the application), with [nova],
+    [ironic] and [cinder] of this process on the simulator."""
+    with services.simulator(tmp_path, app_failover.spec()) as url, \
+            cloud_mod.overridden((
+                ('auth_type', 'none', 'nova'),
+                ('endpoint_override', url + '/compute/v2.1', 'nova'),
+                ('auth_type', 'none', 'ironic'),
+                ('endpoint_override', url + '/baremetal', 'ironic'),
+                ('power_timeout', 10, 'ironic'),
+                ('auth_type', 'none', 'cinder'),
+                ('endpoint_override', url + '/volume/v3', 'cinder'),
+                ('poll_interval', 0.1, 'watcher_applier'),
+                ('migration_timeout', 10, 'watcher_applier'),
+                ('webhook_secret', app_failover.SECRET, 'app_failover'),
+                ('webhook_timeout', 10, 'app_failover'))):
+        nova = cloud_mod.nova(url)
+        yield url, nova, app_failover.make(nova)
+
+
+def host_event(url, host, what):
+    requests.post('%s/simulator/hosts/%s/%s' % (url, host, what),
+                  timeout=10).raise_for_status()
+
+
+def state(url):
+    return requests.get(url + '/simulator/state', timeout=10).json()
+
+
+def fence_host(host):
+    for action in (power_off_host.PowerOffHost, force_host_down.ForceHostDown):
+        action({'resource_name': host, 'hold_host': False}).execute()
+
+
+def evict(app, **more):
+    return evict_member.EvictMember(dict(
+        resource_id=app.active, fenced=True,
+        volumes=list(app_failover.DATA_VOLUMES), **more), fence=Fence())
+
+
+def move(app, volume):
+    return move_volume_attachment.MoveVolumeAttachment({
+        'resource_id': app.standby, 'volume_id': volume,
+        'source_server': app.active})
+
+
+def test_a_partitioned_member_is_not_evicted_and_keeps_its_volumes(cloud):
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'partition')
+    force_host_down.ForceHostDown({'resource_name': ACTIVE_HOST}).execute()
+    action = evict(app)
+    action.pre_condition()
+    with pytest.raises(base.ActionError, match='was not evicted, and none '
+                       'of its volumes moves: node compute-0 of compute-0 '
+                       'is power on'):
+        action.execute()
+    assert nova.servers.get(app.active).id == app.active
+    volumes = state(url)['volumes']
+    for volume in app_failover.DATA_VOLUMES:
+        assert volumes[volume]['attached_to'] == [app.active]
+    assert action.recover(None) == base.NOT_DONE
+    with pytest.raises(base.ActionError, match='is still in Nova'):
+        move(app, app_failover.DATA_VOLUMES[0]).pre_condition()
+
+
+def test_a_fenced_member_is_evicted_and_its_volumes_move(cloud):
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'partition')
+    fence_host(ACTIVE_HOST)
+    action = evict(app)
+    action.pre_condition()
+    action.execute()
+    assert 'compute-0 is forced down in Nova and powered off' in \
+        action.outcome
+    assert action.recover(None) == base.DONE
+    for volume in app_failover.DATA_VOLUMES:
+        assert state(url)['volumes'][volume]['status'] == 'available'
+        moving = move(app, volume)
+        assert moving.recover(None) == base.NOT_DONE
+        moving.pre_condition()
+        moving.execute()
+        moving.post_condition()
+        assert moving.recover(None) == base.DONE
+        with pytest.raises(base.ActionSkipped):
+            moving.pre_condition()
+    found = state(url)
+    for volume in app_failover.DATA_VOLUMES:
+        assert found['volumes'][volume]['attached_to'] == [app.standby]
+        assert found['volumes'][volume]['writers'] == [app.standby]
+    assert found['shared_writes'] == []
+    assert move_volume_attachment.MoveVolumeAttachment.resources({
+        'resource_id': app.standby, 'volume_id': 'v',
+        'source_server': app.active}) == {('server', app.standby),
+                                          ('volume', 'v')}
+
+
+def test_a_member_deleted_by_somebody_else_is_fenced_before_moving(cloud):
+    """Deleted locally on a partitioned host, its guest still writes:
+    the eviction fails until the host is forced down and off."""
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'partition')
+    nova.servers.delete(app.active)
+    action = evict(app, host=ACTIVE_HOST)
+    with pytest.raises(base.ActionError, match='deleted by somebody else '
+                       'and perhaps still running on compute-0'):
+        action.pre_condition()
+    fence_host(ACTIVE_HOST)
+    with pytest.raises(base.ActionSkipped, match='gone from Nova already'):
+        action.pre_condition()
+
+
+def test_a_member_stopped_on_its_live_host_is_evicted(cloud):
+    url, nova, app = cloud
+    quiesce = quiesce_server.QuiesceServer({'resource_id': app.active,
+                                            'timeout': 10})
+    quiesce.execute()
+    assert quiesce.outcome == 'server %s stopped on %s' % (app.active,
+                                                           ACTIVE_HOST)
+    assert quiesce.recover(None) == base.DONE
+    action = evict(app)
+    action.execute()
+    assert 'stopped on compute-0, whose compute reports' in action.outcome
+    # Its compute detached the volumes: nothing still reaches them.
+    for volume in app_failover.DATA_VOLUMES:
+        assert state(url)['volumes'][volume]['writers'] == []
+
+
+def test_quiesce_leaves_a_down_host_s_member_to_fencing(cloud):
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'fail')
+    quiesce = quiesce_server.QuiesceServer({'resource_id': app.active})
+    quiesce.execute()
+    assert quiesce.outcome == ('not stopped: Nova counts its host %s down; '
+                               'fencing decides' % ACTIVE_HOST)
+    assert quiesce.recover(None) == base.NOT_DONE
+
+
+def test_activation_marks_the_standby_and_delivers_once(cloud):
+    url, nova, app = cloud
+    with app_failover.activation_endpoint(failures=2) as (target, server):
+        def run():
+            action = activate.Activate({
+                'resource_id': app.standby, 'server_group': app.group,
+                'role_key': 'role', 'replaces': app.active,
+                'method': 'webhook', 'url': target}, fence=Fence())
+            action.pre_condition()
+            action.execute()
+            return action
+        action = run()
+        assert nova.servers.get(app.standby).metadata['role'] == 'active'
+        assert action.recover(None) == base.DONE
+        with pytest.raises(base.ActionSkipped):
+            action.pre_condition()
+        # The same failover activated again (another plan, a takeover):
+        # the same delivery id.
+        nova.servers.set_meta_item(app.standby, 'role', 'standby')
+        run()
+    deliveries = server.deliveries
+    assert len(deliveries) == 4     # two refused, then two acknowledged
+    assert all(d['signed'] for d in deliveries)
+    assert {d['delivery'] for d in deliveries} == {
+        activate.delivery_id(app.active, app.standby)}
+    assert len(server.acted) == 1
+    assert deliveries[-1]['body'] == {
+        'event': 'activate', 'delivery_id': server.acted[0],
+        'server_group': app.group, 'server': app.standby,
+        'replaces': app.active}
+
+
+def test_an_activation_the_endpoint_refuses_fails(cloud):
+    url, nova, app = cloud
+    action = activate.Activate({
+        'resource_id': app.standby, 'server_group': app.group,
+        'role_key': 'role', 'replaces': app.active, 'method': 'webhook',
+        'url': url + '/nowhere'})
+    with pytest.raises(base.ActionError, match='refused the activation'):
+        action.execute()
+    assert nova.servers.get(app.standby).metadata['role'] == 'standby'
+
+
+def test_a_replacement_joins_the_group_on_another_host_once(cloud):
+    url, nova, app = cloud
+    parameters = {
+        'replaces': app.active, 'server_group': app.group,
+        'role_key': 'role', 'resource_name': 'app-active',
+        'flavor': 'm1.small', 'image': 'any-image', 'key_name': None,
+        'metadata': {'role': members.STANDBY, 'app': 'db',
+                     members.REPLACES_KEY: app.active},
+        'networks': None}
+    action = replace_member.ReplaceMember(dict(parameters), fence=Fence())
+    assert action.recover(None) == base.NOT_DONE
+    action.pre_condition()
+    action.execute()
+    replacement = action.replacement()
+    assert replacement.metadata['role'] == 'standby'
+    group = nova.server_groups.get(app.group)
+    assert replacement.id in group.members
+    hosts = {getattr(nova.servers.get(uuid), 'OS-EXT-SRV-ATTR:host')
+             for uuid in group.members}
+    assert len(hosts) == len(group.members) == 3
+    assert action.recover(None) == base.DONE
+    again = replace_member.ReplaceMember(dict(parameters))
+    with pytest.raises(base.ActionSkipped, match='replaced already'):
+        again.pre_condition()
+    again.execute()     # a run past its pre-condition finds it too
+    assert len(nova.server_groups.get(app.group).members) == 3
+    assert replace_member.ReplaceMember.resources(parameters) == {
+        ('server', app.active)}
+
+
+# The strategy, on the same cloud.
+
+def plan_for(app, **parameters):
+    """The solution's [(action type, input parameters)]; NothingToDo or
+    StrategyError raised."""
+    checked = params.check(active_standby.ActiveStandby.parameters_spec,
+                           dict(server_group=app.group, **parameters))
+    strategy = active_standby.ActiveStandby(
+        application_availability.ApplicationAvailability)
+    solution = strategy.execute({}, checked)
+    return [(a.action_type, a.input_parameters) for a in solution.actions], \
+        solution.indicator_values
+
+
+def kinds(actions):
+    return [kind for kind, _parameters in actions]
+
+
+def test_a_healthy_application_is_left_alone(db, cloud):
+    _url, _nova, app = cloud
+    with pytest.raises(strategy_base.NothingToDo,
+                       match='every member is healthy'):
+        plan_for(app)
+
+
+def test_a_failed_host_s_active_is_fenced_then_failed_over(db, cloud):
+    url, _nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'fail')
+    actions, indicators = plan_for(app)
+    assert kinds(actions) == [
+        'power_off_host', 'force_host_down', 'evict_member',
+        'move_volume_attachment', 'move_volume_attachment', 'activate',
+        'replace_member']
+    fence = dict(actions[0][1])
+    assert fence == {'resource_name': ACTIVE_HOST, 'hold_host': False}
+    evict = actions[2][1]
+    assert (evict['resource_id'], evict['fenced']) == (app.active, True)
+    assert sorted(p['volume_id'] for _k, p in actions[3:5]) == sorted(
+        app_failover.DATA_VOLUMES)
+    assert {p['resource_id'] for _k, p in actions[3:6]} == {app.standby}
+    replace = actions[6][1]
+    assert (replace['replaces'], replace['flavor'], replace['metadata']) == (
+        app.active, 'm1.small', {'role': 'standby', 'app': 'db',
+                                 members.REPLACES_KEY: app.active})
+    assert indicators == {'volumes_moved_count': 2,
+                          'members_replaced_count': 1}
+
+
+def test_a_reported_failure_stops_the_active_on_its_live_host(db, cloud):
+    _url, _nova, app = cloud
+    actions, _ = plan_for(app, trigger='failed', replacement='none',
+                          volumes=[app_failover.DATA_VOLUMES[1]])
+    assert kinds(actions) == ['quiesce_server', 'evict_member',
+                              'move_volume_attachment', 'activate']
+    assert actions[0][1]['timeout'] == 30
+    assert actions[2][1]['volume_id'] == app_failover.DATA_VOLUMES[1]
+
+
+def test_an_unhealthy_standby_is_replaced_and_nothing_moves(db, cloud):
+    url, _nova, app = cloud
+    host_event(url, STANDBY_HOST, 'crash')
+    actions, indicators = plan_for(app)
+    assert kinds(actions) == ['evict_member', 'replace_member']
+    assert (actions[0][1]['resource_id'], actions[0][1]['fenced']) == (
+        app.standby, False)
+    assert actions[1][1]['replaces'] == app.standby
+    assert indicators['volumes_moved_count'] == 0
+
+
+def test_a_failover_under_way_is_not_planned_twice(db, cloud):
+    url, _nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'fail')
+    audit = factories.audit(db)
+    row, _ = factories.action_plan(db, audit, kinds=[
+        ('evict_member', {'resource_id': app.active, 'fenced': True})])
+    context = watcher_context.admin_context()
+    action_plans.transition(context, action_plans.get_plan(
+        context, row['uuid']), 'PENDING', actor=state_machines.SERVICE)
+    with pytest.raises(strategy_base.NothingToDo,
+                       match='a plan under way holds members of this '
+                             'application \\(%s by %s\\)'
+                       % (app.active, row['uuid'])):
+        plan_for(app)
+
+
+def test_what_the_strategy_will_not_move_it_says(db, cloud):
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'fail')
+    with pytest.raises(strategy_base.NothingToDo,
+                       match='are not attached to the failed active'):
+        plan_for(app, volumes=['0e000000-0000-4000-8000-00000000000f'])
+    with pytest.raises(strategy_base.StrategyError,
+                       match='needs an activation_url'):
+        plan_for(app, activation='webhook')
+    with pytest.raises(strategy_base.StrategyError,
+                       match='Nova has no server group nope'):
+        plan_for(app_failover.Application('nope', app.active,
+                                          app.standby))

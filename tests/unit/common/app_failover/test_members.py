@@ -1,0 +1,100 @@
+"""What an application's failover decides from its members as Nova shows
+them: fail over an unhealthy active to a healthy standby, replace an
+unhealthy standby, or nothing (and why): a healthy application, too many
+unhealthy members at once (the circuit breaker), no active or two, no
+healthy standby."""
+
+import pytest
+
+from watcher_ha.common.app_failover import members as m
+
+
+def member(uuid, role, status='ACTIVE', host_down=False, name=None):
+    return m.Member(uuid=uuid, name=name or uuid, role=role, status=status,
+                    host='host-' + uuid, host_down=host_down)
+
+
+ACTIVE = member('a', m.ACTIVE)
+STANDBY = member('s', m.STANDBY)
+
+
+def test_a_healthy_application_is_left_alone():
+    found = m.decide([ACTIVE, STANDBY], max_unhealthy=1)
+    assert found.what == m.NOTHING
+    assert found.reason == 'every member is healthy (active: a)'
+
+
+@pytest.mark.parametrize('failed, why', [
+    (member('a', m.ACTIVE, host_down=True), 'Nova counts its host host-a '
+                                            'down'),
+    (member('a', m.ACTIVE, status='ERROR'), 'Nova shows it ERROR'),
+    (member('a', m.ACTIVE, status='SHUTOFF'), 'Nova shows it SHUTOFF'),
+    (member('a', m.ACTIVE, status=m.GONE), 'it is gone from Nova'),
+])
+def test_an_unhealthy_active_fails_over_to_its_standby(failed, why):
+    found = m.decide([failed, STANDBY], max_unhealthy=1)
+    assert (found.what, found.failed, found.successor) == (
+        m.FAIL_OVER, failed, STANDBY)
+    assert found.reason == 'the active member a is unhealthy: ' + why
+
+
+def test_a_member_on_its_way_somewhere_is_not_unhealthy():
+    moving = member('a', m.ACTIVE, status='MIGRATING')
+    assert m.decide([moving, STANDBY], 1).what == m.NOTHING
+
+
+def test_a_trigger_that_reports_failure_fails_a_running_active_over():
+    found = m.decide([ACTIVE, STANDBY], 1, trigger=m.TRIGGER_FAILED)
+    assert (found.what, found.failed) == (m.FAIL_OVER, ACTIVE)
+    assert 'the trigger reports it failed' in found.reason
+
+
+def test_the_first_healthy_standby_by_name_takes_over():
+    sick = member('s1', m.STANDBY, status='ERROR', name='b')
+    well = member('s2', m.STANDBY, name='c')
+    other = member('s3', m.STANDBY, name='d')
+    failed = member('a', m.ACTIVE, host_down=True)
+    found = m.decide([failed, other, sick, well], max_unhealthy=2)
+    assert found.successor == well
+
+
+def test_an_unhealthy_standby_is_replaced():
+    sick = member('s', m.STANDBY, host_down=True)
+    found = m.decide([ACTIVE, sick], 1)
+    assert (found.what, found.failed, found.successor) == (
+        m.REPLACE_STANDBY, sick, None)
+
+
+def test_more_unhealthy_members_than_allowed_moves_nothing():
+    members = [member('a', m.ACTIVE, host_down=True),
+               member('s', m.STANDBY, host_down=True),
+               member('t', m.STANDBY)]
+    found = m.decide(members, max_unhealthy=1)
+    assert found.what == m.NOTHING
+    assert found.reason.startswith('2 of the 3 members are unhealthy (a: '
+                                   'Nova counts its host host-a down; s: ')
+    assert 'more than max_unhealthy (1): nothing moves' in found.reason
+    assert m.decide(members, max_unhealthy=2).what == m.FAIL_OVER
+
+
+@pytest.mark.parametrize('members, reason', [
+    ([member('a', m.STANDBY), member('b', m.STANDBY)],
+     'no member has the role active'),
+    ([member('a', m.ACTIVE), member('b', m.ACTIVE)],
+     'members a, b all have the role active'),
+    ([member('a', m.ACTIVE, status='ERROR'),
+      member('b', m.STANDBY, status='ERROR')],
+     '2 of the 2 members are unhealthy'),
+])
+def test_what_cannot_be_failed_over_says_why(members, reason):
+    found = m.decide(members, max_unhealthy=1)
+    assert found.what == m.NOTHING
+    assert reason in found.reason
+
+
+def test_no_healthy_standby_is_nothing_to_fail_over_to():
+    found = m.decide([member('a', m.ACTIVE, status='ERROR'),
+                      member('b', m.STANDBY, status='ERROR')],
+                     max_unhealthy=2)
+    assert found.what == m.NOTHING
+    assert 'no standby is healthy' in found.reason

@@ -1,0 +1,108 @@
+"""evict_member: delete a failed member of an application in Nova, once
+it is proven fenced (application failover, doc/source/app_failover.rst).
+
+Nova maps a volume to one server and detaches nothing from a server on a
+host it counts down (409), and Cinder will not let a user delete an
+attachment Nova still maps: the failed active's volumes are freed by
+deleting it, which Nova does without its host (a local delete) when the
+host is down. A local delete leaves a guest on a partitioned host
+running, so the action first asks for fencing evidence, fresh
+(cloud/applications.py ``fencing_evidence``): Nova shows the member
+stopped on a host whose compute reports, or its host is forced down and
+Ironic reports it powered off. Without it the action fails and nothing
+of the member is touched: its volumes stay where they are.
+
+A member already gone from Nova when the action begins was deleted by
+somebody else, perhaps locally on a partitioned host: its volumes move
+only if its host (``host``, where it ran when the plan was made) is
+forced down and powered off; otherwise the action fails.
+
+A failed standby holds no volume: it is evicted without evidence
+(``fenced`` false). Deleting twice is a delete: after its applier died,
+the action is done once Nova has no such server.
+"""
+
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.cloud import applications
+from watcher_ha.cloud import clients
+
+CONF = cfg.CONF
+
+
+class EvictMember(nova_base.ServerAction):
+    name = 'evict_member'
+    description = ('Deletes a failed member of an application in Nova, '
+                   'once it is proven fenced, which frees its volumes.')
+    schema = base.input_schema(
+        {'resource_id': nova_base.SERVER_UUID,
+         'resource_name': base.NAME_OR_NULL,
+         'fenced': {'type': 'boolean'},
+         'node': {'type': ['string', 'null'], 'minLength': 1},
+         'host': base.NAME_OR_NULL,
+         'volumes': {'type': 'array', 'items': base.NAME}},
+        ['resource_id', 'fenced'])
+
+    def pre_condition(self):
+        if not self._gone():
+            return
+        host = self.input_parameters.get('host')
+        if self.input_parameters['fenced']:
+            fenced, how = (applications.host_fenced(
+                self.nova, self._ironic(), host,
+                self.input_parameters.get('node')) if host
+                else (False, 'its host is unknown'))
+            if not fenced:
+                raise base.ActionError(
+                    'member %s is gone from Nova, deleted by somebody else '
+                    'and perhaps still running on %s: none of its volumes '
+                    'moves: %s' % (self.uuid, host, how))
+        raise base.ActionSkipped('member %s is gone from Nova already'
+                                 % self.uuid)
+
+    def execute(self):
+        if self.input_parameters['fenced']:
+            fenced, how = applications.fencing_evidence(
+                self.nova, self._ironic(), self.uuid,
+                self.input_parameters.get('node'))
+            if not fenced:
+                raise base.ActionError(
+                    'member %s was not evicted, and none of its volumes '
+                    'moves: %s. It may still run and write to them. Power '
+                    'its host off (openstack baremetal node power off) and '
+                    'force it down (openstack compute service set --down), '
+                    'or stop it, then trigger the audit again'
+                    % (self.uuid, how))
+            self.outcome = 'fenced (%s); deleted' % how
+        try:
+            self.nova.servers.delete(self.uuid)
+        except nova_exc.NotFound:
+            pass
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to delete member %s: %s'
+                                   % (self.uuid, err))
+        self.wait_for(self._gone, CONF.watcher_applier.migration_timeout,
+                      'member %s to be deleted' % self.uuid)
+
+    @staticmethod
+    def _ironic():
+        if clients.configured(CONF, clients.IRONIC_GROUP):
+            return None
+        return clients.ironic(CONF)
+
+    def _gone(self):
+        try:
+            self.nova.servers.get(self.uuid)
+        except nova_exc.NotFound:
+            return True
+        return False
+
+    def post_condition(self):
+        if not self._gone():
+            raise base.ActionError('member %s is still in Nova' % self.uuid)
+
+    def recover(self, started_at):
+        return base.DONE if self._gone() else base.NOT_DONE

@@ -1,0 +1,126 @@
+"""replace_member: create, through Nova, the member that takes a failed
+member's place in its application, as a standby (application failover,
+doc/source/app_failover.rst).
+
+The new server copies the failed member as the strategy read it when it
+planned (flavor, image, key, metadata with ``<role_key>`` ``standby``)
+and joins the application's server group (the scheduler hint), so that
+Nova's scheduler keeps the group's policy (anti-affinity: another host
+than every other member's). It carries the metadata
+``watcher_ha:replaces = <failed member>``, by which a replacement is
+found rather than made twice: whoever runs the action again (the same
+plan taken over after its applier died, a later plan) finds it and
+waits for it. The action ends when Nova shows it ACTIVE; ERROR (no host
+honours the group's policy) fails it.
+"""
+
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+
+from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import nova_base
+from watcher_ha.common import holds
+from watcher_ha.common.app_failover import members
+
+CONF = cfg.CONF
+
+STRING_MAP = {'type': 'object', 'additionalProperties': {'type': 'string'}}
+
+
+class ReplaceMember(nova_base.NovaAction):
+    name = 'replace_member'
+    description = ('Creates, through Nova, the standby that takes a failed '
+                   'member\'s place in its server group.')
+    schema = base.input_schema(
+        {'replaces': nova_base.SERVER_UUID, 'server_group': base.NAME,
+         'role_key': base.NAME, 'resource_name': base.NAME,
+         'flavor': base.NAME, 'image': base.NAME,
+         'key_name': base.NAME_OR_NULL, 'metadata': STRING_MAP,
+         'networks': {'type': ['array', 'null'], 'items': base.NAME}},
+        ['replaces', 'server_group', 'role_key', 'resource_name', 'flavor',
+         'image', 'metadata'])
+    resources = base.holding(holds.SERVER, 'replaces')
+
+    @property
+    def replaces(self):
+        return self.input_parameters['replaces']
+
+    def replacement(self):
+        """The server that replaces the failed member, if Nova has one:
+        among the group's members and the servers of its name."""
+        group = self.nova.server_groups.get(
+            self.input_parameters['server_group'])
+        candidates = list(group.members)
+        candidates += [s.id for s in self.nova.servers.list(
+            search_opts={'name': self.input_parameters['resource_name'],
+                         'all_tenants': True})]
+        for uuid in dict.fromkeys(candidates):
+            try:
+                server = self.nova.servers.get(uuid)
+            except nova_exc.NotFound:
+                continue
+            if (server.metadata or {}).get(members.REPLACES_KEY) == \
+                    self.replaces:
+                return server
+        return None
+
+    def pre_condition(self):
+        found = self.replacement()
+        if found is not None and found.status == 'ACTIVE':
+            raise base.ActionSkipped('member %s is replaced already by %s'
+                                     % (self.replaces, found.id))
+
+    def execute(self):
+        found = self.replacement()
+        if found is None:
+            found = self._create()
+        server = self.wait_for(lambda: self._settled(found.id),
+                               CONF.watcher_applier.migration_timeout,
+                               'replacement %s to be ACTIVE' % found.id)
+        self.outcome = 'member %s replaced by %s on %s' % (
+            self.replaces, server.id, nova_base.host_of(server))
+
+    def _create(self):
+        parameters = self.input_parameters
+        try:
+            flavor = self._flavor(parameters['flavor'])
+            return self.nova.servers.create(
+                parameters['resource_name'], parameters['image'], flavor,
+                meta=dict(parameters['metadata']),
+                key_name=parameters.get('key_name'),
+                nics=[{'net-id': net} for net in parameters['networks']]
+                if parameters.get('networks') else 'auto',
+                scheduler_hints={'group': parameters['server_group']})
+        except nova_exc.ClientException as err:
+            raise base.ActionError('Nova refused to create the replacement '
+                                   'of member %s: %s' % (self.replaces, err))
+
+    def _flavor(self, ref):
+        try:
+            return self.nova.flavors.get(ref)
+        except nova_exc.NotFound:
+            return self.nova.flavors.find(name=ref)
+
+    def _settled(self, uuid):
+        server = self.server(uuid)
+        if server.status == 'ERROR':
+            raise base.ActionError(
+                'the replacement %s of member %s went to ERROR: %s' % (
+                    uuid, self.replaces,
+                    (getattr(server, 'fault', None) or {}).get('message')))
+        return server if server.status == 'ACTIVE' else None
+
+    def post_condition(self):
+        found = self.replacement()
+        if found is None or found.status != 'ACTIVE':
+            raise base.ActionError('member %s has no ACTIVE replacement'
+                                   % self.replaces)
+
+    def recover(self, started_at):
+        found = self.replacement()
+        if found is None:
+            return base.NOT_DONE
+        self.wait_for(lambda: self._settled(found.id),
+                      CONF.watcher_applier.migration_timeout,
+                      'replacement %s to be ACTIVE' % found.id)
+        return base.DONE

@@ -1,0 +1,133 @@
+"""The members of an active/standby application and what its failover
+decides, as pure rules: who is active, who is unhealthy, and whether the
+application fails over, replaces a standby, or is left alone (and why).
+
+An application is a Nova server group; its members carry their role in
+their metadata (``role=active`` on one, ``role=standby`` on the others,
+the key configurable). A member is unhealthy when Nova counts its host
+down (forced down, or silent past its service_down_time), when Nova has
+it in ERROR, or stopped, paused, suspended, shelved (nothing of it runs
+the application), or when it is gone. On a trigger that reports the
+application failed (``trigger`` ``failed``: an application monitor, an
+Aodh alarm), the active is unhealthy whatever Nova shows.
+
+The circuit breaker: more unhealthy members than ``max_unhealthy`` at
+once is no failure of a member but of something wider (a partition, a
+rack, the monitor): nothing moves.
+"""
+
+import dataclasses
+
+ACTIVE = 'active'
+STANDBY = 'standby'
+# What the role of a member being failed over reads once it is replaced,
+# for an operator reading the group meanwhile.
+FAILED = 'failed'
+DEFAULT_ROLE_KEY = 'role'
+# The metadata key a replacement carries: the member it replaces (what
+# makes a replacement happen once, whoever runs it).
+REPLACES_KEY = 'watcher_ha:replaces'
+
+# What a trigger means: look, and fail over what Nova shows failed; or
+# the active has failed (an application monitor says so).
+TRIGGER_CHECK = 'check'
+TRIGGER_FAILED = 'failed'
+TRIGGERS = (TRIGGER_CHECK, TRIGGER_FAILED)
+
+# Nova statuses in which a member runs its application.
+RUNNING = ('ACTIVE',)
+# Nova statuses of a server on its way somewhere: not a failure.
+MOVING = ('BUILD', 'MIGRATING', 'RESIZE', 'VERIFY_RESIZE', 'REBUILD',
+          'REBOOT', 'HARD_REBOOT')
+
+# The decisions.
+FAIL_OVER = 'fail over'
+REPLACE_STANDBY = 'replace standby'
+NOTHING = 'nothing'
+
+
+@dataclasses.dataclass(frozen=True)
+class Member:
+    uuid: str
+    name: str
+    role: str | None
+    status: str                 # Nova's server status; GONE if deleted
+    host: str | None
+    host_down: bool             # Nova counts the host's compute down
+    task_state: str | None = None
+
+
+GONE = 'GONE'
+
+
+def why_unhealthy(member):
+    """Why ``member`` does not run its application, as Nova shows it
+    (None: it runs, or is on its way somewhere)."""
+    if member.status == GONE:
+        return 'it is gone from Nova'
+    if member.host_down:
+        return 'Nova counts its host %s down' % member.host
+    if member.status in RUNNING or member.status in MOVING:
+        return None
+    return 'Nova shows it %s' % member.status
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    what: str
+    reason: str
+    failed: Member | None = None        # the member to fail over/replace
+    successor: Member | None = None     # the standby that becomes active
+
+
+def decide(members, max_unhealthy, trigger=TRIGGER_CHECK):
+    """The Decision for an application whose ``members`` (Member) Nova
+    shows now."""
+    actives = [m for m in members if m.role == ACTIVE]
+    if len(actives) > 1:
+        return Decision(NOTHING, 'members %s all have the role %s: mark one '
+                                 'active and the others %s' % (
+                                     ', '.join(m.uuid for m in actives),
+                                     ACTIVE, STANDBY))
+    unhealthy = {m.uuid: why_unhealthy(m) for m in members}
+    active = actives[0] if actives else None
+    if active is not None and trigger == TRIGGER_FAILED \
+            and unhealthy[active.uuid] is None:
+        unhealthy[active.uuid] = 'the trigger reports it failed'
+    unhealthy = {uuid: why for uuid, why in unhealthy.items() if why}
+    if len(unhealthy) > max_unhealthy:
+        return Decision(NOTHING, '%d of the %d members are unhealthy (%s), '
+                                 'more than max_unhealthy (%d): nothing '
+                                 'moves, since so many at once is no '
+                                 'failure of a member but a partition or a '
+                                 'wider fault; once it is understood, '
+                                 'trigger the audit again (with a larger '
+                                 'max_unhealthy if right)' % (
+                                     len(unhealthy), len(members),
+                                     '; '.join('%s: %s' % item for item in
+                                               sorted(unhealthy.items())),
+                                     max_unhealthy))
+    if active is None:
+        return Decision(NOTHING, 'no member has the role %s: mark the '
+                                 'active member (server metadata)' % ACTIVE)
+    standbys = [m for m in members if m.role == STANDBY]
+    if active.uuid in unhealthy:
+        healthy = [m for m in standbys if m.uuid not in unhealthy]
+        if not healthy:
+            return Decision(NOTHING, 'the active member %s is unhealthy '
+                                     '(%s) and no standby is healthy: '
+                                     'nothing to fail over to' % (
+                                         active.uuid, unhealthy[active.uuid]),
+                            failed=active)
+        successor = sorted(healthy, key=lambda m: (m.name, m.uuid))[0]
+        return Decision(FAIL_OVER, 'the active member %s is unhealthy: %s'
+                        % (active.uuid, unhealthy[active.uuid]),
+                        failed=active, successor=successor)
+    sick = sorted((m for m in standbys if m.uuid in unhealthy),
+                  key=lambda m: m.uuid)
+    if sick:
+        return Decision(REPLACE_STANDBY, 'the standby %s is unhealthy: %s'
+                        % (sick[0].uuid, unhealthy[sick[0].uuid]),
+                        failed=sick[0])
+    return Decision(NOTHING, 'every member is healthy (active: %s)'
+                    % active.uuid)

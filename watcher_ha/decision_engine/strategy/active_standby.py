@@ -1,0 +1,256 @@
+"""active_standby: fail an active/standby application over (goal
+application_availability; doc/source/app_failover.rst).
+
+The application is a Nova server group (``server_group``) whose members
+carry their role in their metadata (``role_key``: ``active`` or
+``standby``). Each run (an EVENT audit's webhook, typically) reads the
+group and its members from Nova, and decides by the rules of
+common/app_failover/members.py:
+
+* the active member is unhealthy and a standby is healthy: fail over.
+  The plan fences the active first: stopped on its live host
+  (quiesce_server) or, when Nova counts its host down, the host powered
+  off through Ironic and forced down (power_off_host, force_host_down:
+  instance HA's fencing). Then evict_member deletes it in Nova, once the
+  fencing shows (which frees its volumes: Nova maps a volume to one
+  server, and detaches nothing from a down host);
+  move_volume_attachment attaches each of its data volumes
+  (``volumes``, or all those Nova mapped to it) to the standby; activate
+  makes the standby active (its metadata, and a signed webhook when
+  ``activation`` says so); replace_member creates the member that
+  becomes the new standby, in the same server group.
+* a standby is unhealthy: it is evicted and replaced; no volume moves.
+* more unhealthy members than ``max_unhealthy``, no member active, no
+  healthy standby, a failover of this application under way (a started
+  plan holds one of its members), a volume Nova would delete with the
+  failed member: nothing moves, and the audit ends SUCCEEDED saying why
+  (it can be triggered again).
+
+The plan fences without holding the failed host, so that the plans of
+several applications whose actives ran on one failed host run side by
+side: fencing twice is harmless, and each plan's volume moves wait for
+the fencing to show.
+"""
+
+from oslo_config import cfg
+
+from watcher_ha.cloud import applications
+from watcher_ha.cloud import clients
+from watcher_ha.common import context as watcher_context
+from watcher_ha.common import holds
+from watcher_ha.common.app_failover import members as members_mod
+from watcher_ha.db import plan_holds
+from watcher_ha.decision_engine.strategy import base
+
+CONF = cfg.CONF
+
+METADATA = 'metadata'
+WEBHOOK = 'webhook'
+NOVA = 'nova'
+NO_REPLACEMENT = 'none'
+UUID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+
+
+class ActiveStandby(base.Strategy):
+    name = 'active_standby'
+    display_name = 'Active/standby application failover'
+    goal = 'application_availability'
+    data_models = ()
+    parameters_spec = {
+        'properties': {
+            'server_group': dict(UUID, description=(
+                'The id of the application\'s Nova server group: its '
+                'members are the application\'s servers.')),
+            'role_key': {
+                'description': 'The server metadata key whose value is '
+                               'each member\'s role: active or standby.',
+                'type': 'string', 'minLength': 1, 'maxLength': 255,
+                'default': members_mod.DEFAULT_ROLE_KEY},
+            'volumes': {
+                'description': 'The ids of the volumes that follow the '
+                               'active member; null: every data volume '
+                               'Nova maps to it (its boot volume left '
+                               'out).',
+                'type': ['array', 'null'], 'items': UUID,
+                'uniqueItems': True, 'default': None},
+            'trigger': {
+                'description': 'What a trigger means: "check" (fail over '
+                               'what Nova shows failed) or "failed" (an '
+                               'application monitor reports the active '
+                               'failed: it is stopped and failed over '
+                               'whatever Nova shows).',
+                'enum': list(members_mod.TRIGGERS),
+                'default': members_mod.TRIGGER_CHECK},
+            'activation': {
+                'description': 'How the standby is made active: its '
+                               'metadata role set to active (for an agent '
+                               'in the guest), or also a signed webhook '
+                               'to activation_url.',
+                'enum': [METADATA, WEBHOOK], 'default': METADATA},
+            'activation_url': {
+                'description': 'Where the activation webhook goes (POST, '
+                               'signed with [app_failover] '
+                               'webhook_secret).',
+                'type': ['string', 'null'], 'maxLength': 2048,
+                'default': None},
+            'replacement': {
+                'description': 'How a failed member is replaced: a new '
+                               'server through Nova (same flavor, image, '
+                               'key, metadata, in the server group), or '
+                               'not at all.',
+                'enum': [NOVA, NO_REPLACEMENT], 'default': NOVA},
+            'networks': {
+                'description': 'The network ids of a replacement; null: '
+                               'Nova allocates one as for "auto".',
+                'type': ['array', 'null'], 'items': UUID,
+                'default': None},
+            'max_unhealthy': {
+                'description': 'Nothing moves when more members than '
+                               'this are unhealthy at once.',
+                'type': 'integer', 'minimum': 1, 'default': 1},
+            'quiesce_timeout': {
+                'description': 'Seconds the active on a live host is given '
+                               'to stop before the plan goes on only with '
+                               'fencing evidence.',
+                'type': 'integer', 'minimum': 1, 'maximum': 3600,
+                'default': 30},
+        },
+        'required': ['server_group'],
+    }
+
+    def execute(self, audit, parameters, models=None, metrics=None):
+        if (parameters['activation'] == WEBHOOK
+                and not parameters.get('activation_url')):
+            raise base.StrategyError('activation "webhook" needs an '
+                                     'activation_url')
+        reason = clients.configured(CONF)
+        if reason:
+            raise base.StrategyError(reason)
+        nova = clients.nova(CONF)
+        try:
+            group, members = applications.members(
+                nova, parameters['server_group'], parameters['role_key'])
+        except applications.ReadError as err:
+            raise base.StrategyError(str(err))
+        self._refuse_while_under_way(members)
+        decision = members_mod.decide(members, parameters['max_unhealthy'],
+                                      parameters['trigger'])
+        if decision.what == members_mod.NOTHING:
+            raise base.NothingToDo(decision.reason)
+        solution = self.new_solution()
+        common = {'server_group': group.id,
+                  'role_key': parameters['role_key']}
+        moved = 0
+        if decision.what == members_mod.FAIL_OVER:
+            moved = self._fail_over(solution, nova, decision, parameters,
+                                    common)
+        else:
+            solution.add_action('evict_member', dict(
+                common, resource_id=decision.failed.uuid,
+                resource_name=decision.failed.name, fenced=False,
+                why=decision.reason, host=decision.failed.host))
+        replaced = self._replacement(solution, nova, decision.failed,
+                                     self._template(decision, members),
+                                     parameters, common)
+        solution.set_indicator('volumes_moved_count', moved)
+        solution.set_indicator('members_replaced_count', replaced)
+        return solution
+
+    @staticmethod
+    def _refuse_while_under_way(members):
+        held = plan_holds.holders(watcher_context.admin_context(), {
+            (holds.SERVER, m.uuid) for m in members})
+        if held:
+            raise base.NothingToDo(
+                'a plan under way holds members of this application (%s): '
+                'it is being failed over; trigger the audit again once it '
+                'ended' % ', '.join('%s by %s' % (ident, plan) for
+                                    (_kind, ident), plan in
+                                    sorted(held.items())))
+
+    def _fail_over(self, solution, nova, decision, parameters, common):
+        failed, successor = decision.failed, decision.successor
+        if failed.status == members_mod.GONE:
+            raise base.NothingToDo(
+                'the active member %s is gone from Nova: its host, so its '
+                'fencing, is unknown; check that it runs nowhere, attach '
+                'its volumes to the standby %s and mark it active by hand'
+                % (failed.uuid, successor.uuid))
+        volumes = self._volumes(nova, failed, parameters)
+        if failed.host_down:
+            fence = {'resource_name': failed.host, 'hold_host': False}
+            solution.add_action('power_off_host', dict(fence))
+            solution.add_action('force_host_down', dict(fence))
+        else:
+            solution.add_action('quiesce_server', dict(
+                resource_id=failed.uuid, resource_name=failed.name,
+                timeout=parameters['quiesce_timeout']))
+        solution.add_action('evict_member', dict(
+            common, resource_id=failed.uuid, resource_name=failed.name,
+            fenced=True, why=decision.reason, host=failed.host,
+            volumes=[volume for volume, _delete in volumes]))
+        for volume, _delete in volumes:
+            solution.add_action('move_volume_attachment', {
+                'volume_id': volume, 'source_server': failed.uuid,
+                'resource_id': successor.uuid,
+                'resource_name': successor.name})
+        solution.add_action('activate', dict(
+            common, resource_id=successor.uuid,
+            resource_name=successor.name, replaces=failed.uuid,
+            method=parameters['activation'],
+            url=parameters.get('activation_url')))
+        return len(volumes)
+
+    @staticmethod
+    def _volumes(nova, failed, parameters):
+        """[(volume, delete_on_termination)] that follow the active."""
+        mapped = dict(applications.data_volumes(nova, failed.uuid))
+        wanted = parameters.get('volumes')
+        if wanted is None:
+            wanted = sorted(mapped)
+        missing = [v for v in wanted if v not in mapped]
+        if missing:
+            raise base.NothingToDo(
+                'volume(s) %s are not attached to the failed active %s, '
+                'as Nova shows it: nothing moves; fix the audit\'s volumes'
+                % (', '.join(missing), failed.uuid))
+        doomed = [v for v in wanted if mapped[v]]
+        if doomed:
+            raise base.NothingToDo(
+                'Nova would delete volume(s) %s with the failed active %s '
+                '(delete_on_termination): nothing moves; attach them with '
+                'delete_on_termination false' % (', '.join(doomed),
+                                                  failed.uuid))
+        return [(v, False) for v in wanted]
+
+    @staticmethod
+    def _template(decision, members):
+        """The member a replacement copies: the failed one, or when Nova
+        has deleted it, the active one."""
+        if decision.failed.status != members_mod.GONE:
+            return decision.failed
+        return next(m for m in members if m.role == members_mod.ACTIVE)
+
+    @staticmethod
+    def _replacement(solution, nova, failed, template, parameters, common):
+        if parameters['replacement'] == NO_REPLACEMENT:
+            return 0
+        server = nova.servers.get(template.uuid)
+        image = getattr(server, 'image', None)
+        if not image:
+            raise base.NothingToDo(
+                'the failed member %s boots from a volume, which a Nova '
+                'replacement cannot rebuild: set replacement "none" and '
+                'replace it by hand' % failed.uuid)
+        metadata = {key: value for key, value in
+                    (server.metadata or {}).items()
+                    if key != members_mod.REPLACES_KEY}
+        metadata[parameters['role_key']] = members_mod.STANDBY
+        metadata[members_mod.REPLACES_KEY] = failed.uuid
+        solution.add_action('replace_member', dict(
+            common, replaces=failed.uuid, resource_name=server.name,
+            flavor=server.flavor.get('original_name')
+            or server.flavor.get('id'),
+            image=image['id'], key_name=getattr(server, 'key_name', None),
+            metadata=metadata, networks=parameters.get('networks')))
+        return 1
