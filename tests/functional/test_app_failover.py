@@ -14,6 +14,10 @@ webhook, as a monitor would.
   power fencing fails, nothing moves, and the API says why.
 - Two of three members down with max_unhealthy 1: nothing moves, the
   audit says why, and it can be triggered again.
+- A failed host reported to instance HA (the instance-ha API, as
+  masakari-monitors reports it): the application whose active ran there
+  is failed over by its own audit, which the recovery triggers, and its
+  member is not evacuated; an ordinary server of the host is.
 """
 
 import threading
@@ -29,11 +33,13 @@ from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
+from tests.helpers import failed_host
 
 HOSTS = ['compute-%d' % i for i in range(9)]
 VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
                        for i in (1, 2))
-           for n, app in enumerate(('failover', 'partition', 'breaker'))}
+           for n, app in enumerate(('failover', 'partition', 'breaker',
+                                    'hostfail'))}
 SPEC = {
     'power_seconds': 0.2, 'boot_seconds': 1,
     'hosts': [scenario_host(name) for name in HOSTS],
@@ -250,3 +256,51 @@ def test_too_many_unhealthy_members_move_nothing(cloud):
         assert state(sim_url)['volumes'][volume]['attached_to'] == [active]
     # Once understood, it can run again.
     trigger(cluster, audit)
+
+
+def test_a_host_failure_fails_its_applications_over_first(cloud):
+    cluster, sim_url, nova = cloud
+    failed, standby_host = HOSTS[2], HOSTS[4]
+    volumes = VOLUMES['hostfail']
+    group, (active, standby) = make(nova, 'hostfail',
+                                    (failed, standby_host), volumes)
+    ordinary = nova.servers.create(
+        'ordinary', 'image', nova.flavors.find(name='m1.small'),
+        nics='auto', meta={'HA_Enabled': 'True'},
+        availability_zone='nova:' + failed).id
+    audit = declare(cluster, 'hostfail', group)
+    segment = failed_host.ha(cluster, 'POST', '/segments', {'segment': {
+        'name': 'hostfail', 'recovery_method': 'auto',
+        'service_type': 'COMPUTE'}})['segment']
+    for host in (failed, standby_host, HOSTS[8]):
+        failed_host.ha(cluster, 'POST', '/segments/%s/hosts'
+                       % segment['uuid'], {'host': {
+                           'name': host, 'type': 'COMPUTE',
+                           'control_attributes': '', 'reserved': False}})
+    failed_host.fail(sim_url, failed)
+    notification = failed_host.report(cluster, failed)
+    ended = failed_host.wait_ended(cluster, notification)
+    assert ended['status'] == 'finished', ended
+    wait_for(lambda: all(
+        state(sim_url)['volumes'][v]['attached_to'] == [standby]
+        for v in volumes), WITHIN, 'the application failed over')
+    found = state(sim_url)
+    assert found['servers'][standby]['metadata']['role'] == 'active'
+    assert active not in found['servers']
+    assert found['servers'][ordinary]['host'] not in (failed, None)
+    evacuated = {m['instance_uuid'] for m in requests.get(
+        sim_url + '/compute/v2.1/os-migrations?migration_type=evacuation',
+        headers={'X-Auth-Token': 'any',
+                 'OpenStack-API-Version': 'compute 2.96'},
+        timeout=10).json()['migrations']}
+    assert ordinary in evacuated and active not in evacuated
+
+    def roles():
+        servers = state(sim_url)['servers']
+        return sorted(servers[uuid]['metadata'].get('role')
+                      for uuid in nova.server_groups.get(group).members
+                      if servers.get(uuid, {}).get('vm_state') == 'active')
+    wait_for(lambda: roles() == ['active', 'standby'], WITHIN,
+             'a new standby')
+    [plan] = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
+    assert plan['State'] in ('ONGOING', 'SUCCEEDED'), plan

@@ -78,9 +78,9 @@ def fence_host(host):
 
 
 def evict(app, **more):
-    return evict_member.EvictMember(dict(
-        resource_id=app.active, fenced=True,
-        volumes=list(app_failover.DATA_VOLUMES), **more), fence=Fence())
+    return evict_member.EvictMember(dict({
+        'resource_id': app.active, 'fenced': True, 'host': ACTIVE_HOST,
+        'volumes': list(app_failover.DATA_VOLUMES)}, **more), fence=Fence())
 
 
 def move(app, volume):
@@ -145,13 +145,50 @@ def test_a_member_deleted_by_somebody_else_is_fenced_before_moving(cloud):
     url, nova, app = cloud
     host_event(url, ACTIVE_HOST, 'partition')
     nova.servers.delete(app.active)
-    action = evict(app, host=ACTIVE_HOST)
+    action = evict(app)
     with pytest.raises(base.ActionError, match='deleted by somebody else '
                        'and perhaps still running on compute-0'):
         action.pre_condition()
     fence_host(ACTIVE_HOST)
     with pytest.raises(base.ActionSkipped, match='gone from Nova already'):
         action.pre_condition()
+
+
+def test_a_member_somebody_deleted_locally_is_not_recovered_as_done(cloud):
+    """The applier died mid-eviction; meanwhile the member was deleted on
+    its partitioned host: nobody can tell its guest stopped."""
+    url, nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'partition')
+    nova.servers.delete(app.active)
+    assert evict(app).recover(None) == base.UNKNOWN
+    fence_host(ACTIVE_HOST)
+    assert evict(app).recover(None) == base.DONE
+
+
+def test_no_eviction_past_which_the_failover_cannot_finish(cloud):
+    url, nova, app = cloud
+    fence_host(ACTIVE_HOST)
+    nova.servers.stop(app.standby)
+    action = evict(app, successor=app.standby)
+    with pytest.raises(base.ActionError, match='its successor %s cannot '
+                       'take its volumes now \\(SHUTOFF\\)' % app.standby):
+        action.execute()
+    assert nova.servers.get(app.active).id == app.active
+
+
+def test_no_eviction_of_a_member_nova_would_delete_a_volume_with(cloud):
+    """delete_on_termination changed after the plan was made."""
+    url, nova, app = cloud
+    volume = app_failover.DATA_VOLUMES[0]
+    nova.volumes.delete_server_volume(app.active, volume)
+    nova.volumes.create_server_volume(app.active, volume,
+                                      delete_on_termination=True)
+    nova.servers.stop(app.active)
+    action = evict(app)
+    with pytest.raises(base.ActionError, match='Nova would delete '
+                       'volume\\(s\\) %s with it' % volume):
+        action.execute()
+    assert nova.servers.get(app.active).id == app.active
 
 
 def test_a_member_stopped_on_its_live_host_is_evicted(cloud):
@@ -192,7 +229,9 @@ def test_activation_marks_the_standby_and_delivers_once(cloud):
             action.execute()
             return action
         action = run()
-        assert nova.servers.get(app.standby).metadata['role'] == 'active'
+        metadata = nova.servers.get(app.standby).metadata
+        assert metadata['role'] == 'active'
+        assert members.activated_at(metadata) is not None
         assert action.recover(None) == base.DONE
         with pytest.raises(base.ActionSkipped):
             action.pre_condition()

@@ -33,14 +33,14 @@ def group(nova, group_id):
                         'group list)' % group_id)
 
 
-def host_states(nova):
+def down_hosts(nova):
     """{host: True if Nova counts its nova-compute down}."""
     return {service.host: (service.state == 'down'
                            or bool(getattr(service, 'forced_down', False)))
             for service in nova.services.list(binary='nova-compute')}
 
 
-def member(nova, uuid, role_key, down_hosts):
+def member(nova, uuid, role_key, down):
     """The Member ``uuid`` of the group, as Nova shows it now."""
     try:
         server = nova.servers.get(uuid)
@@ -49,18 +49,19 @@ def member(nova, uuid, role_key, down_hosts):
                                   status=members_mod.GONE, host=None,
                                   host_down=False)
     host = getattr(server, HOST_FIELD, None)
+    metadata = server.metadata or {}
     return members_mod.Member(
-        uuid=server.id, name=server.name,
-        role=(server.metadata or {}).get(role_key),
+        uuid=server.id, name=server.name, role=metadata.get(role_key),
         status=server.status, host=host,
-        host_down=bool(host and down_hosts.get(host, False)),
-        task_state=getattr(server, TASK_FIELD, None))
+        host_down=bool(host and down.get(host, False)),
+        task_state=getattr(server, TASK_FIELD, None),
+        activated_at=members_mod.activated_at(metadata))
 
 
 def members(nova, group_id, role_key=members_mod.DEFAULT_ROLE_KEY):
     """(the server group, [Member]) of the application."""
     found = group(nova, group_id)
-    down = host_states(nova)
+    down = down_hosts(nova)
     return found, [member(nova, uuid, role_key, down)
                    for uuid in found.members]
 
@@ -95,10 +96,16 @@ def fencing_evidence(nova, ironic_api, server_uuid, node=None):
         server = nova.servers.get(server_uuid)
     except nova_exc.NotFound:
         server = None
+    if server is not None and not hasattr(server, HOST_FIELD):
+        return False, ('Nova does not show the hosts of servers to these '
+                       'credentials: give [nova] an admin user')
     host = getattr(server, HOST_FIELD, None) if server is not None else None
     if server is not None and host is None:
-        return True, 'server %s has no host' % server_uuid
-    down = host_states(nova)
+        if server.status == 'SHELVED_OFFLOADED':
+            return True, 'server %s is shelved offloaded' % server_uuid
+        return False, ('server %s has no host (%s): it cannot be proven '
+                       'fenced' % (server_uuid, server.status))
+    down = down_hosts(nova)
     if (server is not None and server.status == 'SHUTOFF'
             and getattr(server, TASK_FIELD, None) is None
             and not down.get(host, True)):

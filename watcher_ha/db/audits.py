@@ -97,3 +97,16 @@ def continuous_by_host(context, hosts):
                     Audit.deleted_at.is_(None)).order_by(Audit.id)):
             owned.setdefault(host, []).append(uuid)
     return owned
+
+
+def live_events_of_goal(context, goal):
+    """[{uuid, name, state, parameters}] of the EVENT audits of ``goal``
+    (a name) that may still run: not cancelled, not archived."""
+    with engine.reader.connection.using(context) as conn:
+        return [dict(row._mapping) for row in conn.execute(
+            sa.select(Audit.uuid, Audit.name, Audit.state, Audit.parameters)
+            .join(Goal, Audit.goal_id == Goal.id)
+            .where(Goal.name == goal,
+                   Audit.audit_type == AuditType.EVENT,
+                   Audit.state != AuditState.CANCELLED,
+                   Audit.deleted_at.is_(None)).order_by(Audit.id))]

@@ -279,6 +279,10 @@ def test_server_metadata_is_set_read_and_deleted_as_nova_does(sim):
         'meta': {'role': 'a', 'b': 'c'}}).status_int == 400
     assert metadata(sim, active, 'PUT', 'role', {
         'meta': {'role': 7}}).status_int == 400
+    assert 'has too many properties' in metadata(sim, active, 'PUT', 'role', {
+        'meta': {'role': 'a', 'b': 'c'}}).text
+    assert "('ro/le' was unexpected)" in metadata(
+        sim, active, 'POST', body={'metadata': {'ro/le': 'x'}}).text
 
 
 def test_metadata_needs_no_host_but_a_settled_unlocked_server(sim):

@@ -9,10 +9,11 @@ signed with HMAC-SHA256 under [app_failover] webhook_secret
 failover, whoever sends it and however often: the receiver acts on the
 first and acknowledges the others. Failed deliveries are sent again
 (tenacity, [app_failover] webhook_timeout). Then, with either method,
-the member's metadata ``<role_key>`` is set to ``active``, for an agent
-in the guest that reads the metadata service, and as the record of the
-activation: a member marked active is not activated again, and after
-its applier died the action is done once the mark shows.
+the member's metadata ``<role_key>`` is set to ``active`` (with
+``watcher_ha:activated_at``, its time), for an agent in the guest that
+reads the metadata service, and as the record of the activation: a
+member marked active is not activated again, and after its applier died
+the action is done once the mark shows.
 """
 
 import hashlib
@@ -28,6 +29,7 @@ from oslo_config import cfg
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common.app_failover import members
+from watcher_ha.db import models
 
 CONF = cfg.CONF
 
@@ -92,8 +94,10 @@ class Activate(nova_base.ServerAction):
         if self.input_parameters['method'] == WEBHOOK:
             self._deliver()
         try:
-            self.nova.servers.set_meta_item(self.uuid, self.role_key,
-                                            members.ACTIVE)
+            self.nova.servers.set_meta(self.uuid, {
+                self.role_key: members.ACTIVE,
+                members.ACTIVATED_KEY: models.utcnow().isoformat(
+                    timespec='seconds')})
         except nova_exc.ClientException as err:
             raise base.ActionError('Nova refused to mark member %s active: '
                                    '%s' % (self.uuid, err))
@@ -132,11 +136,14 @@ class Activate(nova_base.ServerAction):
         self.fence()
         url = self.input_parameters['url']
         try:
+            # A redirect would turn the POST into a GET: only the
+            # address given is delivered to.
             response = requests.post(url, data=body, headers=headers,
-                                     timeout=DELIVERY_TIMEOUT)
+                                     timeout=DELIVERY_TIMEOUT,
+                                     allow_redirects=False)
         except requests.RequestException as err:
             raise DeliveryFailed('%s: %s' % (url, err))
-        if response.ok:
+        if 200 <= response.status_code < 300:
             return
         if response.status_code >= 500 or response.status_code in (408,
                                                                      429):

@@ -164,7 +164,7 @@ class OnHost:
         return self.input_parameters['resource_name']
 
 
-class Fencing(OnHost):
+class HostFencing(OnHost):
     """A fencing action on the failed host ``resource_name``
     (power_off_host, force_host_down). Fencing twice is harmless, and
     every plan that fences a host wants the same: an application

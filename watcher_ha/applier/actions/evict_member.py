@@ -17,6 +17,12 @@ somebody else, perhaps locally on a partitioned host: its volumes move
 only if its host (``host``, where it ran when the plan was made) is
 forced down and powered off; otherwise the action fails.
 
+Just before the delete, the member that takes the volumes
+(``successor``) must still be able to (ACTIVE, no task, its host up),
+and none of the volumes to move may go with the member (Nova lets
+delete_on_termination change after the plan was made): the point of no
+return is not passed for a failover that cannot finish.
+
 A failed standby holds no volume: it is evicted without evidence
 (``fenced`` false). Deleting twice is a delete: after its applier died,
 the action is done once Nova has no such server.
@@ -43,6 +49,7 @@ class EvictMember(nova_base.ServerAction):
          'fenced': {'type': 'boolean'},
          'node': {'type': ['string', 'null'], 'minLength': 1},
          'host': base.NAME_OR_NULL,
+         'successor': nova_base.SERVER_UUID,
          'volumes': {'type': 'array', 'items': base.NAME}},
         ['resource_id', 'fenced'])
 
@@ -59,11 +66,14 @@ class EvictMember(nova_base.ServerAction):
                 raise base.ActionError(
                     'member %s is gone from Nova, deleted by somebody else '
                     'and perhaps still running on %s: none of its volumes '
-                    'moves: %s' % (self.uuid, host, how))
+                    'moves: %s' % (self.uuid, host or 'its unknown host',
+                                   how))
         raise base.ActionSkipped('member %s is gone from Nova already'
                                  % self.uuid)
 
     def execute(self):
+        self._check_successor()
+        self._check_volumes_kept()
         if self.input_parameters['fenced']:
             fenced, how = applications.fencing_evidence(
                 self.nova, self._ironic(), self.uuid,
@@ -87,6 +97,41 @@ class EvictMember(nova_base.ServerAction):
         self.wait_for(self._gone, CONF.watcher_applier.migration_timeout,
                       'member %s to be deleted' % self.uuid)
 
+    def _check_successor(self):
+        """The member that takes the volumes can, still: past this
+        action, the failed member is gone."""
+        successor = self.input_parameters.get('successor')
+        if not successor:
+            return
+        try:
+            member = applications.member(
+                self.nova, successor, None,
+                applications.down_hosts(self.nova))
+        except nova_exc.ClientException as err:
+            raise base.ActionError('could not read the successor %s: %s'
+                                   % (successor, err))
+        if not member.can_take_over:
+            raise base.ActionError(
+                'member %s was not evicted: its successor %s cannot take '
+                'its volumes now (%s%s%s); trigger the audit again once it '
+                'can' % (self.uuid, successor, member.status,
+                         ', task %s' % member.task_state
+                         if member.task_state else '',
+                         ', its host down' if member.host_down else ''))
+
+    def _check_volumes_kept(self):
+        """None of the volumes to move goes with the member: Nova lets
+        delete_on_termination change after the plan was made (2.85)."""
+        wanted = set(self.input_parameters.get('volumes') or ())
+        doomed = sorted(volume for volume, deleted in
+                        applications.data_volumes(self.nova, self.uuid)
+                        if deleted and volume in wanted)
+        if doomed:
+            raise base.ActionError(
+                'member %s was not evicted: Nova would delete volume(s) %s '
+                'with it (delete_on_termination)' % (self.uuid,
+                                                     ', '.join(doomed)))
+
     @staticmethod
     def _ironic():
         if clients.configured(CONF, clients.IRONIC_GROUP):
@@ -105,4 +150,21 @@ class EvictMember(nova_base.ServerAction):
             raise base.ActionError('member %s is still in Nova' % self.uuid)
 
     def recover(self, started_at):
-        return base.DONE if self._gone() else base.NOT_DONE
+        """NOT_DONE while the member is in Nova. Gone, it is DONE if this
+        action may have deleted it: no fencing asked, or its host fenced
+        (forced down and off), or up in Nova (a delete there went through
+        its compute, which destroyed the guest). Otherwise somebody else
+        may have deleted it locally while it still runs: UNKNOWN, and
+        none of its volumes moves."""
+        if not self._gone():
+            return base.NOT_DONE
+        host = self.input_parameters.get('host')
+        if not self.input_parameters['fenced']:
+            return base.DONE
+        if host and not applications.down_hosts(self.nova).get(host, True):
+            return base.DONE
+        if host and applications.host_fenced(
+                self.nova, self._ironic(), host,
+                self.input_parameters.get('node'))[0]:
+            return base.DONE
+        return base.UNKNOWN

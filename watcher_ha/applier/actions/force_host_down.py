@@ -26,14 +26,14 @@ from watcher_ha.applier.actions import nova_base
 DISABLED_REASON = 'watcher_ha: host failure recovery'
 
 
-class ForceHostDown(base.Fencing, nova_base.ComputeService):
+class ForceHostDown(base.HostFencing, nova_base.ComputeService):
     name = 'force_host_down'
     description = ('Forces down and disables the nova-compute service of a '
                    'failed host.')
     schema = base.input_schema(
         {'resource_name': base.NAME,
          'disabled_reason': base.DISABLED_REASON,
-         **base.Fencing.HOLD_HOST},
+         **base.HostFencing.HOLD_HOST},
         ['resource_name'])
 
     def execute(self):

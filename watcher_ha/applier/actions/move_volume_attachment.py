@@ -7,7 +7,8 @@ fenced holder: Nova then maps the volume to nobody, and Cinder shows it
 available. The volume is attached through Nova (which reserves it in
 Cinder, has the member's compute connect it, and completes the
 attachment), and the action waits until Cinder shows it in use by the
-member (Nova's mapping alone when [cinder] is not configured).
+member ([cinder] must say where Cinder is: Nova maps a volume as it
+reserves it, before the compute has connected it).
 
 A volume whose old holder is still in Nova (not evicted) fails the
 action before anything is asked: Nova would refuse it, or attach a
@@ -91,8 +92,12 @@ class MoveVolumeAttachment(nova_base.ServerAction):
         (when configured) shows the volume in use by the member."""
         if not self._mapped():
             return False
-        if clients.configured(CONF, clients.CINDER_GROUP):
-            return True
+        # Nova maps the volume as it reserves it, before the compute
+        # connects it: only Cinder shows the attachment complete.
+        reason = clients.configured(CONF, clients.CINDER_GROUP)
+        if reason:
+            raise base.ActionError('cannot see volume %s attached: %s'
+                                   % (self.volume, reason))
         try:
             response = clients.cinder(CONF).get(
                 '/volumes/%s' % self.volume, raise_exc=False)

@@ -40,7 +40,7 @@ FIELDS = ('uuid', 'name', 'power_state', 'target_power_state',
           'last_error', 'reservation', 'maintenance', 'fault')
 
 
-class PowerOffHost(ironic_node.IronicNode, base.Fencing, base.Action):
+class PowerOffHost(ironic_node.IronicNode, base.HostFencing, base.Action):
     name = 'power_off_host'
     fields = FIELDS
     description = ('Powers a failed compute host off through Ironic and '
@@ -48,7 +48,7 @@ class PowerOffHost(ironic_node.IronicNode, base.Fencing, base.Action):
     schema = base.input_schema(
         {'resource_name': base.NAME,
          'node': {'type': ['string', 'null'], 'minLength': 1},
-         **base.Fencing.HOLD_HOST},
+         **base.HostFencing.HOLD_HOST},
         ['resource_name'])
 
     @property

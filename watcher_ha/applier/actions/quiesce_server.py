@@ -39,7 +39,11 @@ class QuiesceServer(nova_base.ServerAction):
             self.outcome = 'server %s was stopped already' % self.uuid
             return
         host = nova_base.host_of(server)
-        if applications.host_states(self.nova).get(host, True):
+        if host is None:
+            self.outcome = ('not stopped: server %s has no host (%s); '
+                            'fencing decides' % (self.uuid, server.status))
+            return
+        if applications.down_hosts(self.nova).get(host, True):
             self.outcome = ('not stopped: Nova counts its host %s down; '
                             'fencing decides' % host)
             return

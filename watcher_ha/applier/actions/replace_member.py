@@ -14,6 +14,8 @@ waits for it. The action ends when Nova shows it ACTIVE; ERROR (no host
 honours the group's policy) fails it.
 """
 
+import re
+
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
@@ -51,9 +53,11 @@ class ReplaceMember(nova_base.NovaAction):
         group = self.nova.server_groups.get(
             self.input_parameters['server_group'])
         candidates = list(group.members)
+        # Nova's name filter is a regular expression.
         candidates += [s.id for s in self.nova.servers.list(
-            search_opts={'name': self.input_parameters['resource_name'],
-                         'all_tenants': True})]
+            search_opts={'name': '^%s$' % re.escape(
+                self.input_parameters['resource_name']),
+                'all_tenants': True})]
         for uuid in dict.fromkeys(candidates):
             try:
                 server = self.nova.servers.get(uuid)

@@ -14,9 +14,17 @@ Aodh alarm), the active is unhealthy whatever Nova shows.
 The circuit breaker: more unhealthy members than ``max_unhealthy`` at
 once is no failure of a member but of something wider (a partition, a
 rack, the monitor): nothing moves.
+
+The member that takes over must be able to take the volumes at once:
+ACTIVE in Nova, with no task under way, on a host Nova counts up (a
+standby still being built by the last failover is healthy, yet not a
+successor). A trigger that reports the active failed within
+``failed_grace`` seconds of its activation is the same alarm repeated:
+the new active is not failed over for it.
 """
 
 import dataclasses
+import datetime
 
 ACTIVE = 'active'
 STANDBY = 'standby'
@@ -27,6 +35,8 @@ DEFAULT_ROLE_KEY = 'role'
 # The metadata key a replacement carries: the member it replaces (what
 # makes a replacement happen once, whoever runs it).
 REPLACES_KEY = 'watcher_ha:replaces'
+# The metadata key an activated member carries: when (ISO 8601, UTC).
+ACTIVATED_KEY = 'watcher_ha:activated_at'
 
 # What a trigger means: look, and fail over what Nova shows failed; or
 # the active has failed (an application monitor says so).
@@ -55,9 +65,24 @@ class Member:
     host: str | None
     host_down: bool             # Nova counts the host's compute down
     task_state: str | None = None
+    # When it was last activated (ACTIVATED_KEY), naive UTC.
+    activated_at: datetime.datetime | None = None
+
+    @property
+    def can_take_over(self):
+        return (self.status == 'ACTIVE' and self.task_state is None
+                and not self.host_down)
 
 
 GONE = 'GONE'
+
+
+def activated_at(metadata):
+    """The activation time a member's metadata records, or None."""
+    try:
+        return datetime.datetime.fromisoformat(metadata[ACTIVATED_KEY])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def why_unhealthy(member):
@@ -80,9 +105,10 @@ class Decision:
     successor: Member | None = None     # the standby that becomes active
 
 
-def decide(members, max_unhealthy, trigger=TRIGGER_CHECK):
+def decide(members, max_unhealthy, trigger=TRIGGER_CHECK, now=None,
+           failed_grace=0):
     """The Decision for an application whose ``members`` (Member) Nova
-    shows now."""
+    shows now (``now``, naive UTC: when a repeated trigger is judged)."""
     actives = [m for m in members if m.role == ACTIVE]
     if len(actives) > 1:
         return Decision(NOTHING, 'members %s all have the role %s: mark one '
@@ -93,6 +119,14 @@ def decide(members, max_unhealthy, trigger=TRIGGER_CHECK):
     active = actives[0] if actives else None
     if active is not None and trigger == TRIGGER_FAILED \
             and unhealthy[active.uuid] is None:
+        since = (now - active.activated_at).total_seconds() \
+            if now and active.activated_at else None
+        if since is not None and since < failed_grace:
+            return Decision(NOTHING, 'the active member %s was activated '
+                                     '%d s ago, within failed_trigger_grace '
+                                     '(%d s): a repeated alarm of the last '
+                                     'failover, not a new failure' % (
+                                         active.uuid, since, failed_grace))
         unhealthy[active.uuid] = 'the trigger reports it failed'
     unhealthy = {uuid: why for uuid, why in unhealthy.items() if why}
     if len(unhealthy) > max_unhealthy:
@@ -112,12 +146,15 @@ def decide(members, max_unhealthy, trigger=TRIGGER_CHECK):
                                  'active member (server metadata)' % ACTIVE)
     standbys = [m for m in members if m.role == STANDBY]
     if active.uuid in unhealthy:
-        healthy = [m for m in standbys if m.uuid not in unhealthy]
+        healthy = [m for m in standbys
+                   if m.uuid not in unhealthy and m.can_take_over]
         if not healthy:
             return Decision(NOTHING, 'the active member %s is unhealthy '
-                                     '(%s) and no standby is healthy: '
-                                     'nothing to fail over to' % (
-                                         active.uuid, unhealthy[active.uuid]),
+                                     '(%s) and no standby can take over '
+                                     '(ACTIVE, with no task, on a host that '
+                                     'is up): nothing to fail over to; '
+                                     'trigger the audit again once one can'
+                            % (active.uuid, unhealthy[active.uuid]),
                             failed=active)
         successor = sorted(healthy, key=lambda m: (m.name, m.uuid))[0]
         return Decision(FAIL_OVER, 'the active member %s is unhealthy: %s'

@@ -41,6 +41,11 @@ notification is failed, the reserved hosts its recovery left empty go
 back to the pool, and the failed host is put on maintenance. A report of
 a host that came back (STARTED), or from a disabled segment, is ignored.
 
+Before a failed host's recovery starts, the audits of the applications
+declared for failover with a member on it are triggered
+(doc/source/app_failover.rst): each fails its application over, and
+host_recovery leaves their members alone.
+
 If the engine dies, its notifications are adopted by another engine,
 which looks at the attempt under way (or starts the next); the recovery
 audit and plan have owners of their own and go on meanwhile. The end of
@@ -58,16 +63,21 @@ from watcher_ha.cloud import clients
 from watcher_ha.cloud import compute_services
 from watcher_ha.cloud import reserved_pool
 from watcher_ha.common import context as watcher_context
+from watcher_ha.common import exception as exception_mod
 from watcher_ha.common.instance_ha import attempts
 from watcher_ha.common.instance_ha import exception
 from watcher_ha.common.instance_ha import failures
 from watcher_ha.common.instance_ha import statuses
+from watcher_ha.db import audits
 from watcher_ha.db import failover_segments
 from watcher_ha.db import host_notifications
 from watcher_ha.db import models
 from watcher_ha.db import recoveries
 from watcher_ha.db import reserved_hosts
+from watcher_ha.db import webhook_triggers
+from watcher_ha.decision_engine import app_failover
 from watcher_ha.decision_engine import preemption
+from watcher_ha.notifications import notifier
 from watcher_ha.service import ownership
 
 CONF = cfg.CONF
@@ -300,6 +310,9 @@ class Recoveries:
         segment = segment or _segment(context,
                                       row['failover_segment_uuid'])
         strategy, parameters, what = _attempt(context, row, segment)
+        if row['type'] == statuses.COMPUTE_HOST:
+            self._fail_applications_over(context, row,
+                                         parameters['failed_host'])
         audit = recoveries.start_attempt(context, row, self.host,
                                          parameters, strategy)
         if audit is None:
@@ -311,6 +324,38 @@ class Recoveries:
         # as a message (Endpoints.follow_recovery).
         self.trigger_audit(audit)
         return _notification(context, row['uuid'])
+
+    def _fail_applications_over(self, context, row, host):
+        """Trigger the audit of each declared application with a member
+        on the failed ``host``, which fails it over (or replaces a
+        standby); host_recovery leaves those members alone. Triggered
+        again on a later attempt, or by an adopter, an application's
+        audit finds its failover done or under way and does nothing."""
+        if clients.configured(CONF):
+            return
+        try:
+            members = app_failover.members_on(context, clients.nova(CONF),
+                                              host)
+        except (ks_exc.ClientException, nova_exc.ClientException) as err:
+            LOG.warning('Notification %s: could not read the applications '
+                        'on %s (%s); their audits run when triggered',
+                        row['uuid'], host, err)
+            return
+        for audit in {a['uuid']: a for a in members.values()}.values():
+            try:
+                found = audits.get(context, audit['uuid'])
+                webhook_triggers.trigger(context, found)
+            except (exception_mod.Invalid, exception_mod.Conflict,
+                    exception_mod.NotFound) as err:
+                LOG.info('Notification %s: application audit %s not '
+                         'triggered: %s', row['uuid'], audit['uuid'], err)
+                continue
+            LOG.info('Notification %s: host %s ran members of application '
+                     'audit %s (%s): triggered', row['uuid'], host,
+                     audit['uuid'], audit['name'])
+            notifier.audit('update', audit['uuid'],
+                           old_state=found['state'])
+            self.trigger_audit(audit['uuid'])
 
     def _follow(self, context, row):
         while row is not None and row['hostname'] == self.host:

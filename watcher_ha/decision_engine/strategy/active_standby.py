@@ -21,10 +21,12 @@ common/app_failover/members.py:
   becomes the new standby, in the same server group.
 * a standby is unhealthy: it is evicted and replaced; no volume moves.
 * more unhealthy members than ``max_unhealthy``, no member active, no
-  healthy standby, a failover of this application under way (a started
-  plan holds one of its members), a volume Nova would delete with the
-  failed member: nothing moves, and the audit ends SUCCEEDED saying why
-  (it can be triggered again).
+  standby that can take over now, a plan of this application under way
+  (a started plan holds one of its members), a volume Nova would delete
+  with the failed member, a "failed" trigger just after an activation:
+  nothing moves, and the audit ends SUCCEEDED saying why (it can be
+  triggered again). A member booted from a volume is not replaced (the
+  failover goes on; a warning says so).
 
 The plan fences without holding the failed host, so that the plans of
 several applications whose actives ran on one failed host run side by
@@ -33,22 +35,25 @@ the fencing to show.
 """
 
 from oslo_config import cfg
+from oslo_log import log
 
 from watcher_ha.cloud import applications
 from watcher_ha.cloud import clients
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import holds
 from watcher_ha.common.app_failover import members as members_mod
+from watcher_ha.db import models as db_models
 from watcher_ha.db import plan_holds
 from watcher_ha.decision_engine.strategy import base
 
 CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 METADATA = 'metadata'
 WEBHOOK = 'webhook'
 NOVA = 'nova'
 NO_REPLACEMENT = 'none'
-UUID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
 
 class ActiveStandby(base.Strategy):
@@ -58,7 +63,7 @@ class ActiveStandby(base.Strategy):
     data_models = ()
     parameters_spec = {
         'properties': {
-            'server_group': dict(UUID, description=(
+            'server_group': dict(ID, description=(
                 'The id of the application\'s Nova server group: its '
                 'members are the application\'s servers.')),
             'role_key': {
@@ -71,7 +76,7 @@ class ActiveStandby(base.Strategy):
                                'active member; null: every data volume '
                                'Nova maps to it (its boot volume left '
                                'out).',
-                'type': ['array', 'null'], 'items': UUID,
+                'type': ['array', 'null'], 'items': ID,
                 'uniqueItems': True, 'default': None},
             'trigger': {
                 'description': 'What a trigger means: "check" (fail over '
@@ -90,9 +95,9 @@ class ActiveStandby(base.Strategy):
             'activation_url': {
                 'description': 'Where the activation webhook goes (POST, '
                                'signed with [app_failover] '
-                               'webhook_secret).',
+                               'webhook_secret): an http or https URL.',
                 'type': ['string', 'null'], 'maxLength': 2048,
-                'default': None},
+                'pattern': '^https?://[^/?#]+', 'default': None},
             'replacement': {
                 'description': 'How a failed member is replaced: a new '
                                'server through Nova (same flavor, image, '
@@ -102,12 +107,18 @@ class ActiveStandby(base.Strategy):
             'networks': {
                 'description': 'The network ids of a replacement; null: '
                                'Nova allocates one as for "auto".',
-                'type': ['array', 'null'], 'items': UUID,
+                'type': ['array', 'null'], 'items': ID,
                 'default': None},
             'max_unhealthy': {
                 'description': 'Nothing moves when more members than '
                                'this are unhealthy at once.',
                 'type': 'integer', 'minimum': 1, 'default': 1},
+            'failed_trigger_grace': {
+                'description': 'Seconds after an activation during which '
+                               'a "failed" trigger is taken for the last '
+                               'failover\'s alarm repeated, and the new '
+                               'active is not failed over for it.',
+                'type': 'integer', 'minimum': 0, 'default': 300},
             'quiesce_timeout': {
                 'description': 'Seconds the active on a live host is given '
                                'to stop before the plan goes on only with '
@@ -133,8 +144,10 @@ class ActiveStandby(base.Strategy):
         except applications.ReadError as err:
             raise base.StrategyError(str(err))
         self._refuse_while_under_way(members)
-        decision = members_mod.decide(members, parameters['max_unhealthy'],
-                                      parameters['trigger'])
+        decision = members_mod.decide(
+            members, parameters['max_unhealthy'], parameters['trigger'],
+            now=db_models.utcnow(),
+            failed_grace=parameters['failed_trigger_grace'])
         if decision.what == members_mod.NOTHING:
             raise base.NothingToDo(decision.reason)
         solution = self.new_solution()
@@ -163,10 +176,9 @@ class ActiveStandby(base.Strategy):
         if held:
             raise base.NothingToDo(
                 'a plan under way holds members of this application (%s): '
-                'it is being failed over; trigger the audit again once it '
-                'ended' % ', '.join('%s by %s' % (ident, plan) for
-                                    (_kind, ident), plan in
-                                    sorted(held.items())))
+                'trigger the audit again once it ended' % ', '.join(
+                    '%s by %s' % (ident, plan)
+                    for (_kind, ident), plan in sorted(held.items())))
 
     def _fail_over(self, solution, nova, decision, parameters, common):
         failed, successor = decision.failed, decision.successor
@@ -188,8 +200,8 @@ class ActiveStandby(base.Strategy):
         solution.add_action('evict_member', dict(
             common, resource_id=failed.uuid, resource_name=failed.name,
             fenced=True, why=decision.reason, host=failed.host,
-            volumes=[volume for volume, _delete in volumes]))
-        for volume, _delete in volumes:
+            successor=successor.uuid, volumes=volumes))
+        for volume in volumes:
             solution.add_action('move_volume_attachment', {
                 'volume_id': volume, 'source_server': failed.uuid,
                 'resource_id': successor.uuid,
@@ -203,7 +215,7 @@ class ActiveStandby(base.Strategy):
 
     @staticmethod
     def _volumes(nova, failed, parameters):
-        """[(volume, delete_on_termination)] that follow the active."""
+        """The ids of the volumes that follow the active."""
         mapped = dict(applications.data_volumes(nova, failed.uuid))
         wanted = parameters.get('volumes')
         if wanted is None:
@@ -218,10 +230,11 @@ class ActiveStandby(base.Strategy):
         if doomed:
             raise base.NothingToDo(
                 'Nova would delete volume(s) %s with the failed active %s '
-                '(delete_on_termination): nothing moves; attach them with '
-                'delete_on_termination false' % (', '.join(doomed),
-                                                  failed.uuid))
-        return [(v, False) for v in wanted]
+                '(delete_on_termination): nothing moves; keep them '
+                '(openstack --os-compute-api-version 2.85 server volume '
+                'update --no-delete-on-termination %s <volume>)'
+                % (', '.join(doomed), failed.uuid, failed.uuid))
+        return list(wanted)
 
     @staticmethod
     def _template(decision, members):
@@ -238,10 +251,13 @@ class ActiveStandby(base.Strategy):
         server = nova.servers.get(template.uuid)
         image = getattr(server, 'image', None)
         if not image:
-            raise base.NothingToDo(
-                'the failed member %s boots from a volume, which a Nova '
-                'replacement cannot rebuild: set replacement "none" and '
-                'replace it by hand' % failed.uuid)
+            # The failover itself must not wait for this.
+            LOG.warning('Application of server group %s: member %s boots '
+                        'from a volume, which a Nova replacement cannot '
+                        'rebuild: it is not replaced; replace it by hand '
+                        '(or set replacement "none")',
+                        common['server_group'], template.uuid)
+            return 0
         metadata = {key: value for key, value in
                     (server.metadata or {}).items()
                     if key != members_mod.REPLACES_KEY}

@@ -22,11 +22,19 @@ does, a server in any state is evacuated (evacuate resets to error first
 one Nova would refuse: paused, suspended, waiting for its resize to be
 confirmed...), except one still being built or deleted (soft): those are
 left where they are, their vmove ignored saying why
-(common/instance_ha/failures.py).
+(common/instance_ha/failures.py). So are the members of an application
+declared for failover (doc/source/app_failover.rst): its own audit,
+triggered as the recovery starts, fails it over or replaces them.
 """
 
 import datetime
 
+from keystoneauth1 import exceptions as ks_exc
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+from oslo_log import log
+
+from watcher_ha.cloud import clients
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common.instance_ha import failures
 from watcher_ha.common.instance_ha import packing
@@ -34,7 +42,11 @@ from watcher_ha.db import failover_segments
 from watcher_ha.db import models
 from watcher_ha.db import query
 from watcher_ha.db import vmoves
+from watcher_ha.decision_engine import app_failover
 from watcher_ha.decision_engine.strategy import base
+
+CONF = cfg.CONF
+LOG = log.getLogger(__name__)
 
 RESERVED_HOST = 'reserved_host'
 AUTO = 'auto'
@@ -121,6 +133,7 @@ class HostRecovery(base.Strategy):
         refused = {i.uuid: failures.not_evacuated(i.uuid, i.state)
                    for i in servers}
         refused = {uuid: why for uuid, why in refused.items() if why}
+        refused.update(self._application_members(failed, servers))
         servers = [i for i in servers if i.uuid not in refused]
         looping = self._looping(servers, parameters)
         servers = [i for i in servers if i.uuid not in looping]
@@ -160,6 +173,27 @@ class HostRecovery(base.Strategy):
             'left_alone': looping,
             'not_evacuated': refused})
         return solution
+
+    @staticmethod
+    def _application_members(failed, servers):
+        """{uuid: why} of the ``servers`` that are members of a declared
+        application: its own audit fails it over (app_failover.py)."""
+        if not servers or clients.configured(CONF):
+            return {}
+        try:
+            members = app_failover.members_on(
+                watcher_context.admin_context(), clients.nova(CONF), failed)
+        except (ks_exc.ClientException, nova_exc.ClientException) as err:
+            # Recovered as any server then: an application's audit finds
+            # its member held by this plan and does nothing meanwhile.
+            LOG.warning('Host %s: could not read the applications on it '
+                        '(%s); their members are evacuated', failed, err)
+            return {}
+        return {i.uuid: 'a member of the application of audit %s (%s), '
+                        'which fails it over instead' % (
+                            members[i.uuid]['uuid'],
+                            members[i.uuid]['name'])
+                for i in servers if i.uuid in members}
 
     @staticmethod
     def _looping(servers, parameters):

@@ -3,6 +3,8 @@
 Nova's bodies by microversion and its refusals (volumes.py,
 server_actions.py)."""
 
+import re
+
 from watcher_ha.simulator import web
 from watcher_ha.simulator.nova import api_base
 from watcher_ha.simulator.nova import volumes
@@ -14,6 +16,7 @@ ATTACHMENT_IDS = (2, 89)
 MULTIATTACH = (2, 60)
 # What a metadata key or value may be (Nova's schema).
 METADATA_LIMIT = 255
+METADATA_KEY = re.compile(r'^[a-zA-Z0-9-_:. ]{1,255}$')
 
 
 def _attachment_view(mapping, version):
@@ -32,19 +35,26 @@ def _attachment_view(mapping, version):
 
 def _metadata(body, field):
     """The metadata object ``field`` of ``body``, as Nova's schema
-    checks it: string keys of 1 to 255 characters, string values of up
-    to 255."""
+    checks it: keys of 1 to 255 letters, digits and ``-_:. ``, string
+    values of up to 255 characters."""
     items = body.get(field)
     if not isinstance(items, dict):
         raise web.Reply(400, "Invalid input for field/attribute %s. '%s' "
                              "is a required property" % (field, field))
+    unexpected = sorted(key for key in items if not METADATA_KEY.match(key))
+    if unexpected:
+        raise web.Reply(400, 'Invalid input for field/attribute %s. Value: '
+                             '%s. Additional properties are not allowed '
+                             '(%s %s unexpected)' % (
+                                 field, items, ', '.join(
+                                     repr(k) for k in unexpected),
+                                 'was' if len(unexpected) == 1 else 'were'))
     for key, value in items.items():
-        if not 1 <= len(key) <= METADATA_LIMIT or not isinstance(
-                value, str) or len(value) > METADATA_LIMIT:
-            raise web.Reply(400, 'Invalid input for field/attribute %s. '
-                                 'Value: %s. Keys are 1 to %d characters '
-                                 'and values strings of up to %d'
-                            % (key, value, METADATA_LIMIT, METADATA_LIMIT))
+        if not isinstance(value, str) or len(value) > METADATA_LIMIT:
+            raise web.Reply(400, 'Invalid input for field/attribute %s/%s. '
+                                 'Value: %s. %r is not a string of at most '
+                                 '%d characters' % (field, key, value, value,
+                                                    METADATA_LIMIT))
     return items
 
 
@@ -117,10 +127,10 @@ class VolumeAttachmentsAPI(api_base.ComputeService):
 
     def set_metadata_item(self, req, version, uuid, key):
         items = _metadata(web.body_of(req), 'meta')
-        if len(items) != 1:
+        if len(items) > 1:
             raise web.Reply(400, 'Invalid input for field/attribute meta. '
-                                 'Value: %s. It must hold exactly one item'
-                            % items)
+                                 'Value: %s. %s has too many properties'
+                            % (items, items))
         if key not in items:
             raise web.Reply(400, 'Request body and URI mismatch')
         self.cloud.update_metadata(uuid, items)

@@ -2,7 +2,11 @@
 them: fail over an unhealthy active to a healthy standby, replace an
 unhealthy standby, or nothing (and why): a healthy application, too many
 unhealthy members at once (the circuit breaker), no active or two, no
-healthy standby."""
+standby that can take over now, a failure alarm repeated just after an
+activation."""
+
+import dataclasses
+import datetime
 
 import pytest
 
@@ -97,4 +101,41 @@ def test_no_healthy_standby_is_nothing_to_fail_over_to():
                       member('b', m.STANDBY, status='ERROR')],
                      max_unhealthy=2)
     assert found.what == m.NOTHING
-    assert 'no standby is healthy' in found.reason
+    assert 'no standby can take over' in found.reason
+
+
+@pytest.mark.parametrize('successor', [
+    member('s', m.STANDBY, status='BUILD'),
+    m.Member(uuid='s', name='s', role=m.STANDBY, status='ACTIVE',
+             host='h', host_down=False, task_state='rebooting'),
+])
+def test_a_standby_that_cannot_take_volumes_yet_is_no_successor(successor):
+    found = m.decide([member('a', m.ACTIVE, host_down=True), successor],
+                     max_unhealthy=1)
+    assert found.what == m.NOTHING
+    assert 'no standby can take over' in found.reason
+
+
+def test_a_repeated_failure_alarm_does_not_fail_the_new_active_over():
+    now = datetime.datetime(2026, 11, 27, 12, 0, 0)
+    fresh = m.Member(uuid='a', name='a', role=m.ACTIVE, status='ACTIVE',
+                     host='h', host_down=False,
+                     activated_at=now - datetime.timedelta(seconds=30))
+    found = m.decide([fresh, STANDBY], 1, trigger=m.TRIGGER_FAILED,
+                     now=now, failed_grace=300)
+    assert found.what == m.NOTHING
+    assert 'activated 30 s ago, within failed_trigger_grace' in found.reason
+    later = now + datetime.timedelta(seconds=300)
+    assert m.decide([fresh, STANDBY], 1, trigger=m.TRIGGER_FAILED,
+                    now=later, failed_grace=300).what == m.FAIL_OVER
+    # A host that is down is a failure whenever it comes.
+    down = dataclasses.replace(fresh, host_down=True)
+    assert m.decide([down, STANDBY], 1, trigger=m.TRIGGER_FAILED, now=now,
+                    failed_grace=300).what == m.FAIL_OVER
+
+
+def test_the_activation_time_is_read_from_metadata():
+    assert m.activated_at({m.ACTIVATED_KEY: '2026-11-27T12:00:00'}) == \
+        datetime.datetime(2026, 11, 27, 12)
+    assert m.activated_at({m.ACTIVATED_KEY: 'soon'}) is None
+    assert m.activated_at({}) is None
