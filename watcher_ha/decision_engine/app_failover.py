@@ -30,12 +30,13 @@ def members_on(context, nova, host):
     declared applications that Nova places on ``host``. An application
     whose group Nova does not show is logged and left out: its members
     are then recovered as any server."""
+    applications = declared(context)
+    found = {}
+    if not applications:
+        return found
     on_host = {server.id for server in nova.servers.list(
         search_opts={'host': host, 'all_tenants': True})}
-    found = {}
-    if not on_host:
-        return found
-    for row, group_id in declared(context):
+    for row, group_id in applications if on_host else ():
         try:
             group = nova.server_groups.get(group_id)
         except nova_exc.NotFound:
