@@ -390,3 +390,26 @@ def test_what_the_strategy_will_not_move_it_says(db, cloud):
                        match='Nova has no server group nope'):
         plan_for(app_failover.Application('nope', app.active,
                                           app.standby))
+
+
+def test_two_replacements_made_at_once_become_one(cloud):
+    """An applier paused with its create on the way, another taking the
+    plan over and creating too: whichever looks again keeps the
+    oldest."""
+    url, nova, app = cloud
+    metadata = {'role': members.STANDBY, members.REPLACES_KEY: app.active}
+    made = [nova.servers.create(
+        'app-active', 'image', nova.flavors.find(name='m1.small'),
+        meta=metadata, nics='auto',
+        scheduler_hints={'group': app.group}).id for _ in range(2)]
+    action = replace_member.ReplaceMember({
+        'replaces': app.active, 'server_group': app.group,
+        'role_key': 'role', 'resource_name': 'app-active',
+        'flavor': 'm1.small', 'image': 'any-image', 'metadata': metadata},
+        fence=Fence())
+    kept = action.replacement().id
+    assert action.recover(None) == base.DONE
+    assert [s.id for s in action.replacements()] == [kept]
+    gone = set(made) - {kept}
+    assert len(gone) == 1 and not set(
+        nova.server_groups.get(app.group).members) & gone

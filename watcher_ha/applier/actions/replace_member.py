@@ -10,8 +10,11 @@ than every other member's). It carries the metadata
 ``watcher_ha:replaces = <failed member>``, by which a replacement is
 found rather than made twice: whoever runs the action again (the same
 plan taken over after its applier died, a later plan) finds it and
-waits for it. The action ends when Nova shows it ACTIVE; ERROR (no host
-honours the group's policy) fails it.
+waits for it. Two made at once (an applier paused with its request on
+the way while another took the plan over) are one once either looks
+again: the oldest is kept, the other deleted. The action ends when
+Nova shows it ACTIVE; ERROR (no host honours the group's policy) fails
+it.
 """
 
 import re
@@ -47,9 +50,10 @@ class ReplaceMember(nova_base.NovaAction):
     def replaces(self):
         return self.input_parameters['replaces']
 
-    def replacement(self):
-        """The server that replaces the failed member, if Nova has one:
-        among the group's members and the servers of its name."""
+    def replacements(self):
+        """The servers that replace the failed member, oldest first (by
+        creation, then id: every applier that looks agrees), among the
+        group's members and the servers of its name."""
         group = self.nova.server_groups.get(
             self.input_parameters['server_group'])
         candidates = list(group.members)
@@ -58,6 +62,7 @@ class ReplaceMember(nova_base.NovaAction):
             search_opts={'name': '^%s$' % re.escape(
                 self.input_parameters['resource_name']),
                 'all_tenants': True})]
+        found = []
         for uuid in dict.fromkeys(candidates):
             try:
                 server = self.nova.servers.get(uuid)
@@ -65,8 +70,27 @@ class ReplaceMember(nova_base.NovaAction):
                 continue
             if (server.metadata or {}).get(members.REPLACES_KEY) == \
                     self.replaces:
-                return server
-        return None
+                found.append(server)
+        return sorted(found, key=lambda s: (getattr(s, 'created', ''), s.id))
+
+    def replacement(self):
+        """The replacement kept, if Nova has one."""
+        found = self.replacements()
+        return found[0] if found else None
+
+    def _drop_duplicates(self):
+        """Delete the replacements but the oldest: two appliers that each
+        made one (the first paused with its request on the way, the
+        second taking the plan over) leave one."""
+        for extra in self.replacements()[1:]:
+            try:
+                self.nova.servers.delete(extra.id)
+            except nova_exc.NotFound:
+                continue
+            except nova_exc.ClientException as err:
+                raise base.ActionError('could not delete %s, a second '
+                                       'replacement of member %s: %s'
+                                       % (extra.id, self.replaces, err))
 
     def pre_condition(self):
         found = self.replacement()
@@ -77,7 +101,9 @@ class ReplaceMember(nova_base.NovaAction):
     def execute(self):
         found = self.replacement()
         if found is None:
-            found = self._create()
+            self._create()
+            self._drop_duplicates()
+            found = self.replacement()
         server = self.wait_for(lambda: self._settled(found.id),
                                CONF.watcher_applier.migration_timeout,
                                'replacement %s to be ACTIVE' % found.id)
@@ -121,6 +147,7 @@ class ReplaceMember(nova_base.NovaAction):
                                    % self.replaces)
 
     def recover(self, started_at):
+        self._drop_duplicates()
         found = self.replacement()
         if found is None:
             return base.NOT_DONE
