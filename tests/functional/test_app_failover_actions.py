@@ -413,3 +413,39 @@ def test_two_replacements_made_at_once_become_one(cloud):
     gone = set(made) - {kept}
     assert len(gone) == 1 and not set(
         nova.server_groups.get(app.group).members) & gone
+
+
+def test_a_failover_cut_short_past_the_eviction_is_finished(db, cloud):
+    """The last plan evicted the active, then failed (the attach refused,
+    say): the next run plans what it left undone, not a new failover
+    (no member is active any more, and the evicted one is gone)."""
+    _url, _nova, app = cloud
+    move = {'volume_id': app_failover.DATA_VOLUMES[0],
+            'source_server': app.active, 'resource_id': app.standby}
+    activation = {'resource_id': app.standby, 'server_group': app.group,
+                  'role_key': 'role', 'replaces': app.active,
+                  'method': 'metadata'}
+    audit = factories.audit(db, audit_type='EVENT')
+    factories.action_plan(db, audit, state='FAILED', kinds=[
+        ('power_off_host', {'resource_name': ACTIVE_HOST,
+                            'hold_host': False}),
+        ('evict_member', {'resource_id': app.active, 'fenced': True}),
+        ('move_volume_attachment', move), ('activate', activation)],
+        action_states=['SUCCEEDED', 'SUCCEEDED', 'FAILED', 'CANCELLED'])
+    checked = params.check(active_standby.ActiveStandby.parameters_spec,
+                           {'server_group': app.group})
+    strategy = active_standby.ActiveStandby(
+        application_availability.ApplicationAvailability)
+    solution = strategy.execute(audit, checked)
+    assert [(a.action_type, a.input_parameters)
+            for a in solution.actions] == [
+        ('move_volume_attachment', move), ('activate', activation)]
+    # Before the eviction, nothing is past return: a new run decides.
+    other = factories.audit(db, audit_type='EVENT')
+    factories.action_plan(db, other, state='FAILED', kinds=[
+        ('power_off_host', {'resource_name': ACTIVE_HOST}),
+        ('evict_member', {'resource_id': app.active, 'fenced': True})],
+        action_states=['FAILED', 'CANCELLED'])
+    with pytest.raises(strategy_base.NothingToDo,
+                       match='every member is healthy'):
+        strategy.execute(other, checked)

@@ -303,3 +303,24 @@ def archive_superseded(context, retention, limit=500):
                 _move_actions(session, plan.id, ActionState.DELETED)
                 archived.append(plan.uuid)
     return archived
+
+
+def newest_of_audit(context, audit_uuid):
+    """(the newest plan of the audit: {uuid, state}, its actions: [{uuid,
+    action_type, state, input_parameters}] in creation order), or (None,
+    [])."""
+    with engine.reader.connection.using(context) as conn:
+        plan = conn.execute(
+            sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.state)
+            .join(Audit, ActionPlan.audit_id == Audit.id)
+            .where(Audit.uuid == audit_uuid)
+            .order_by(ActionPlan.id.desc()).limit(1)).first()
+        if plan is None:
+            return None, []
+        actions = conn.execute(
+            sa.select(Action.uuid, Action.action_type, Action.state,
+                      Action.input_parameters)
+            .where(Action.action_plan_id == plan.id)
+            .order_by(Action.id)).mappings().all()
+    return {'uuid': plan.uuid, 'state': plan.state}, [dict(a)
+                                                      for a in actions]

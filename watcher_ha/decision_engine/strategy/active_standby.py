@@ -20,6 +20,10 @@ common/app_failover/members.py:
   ``activation`` says so); replace_member creates the member that
   becomes the new standby, in the same server group.
 * a standby is unhealthy: it is evicted and replaced; no volume moves.
+* the audit's last plan ended (failed, cancelled) after it evicted the
+  failed active, with volumes, the activation or the replacement left to
+  do: those actions again, as planned (the evicted member is gone, and
+  nothing else says where its volumes belong).
 * more unhealthy members than ``max_unhealthy``, no member active, no
   standby that can take over now, a plan of this application under way
   (a started plan holds one of its members), a volume Nova would delete
@@ -42,12 +46,19 @@ from watcher_ha.cloud import clients
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import holds
 from watcher_ha.common.app_failover import members as members_mod
+from watcher_ha.common.states import ActionPlanState
+from watcher_ha.common.states import ActionState
+from watcher_ha.db import action_plans
 from watcher_ha.db import models as db_models
 from watcher_ha.db import plan_holds
 from watcher_ha.decision_engine.strategy import base
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
+
+# The plans a failover may have been cut short in, and the actions done.
+INTERRUPTED = (ActionPlanState.FAILED, ActionPlanState.CANCELLED)
+FINISHED = (ActionState.SUCCEEDED, ActionState.SKIPPED)
 
 METADATA = 'metadata'
 WEBHOOK = 'webhook'
@@ -144,6 +155,9 @@ class ActiveStandby(base.Strategy):
         except applications.ReadError as err:
             raise base.StrategyError(str(err))
         self._refuse_while_under_way(members)
+        resumed = self._interrupted(audit)
+        if resumed:
+            return resumed
         decision = members_mod.decide(
             members, parameters['max_unhealthy'], parameters['trigger'],
             now=db_models.utcnow(),
@@ -179,6 +193,40 @@ class ActiveStandby(base.Strategy):
                 'trigger the audit again once it ended' % ', '.join(
                     '%s by %s' % (ident, plan)
                     for (_kind, ident), plan in sorted(held.items())))
+
+    def _interrupted(self, audit):
+        """A solution that finishes this audit's last failover, if that
+        plan ended (failed, cancelled) past the point of no return: its
+        failed member evicted, not all that follows done. Those actions
+        again, as they were planned (each finds what is done and skips
+        it): the member evicted is gone, and no new run could find where
+        its volumes belong."""
+        plan, actions = action_plans.newest_of_audit(
+            watcher_context.admin_context(), audit.get('uuid'))
+        if plan is None or plan['state'] not in INTERRUPTED:
+            return None
+        kinds = [a['action_type'] for a in actions]
+        if 'evict_member' not in kinds:
+            return None
+        evicted = actions[kinds.index('evict_member')]
+        after = [a for a in actions[kinds.index('evict_member') + 1:]
+                 if a['state'] not in FINISHED]
+        if evicted['state'] != ActionState.SUCCEEDED or not after \
+                or not evicted['input_parameters'].get('fenced'):
+            return None
+        LOG.warning('Audit %s: plan %s ended %s after it evicted member %s; '
+                    'planning the rest of that failover again',
+                    audit.get('uuid'), plan['uuid'], plan['state'],
+                    evicted['input_parameters']['resource_id'])
+        solution = self.new_solution()
+        for action in after:
+            solution.add_action(action['action_type'],
+                                dict(action['input_parameters']))
+        solution.set_indicator('volumes_moved_count', sum(
+            a['action_type'] == 'move_volume_attachment' for a in after))
+        solution.set_indicator('members_replaced_count', sum(
+            a['action_type'] == 'replace_member' for a in after))
+        return solution
 
     def _fail_over(self, solution, nova, decision, parameters, common):
         failed, successor = decision.failed, decision.successor
