@@ -58,10 +58,13 @@ def member(nova, uuid, role_key, down):
         activated_at=members_mod.activated_at(metadata))
 
 
-def members(nova, group_id, role_key=members_mod.DEFAULT_ROLE_KEY):
-    """(the server group, [Member]) of the application."""
+def members(nova, group_id, role_key=members_mod.DEFAULT_ROLE_KEY,
+            also_down=()):
+    """(the server group, [Member]) of the application; the hosts of
+    ``also_down`` count as down whatever Nova shows."""
     found = group(nova, group_id)
     down = down_hosts(nova)
+    down.update({host: True for host in also_down})
     return found, [member(nova, uuid, role_key, down)
                    for uuid in found.members]
 

@@ -299,3 +299,18 @@ def workflow_details(context, notification):
                      name, a.state.lower())}
                 for a in actions]})
     return details
+
+
+def hosts_in_recovery(context):
+    """The names of the hosts a COMPUTE_HOST notification reports failed
+    and whose recovery has not ended (new, running, in error): failed,
+    whatever Nova shows yet (its service_down_time may not have passed
+    since the monitor saw the host stop)."""
+    with engine.reader.connection.using(context) as conn:
+        return set(conn.execute(
+            sa.select(models.SegmentHost.name)
+            .join(Notification, Notification.source_host_uuid
+                  == models.SegmentHost.uuid)
+            .where(Notification.type == statuses.COMPUTE_HOST,
+                   Notification.state.in_(statuses.IN_RECOVERY)))
+            .scalars())

@@ -297,3 +297,20 @@ def test_metadata_needs_no_host_but_a_settled_unlocked_server(sim):
     sim.cloud.lock_server(active, True)
     assert metadata(sim, active, 'PUT', 'role',
                     {'meta': {'role': 'x'}}).status_int == 409
+
+
+def test_a_stop_cast_to_a_dead_compute_sticks_until_it_starts(sim):
+    """Nova casts a stop to the server's compute: one that is dead never
+    does it, and the server stays powering-off (refusing metadata, as
+    any task does); the compute's next start settles it."""
+    active = uuid_of(sim, 'active')
+    hosts.crash(sim.cloud, 'compute-0')
+    stopped = nova(sim, 'POST', '/servers/%s/action' % active,
+                   {'os-stop': None})
+    assert stopped.status_int == 202
+    server = sim.cloud.servers[active]
+    assert (server.vm_state, server.task_state) == ('active', 'powering-off')
+    assert metadata(sim, active, 'PUT', 'role',
+                    {'meta': {'role': 'x'}}).status_int == 409
+    hosts.recover(sim.cloud, 'compute-0')
+    assert (server.vm_state, server.task_state) == ('stopped', None)

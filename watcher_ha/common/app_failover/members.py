@@ -4,8 +4,9 @@ application fails over, replaces a standby, or is left alone (and why).
 
 An application is a Nova server group; its members carry their role in
 their metadata (``role=active`` on one, ``role=standby`` on the others,
-the key configurable). A member is unhealthy when Nova counts its host
-down (forced down, or silent past its service_down_time), when Nova has
+the key configurable). A member is unhealthy when its host is down (Nova
+counts it down: forced down, or silent past its service_down_time; or
+instance HA is recovering it, reported failed), when Nova has
 it in ERROR, or stopped, paused, suspended, shelved (nothing of it runs
 the application), or when it is gone. On a trigger that reports the
 application failed (``trigger`` ``failed``: an application monitor, an
@@ -91,7 +92,7 @@ def why_unhealthy(member):
     if member.status == GONE:
         return 'it is gone from Nova'
     if member.host_down:
-        return 'Nova counts its host %s down' % member.host
+        return 'its host %s is down' % member.host
     if member.status in RUNNING or member.status in MOVING:
         return None
     return 'Nova shows it %s' % member.status

@@ -51,6 +51,7 @@ from watcher_ha.common.states import ActionState
 from watcher_ha.db import action_plans
 from watcher_ha.db import models as db_models
 from watcher_ha.db import plan_holds
+from watcher_ha.db import recoveries
 from watcher_ha.decision_engine.strategy import base
 
 CONF = cfg.CONF
@@ -150,8 +151,12 @@ class ActiveStandby(base.Strategy):
             raise base.StrategyError(reason)
         nova = clients.nova(CONF)
         try:
+            # A host reported failed to instance HA is down before Nova
+            # counts it so (its service_down_time after its last report).
             group, members = applications.members(
-                nova, parameters['server_group'], parameters['role_key'])
+                nova, parameters['server_group'], parameters['role_key'],
+                also_down=recoveries.hosts_in_recovery(
+                    watcher_context.admin_context()))
         except applications.ReadError as err:
             raise base.StrategyError(str(err))
         self._refuse_while_under_way(members)

@@ -30,6 +30,8 @@ if Nova last saw it running or paused, because whenever the system starts
 again (``start_compute``) Nova's power sync makes the records true again.
 """
 
+from watcher_ha.simulator.nova import server_actions
+
 # Nova's power states of a live guest: running, paused.
 LIVE_POWER_STATES = (1, 3)
 # The statuses of an evacuation that the source's nova-compute cleans up
@@ -131,6 +133,10 @@ def start_compute(cloud, host):
         migration.status = 'completed'
         migration.updated_at = now
     for server in cloud.servers_on(host.name):
+        if server.host == host.name and \
+                server.task_state in server_actions.CAST_TASKS:
+            # Asked while it was gone: the power sync below settles it.
+            server.task_state = None
         if (server.host == host.name and server.task_state is None
                 and server.vm_state in ('active', 'paused')):
             cloud._emit('instance.power_off.start', server)

@@ -10,21 +10,28 @@ from watcher_ha.simulator.nova import model
 class Move(typing.NamedTuple):
     """A server action that flips the server between two states: the
     action's name (Nova's, in its refusals), the vm_states it may start
-    from, the name its notifications carry, and the vm_state and
-    power_state (Nova's numbers) it leaves the server in."""
+    from, the name its notifications carry, the vm_state and power_state
+    (Nova's numbers) it leaves the server in, and the task it is in until
+    its host's compute has done it."""
     action: str
     from_states: tuple
     notified: str
     vm_state: str
     power: int
+    task: str
 
 
-START = Move('start', ('stopped',), 'power_on', 'active', 1)
-STOP = Move('stop', ('active',), 'power_off', 'stopped', 4)
-PAUSE = Move('pause', ('active',), 'pause', 'paused', 3)
-UNPAUSE = Move('unpause', ('paused',), 'unpause', 'active', 1)
-SUSPEND = Move('suspend', ('active',), 'suspend', 'suspended', 7)
-RESUME = Move('resume', ('suspended',), 'resume', 'active', 1)
+START = Move('start', ('stopped',), 'power_on', 'active', 1, 'powering-on')
+STOP = Move('stop', ('active',), 'power_off', 'stopped', 4, 'powering-off')
+PAUSE = Move('pause', ('active',), 'pause', 'paused', 3, 'pausing')
+UNPAUSE = Move('unpause', ('paused',), 'unpause', 'active', 1, 'unpausing')
+SUSPEND = Move('suspend', ('active',), 'suspend', 'suspended', 7,
+               'suspending')
+RESUME = Move('resume', ('suspended',), 'resume', 'active', 1, 'resuming')
+# The tasks a compute that never heard of them leaves for its next
+# start (Nova's _init_instance).
+CAST_TASKS = tuple(move.task for move in (START, STOP, PAUSE, UNPAUSE,
+                                          SUSPEND, RESUME))
 
 
 class ServerActions:
@@ -44,10 +51,18 @@ class ServerActions:
     def _move(self, uuid, move):
         """``move`` on the server ``uuid``, notified as Nova does:
         instance.<notified>.start, then .end once the server is in its
-        new states."""
+        new states. Nova casts it to the server's compute: one that does
+        not run, or does not reach the bus, never does it, and the
+        server stays in the move's task (Nova refuses other actions on
+        it meanwhile)."""
         with self.lock:
             server = self.server(uuid)
             self._require(server, move.action, states=move.from_states)
+            host = self.hosts.get(server.host) if server.host else None
+            if host is not None and not host.reporting:
+                server.task_state = move.task
+                self._touch(server)
+                return
             self._emit('instance.%s.start' % move.notified, server)
             server.vm_state, server.power_state = move.vm_state, move.power
             self._emit('instance.%s.end' % move.notified, server)
