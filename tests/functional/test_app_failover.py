@@ -37,6 +37,7 @@ from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
 from tests.helpers import failed_host
+from tests.helpers import plans
 
 HOSTS = ['compute-%d' % i for i in range(9)]
 VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
@@ -160,8 +161,39 @@ class Sampler(threading.Thread):
 
 
 def audit_shown(cluster, audit):
+    """The audit, as the watcher CLI shows it."""
     return cli(cluster.url, '--os-infra-optim-api-version', '1.7', 'audit',
                'show', audit)
+
+
+def api(cluster, path):
+    """GET ``path`` of the Watcher API at its latest microversion: what
+    the tests poll (a CLI call costs a second and a half of CPU)."""
+    response = requests.get(cluster.url + path, headers=plans.LATEST,
+                            timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+def audit_of(cluster, audit):
+    return api(cluster, '/v1/audits/' + audit)
+
+
+def plans_of(cluster, audit):
+    return api(cluster, '/v1/action_plans?audit_uuid=' + audit)[
+        'action_plans']
+
+
+def actions_of(cluster, plan):
+    return api(cluster, '/v1/actions/detail?action_plan_uuid=' + plan)[
+        'actions']
+
+
+def said(cluster, audit, words):
+    """The audit once it is SUCCEEDED saying ``words``, else None."""
+    found = audit_of(cluster, audit)
+    return found if found['state'] == 'SUCCEEDED' and words in (
+        found.get('status_message') or '') else None
 
 
 def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
@@ -220,11 +252,13 @@ def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
                  'OpenStack-API-Version': 'compute 2.96'},
         timeout=10).json()['migrations']}
     assert ordinary in evacuated and active not in evacuated
-    wait_for(lambda: audit_shown(cluster, audit)['State'] == 'SUCCEEDED',
+    wait_for(lambda: audit_of(cluster, audit)['state'] == 'SUCCEEDED',
              20, 'the audit done')
+    wait_for(lambda: plans_of(cluster, audit)[0]['state'] == 'SUCCEEDED',
+             20, 'the plan done')
+    # Watched with the watcher CLI.
     [plan] = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
-    wait_for(lambda: cli(cluster.url, 'actionplan', 'show', plan['UUID'])
-             ['State'] == 'SUCCEEDED', 20, 'the plan done')
+    assert plan['State'] == 'SUCCEEDED'
     actions = cli(cluster.url, 'action', 'list', '--action-plan',
                   plan['UUID'], '--detail')
     assert sorted(a['Action'] for a in actions) == sorted([
@@ -233,9 +267,10 @@ def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
         'replace_member'])
     # Triggered again, it finds the application whole.
     trigger(cluster, audit)
-    wait_for(lambda: 'every member is healthy' in (
-        audit_shown(cluster, audit)['Status Message'] or ''), 20,
-        'the second run done')
+    wait_for(lambda: said(cluster, audit, 'every member is healthy'), 20,
+             'the second run done')
+    assert 'every member is healthy' in audit_shown(
+        cluster, audit)['Status Message']
 
 
 def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
@@ -256,19 +291,19 @@ def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
     host = found['hosts'][HOSTS[2]]
     assert (host['powered_on'], host['forced_down'], host['state']) == (
         True, False, 'up')
-    [plan] = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
-    actions = cli(cluster.url, 'action', 'list', '--action-plan',
-                  plan['UUID'], '--detail')
-    assert sorted(a['Action'] for a in actions) == sorted([
+    [plan] = plans_of(cluster, audit)
+    assert sorted(a['action_type'] for a in actions_of(
+        cluster, plan['uuid'])) == sorted([
         'quiesce_server', 'evict_member', 'move_volume_attachment',
         'move_volume_attachment', 'activate'])
-    # The same alarm again: the new active is not failed over for it.
-    wait_for(lambda: audit_shown(cluster, audit)['State'] == 'SUCCEEDED',
-             20, 'the audit done')
+    # The same alarm again, once the plan ended: the new active is not
+    # failed over for it.
+    wait_for(lambda: plans_of(cluster, audit)[0]['state'] == 'SUCCEEDED'
+             and audit_of(cluster, audit)['state'] == 'SUCCEEDED', 20,
+             'the plan done')
     trigger(cluster, audit)
-    wait_for(lambda: 'a repeated alarm' in (
-        audit_shown(cluster, audit)['Status Message'] or ''), 20,
-        'the second run done')
+    wait_for(lambda: said(cluster, audit, 'a repeated alarm'), 20,
+             'the second run done')
 
 
 def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
@@ -281,18 +316,17 @@ def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
     report(cluster, sim_url, HOSTS[4], 'partition')
 
     def plan_ended():
-        plans = cli(cluster.url, 'actionplan', 'list', '--audit', audit)
-        return plans and plans[0]['State'] in ('SUCCEEDED', 'FAILED') \
-            and plans[0]
+        found = plans_of(cluster, audit)
+        return found and found[0]['state'] in ('SUCCEEDED', 'FAILED') \
+            and found[0]
     plan = wait_for(plan_ended, 40, 'the plan ended')
-    assert plan['State'] == 'FAILED'
-    actions = {a['Action']: a for a in cli(
-        cluster.url, '--os-infra-optim-api-version', '1.7', 'action',
-        'list', '--action-plan', plan['UUID'], '--detail')}
-    assert actions['power_off_host']['State'] == 'FAILED'
+    assert plan['state'] == 'FAILED'
+    actions = {a['action_type']: a for a in actions_of(cluster,
+                                                       plan['uuid'])}
+    assert actions['power_off_host']['state'] == 'FAILED'
     assert 'must not be evacuated' in \
-        actions['power_off_host']['Status Message']
-    assert {kind: a['State'] for kind, a in actions.items()
+        actions['power_off_host']['status_message']
+    assert {kind: a['state'] for kind, a in actions.items()
             if kind != 'power_off_host'} == {
         kind: 'CANCELLED' for kind in (
             'force_host_down', 'evict_member', 'move_volume_attachment',
@@ -318,13 +352,10 @@ def test_too_many_unhealthy_members_move_nothing(cloud):
         nova.services.force_down(service.id, True)
     trigger(cluster, audit)
 
-    def breaker_said():
-        shown = audit_shown(cluster, audit)
-        return shown['State'] == 'SUCCEEDED' and '2 of the 3 members are ' \
-            'unhealthy' in (shown['Status Message'] or '') and shown
-    shown = wait_for(breaker_said, 30, 'the breaker open')
+    shown = wait_for(lambda: said(cluster, audit, '2 of the 3 members are '
+                                  'unhealthy'), 30, 'the breaker open')
     assert 'more than max_unhealthy (1): nothing moves' in \
-        shown['Status Message']
-    assert cli(cluster.url, 'actionplan', 'list', '--audit', audit) == []
+        shown['status_message']
+    assert plans_of(cluster, audit) == []
     for volume in volumes:
         assert state(sim_url)['volumes'][volume]['attached_to'] == [active]

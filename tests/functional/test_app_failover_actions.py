@@ -20,7 +20,7 @@ import requests
 from tests import factories
 from tests.functional import app_failover
 from tests.functional import cloud as cloud_mod
-from tests.functional import services
+from tests import served
 from tests.helpers.fence import Fence
 from watcher_ha.applier.actions import activate
 from watcher_ha.applier.actions import base
@@ -43,10 +43,11 @@ ACTIVE_HOST, STANDBY_HOST = app_failover.HOSTS[:2]
 
 
 @pytest.fixture
-def cloud(tmp_path):
+def cloud():
     """(simulator URL, admin novaclient, the application), with [nova],
-    [ironic] and [cinder] of this process on the simulator."""
-    with services.simulator(tmp_path, app_failover.spec()) as url, \
+    [ironic] and [cinder] of this process on the simulator (served in
+    this process: a test makes one of its own)."""
+    with served.simulator_serving(app_failover.spec()) as (_sim, url), \
             cloud_mod.overridden((
                 ('auth_type', 'none', 'nova'),
                 ('endpoint_override', url + '/compute/v2.1', 'nova'),
@@ -174,6 +175,16 @@ def test_no_eviction_past_which_the_failover_cannot_finish(cloud):
                        'take its volumes now \\(SHUTOFF\\)' % app.standby):
         action.execute()
     assert nova.servers.get(app.active).id == app.active
+
+
+def test_no_eviction_before_an_activation_that_could_not_be_signed(cloud):
+    url, nova, app = cloud
+    fence_host(ACTIVE_HOST)
+    with cloud_mod.overridden((('webhook_secret', None, 'app_failover'),)):
+        with pytest.raises(base.ActionError, match='no \\[app_failover\\] '
+                           'webhook_secret'):
+            evict(app, activation='webhook').pre_condition()
+    evict(app, activation='webhook').pre_condition()
 
 
 def test_no_eviction_of_a_member_nova_would_delete_a_volume_with(cloud):

@@ -17,8 +17,10 @@ somebody else, perhaps locally on a partitioned host: its volumes move
 only if its host (``host``, where it ran when the plan was made) is
 forced down and powered off; otherwise the action fails.
 
-Just before the delete, the member that takes the volumes
-(``successor``) must still be able to (ACTIVE, no task, its host up),
+Nor is anything done when the activation to come is a webhook this
+applier cannot sign (no [app_failover] webhook_secret). Just before the
+delete, the member that takes the volumes (``successor``) must still be
+able to (ACTIVE, no task, its host up),
 and none of the volumes to move may go with the member (Nova lets
 delete_on_termination change after the plan was made): the point of no
 return is not passed for a failover that cannot finish.
@@ -50,10 +52,18 @@ class EvictMember(nova_base.ServerAction):
          'node': {'type': ['string', 'null'], 'minLength': 1},
          'host': base.NAME_OR_NULL,
          'successor': nova_base.SERVER_UUID,
+         'activation': {'enum': ['metadata', 'webhook']},
          'volumes': {'type': 'array', 'items': base.NAME}},
         ['resource_id', 'fenced'])
 
     def pre_condition(self):
+        if self.input_parameters.get('activation') == 'webhook' and \
+                not CONF.app_failover.webhook_secret:
+            # Past the eviction, the activation could not be signed.
+            raise base.ActionError(
+                'member %s was not evicted: its successor is to be '
+                'activated by a signed webhook, and this applier has no '
+                '[app_failover] webhook_secret' % self.uuid)
         if not self._gone():
             return
         host = self.input_parameters.get('host')

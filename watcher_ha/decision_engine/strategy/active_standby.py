@@ -253,7 +253,8 @@ class ActiveStandby(base.Strategy):
         solution.add_action('evict_member', dict(
             common, resource_id=failed.uuid, resource_name=failed.name,
             fenced=True, why=decision.reason, host=failed.host,
-            successor=successor.uuid, volumes=volumes))
+            successor=successor.uuid, volumes=volumes,
+            activation=parameters['activation']))
         for volume in volumes:
             solution.add_action('move_volume_attachment', {
                 'volume_id': volume, 'source_server': failed.uuid,
