@@ -10,6 +10,7 @@ the engine saw when it planned.
 
 from novaclient import exceptions as nova_exc
 
+from watcher_ha.cloud import compute_services
 from watcher_ha.cloud import ironic
 from watcher_ha.common.app_failover import members as members_mod
 
@@ -38,6 +39,17 @@ def down_hosts(nova):
     return {service.host: (service.state == 'down'
                            or bool(getattr(service, 'forced_down', False)))
             for service in nova.services.list(binary='nova-compute')}
+
+
+def host_down(nova, host):
+    """Whether Nova counts the nova-compute of ``host`` down (or has
+    none): one service read, where down_hosts reads them all."""
+    try:
+        service = compute_services.find(nova, host)
+    except compute_services.ServiceError:
+        return True
+    return service.state == 'down' or bool(
+        getattr(service, 'forced_down', False))
 
 
 def member(nova, uuid, role_key, down):
@@ -108,10 +120,9 @@ def fencing_evidence(nova, ironic_api, server_uuid, node=None):
             return True, 'server %s is shelved offloaded' % server_uuid
         return False, ('server %s has no host (%s): it cannot be proven '
                        'fenced' % (server_uuid, server.status))
-    down = down_hosts(nova)
     if (server is not None and server.status == 'SHUTOFF'
             and getattr(server, TASK_FIELD, None) is None
-            and not down.get(host, True)):
+            and not host_down(nova, host)):
         return True, ('Nova shows server %s stopped on %s, whose compute '
                       'reports' % (server_uuid, host))
     if host is None:
@@ -123,8 +134,11 @@ def fencing_evidence(nova, ironic_api, server_uuid, node=None):
 def host_fenced(nova, ironic_api, host, node=None):
     """(True, how) when ``host`` is forced down in Nova and its node
     powered off in Ironic; (False, why) otherwise."""
-    services = nova.services.list(host=host, binary='nova-compute')
-    if not services or not getattr(services[0], 'forced_down', False):
+    try:
+        service = compute_services.find(nova, host)
+    except compute_services.ServiceError as err:
+        return False, str(err)
+    if not getattr(service, 'forced_down', False):
         return False, ('the compute service of %s is not forced down in '
                        'Nova' % host)
     if ironic_api is None:

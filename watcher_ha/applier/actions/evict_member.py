@@ -171,7 +171,7 @@ class EvictMember(nova_base.ServerAction):
         host = self.input_parameters.get('host')
         if not self.input_parameters['fenced']:
             return base.DONE
-        if host and not applications.down_hosts(self.nova).get(host, True):
+        if host and not applications.host_down(self.nova, host):
             return base.DONE
         if host and applications.host_fenced(
                 self.nova, self._ironic(), host,

@@ -73,11 +73,14 @@ class MoveVolumeAttachment(nova_base.ServerAction):
                 raise base.ActionError(
                     'Nova did not attach volume %s to %s: %s' % (
                         self.volume, self.uuid, err))
+        self._wait_attached()
+        self.outcome = 'volume %s attached to %s' % (self.volume, self.uuid)
+
+    def _wait_attached(self):
         self.wait_for(self._attached,
                       CONF.watcher_applier.migration_timeout,
                       'volume %s to be attached to %s' % (self.volume,
                                                           self.uuid))
-        self.outcome = 'volume %s attached to %s' % (self.volume, self.uuid)
 
     def _mapped(self):
         """Whether Nova maps the volume to the member."""
@@ -118,8 +121,5 @@ class MoveVolumeAttachment(nova_base.ServerAction):
     def recover(self, started_at):
         if not self._mapped():
             return base.NOT_DONE
-        self.wait_for(self._attached,
-                      CONF.watcher_applier.migration_timeout,
-                      'volume %s to be attached to %s' % (self.volume,
-                                                          self.uuid))
+        self._wait_attached()
         return base.DONE

@@ -43,7 +43,7 @@ class QuiesceServer(nova_base.ServerAction):
             self.outcome = ('not stopped: server %s has no host (%s); '
                             'fencing decides' % (self.uuid, server.status))
             return
-        if applications.down_hosts(self.nova).get(host, True):
+        if applications.host_down(self.nova, host):
             self.outcome = ('not stopped: Nova counts its host %s down; '
                             'fencing decides' % host)
             return

@@ -46,6 +46,15 @@ CONNECTOR = {'platform': 'x86_64', 'os_type': 'linux', 'multipath': False,
              'initiator': 'iqn.2004-10.org.debian:%s'}
 
 
+def _mapping(server, volume_id):
+    """The server's mapping of the volume; Nova's 404 if it has none."""
+    found = server.volumes.get(volume_id)
+    if found is None:
+        raise model.Refused(404, 'Instance %s is not attached to volume %s'
+                            % (server.uuid, volume_id))
+    return found
+
+
 def connector(host):
     """What the compute ``host`` tells Cinder of itself to connect a
     volume."""
@@ -62,12 +71,7 @@ class ServerVolumes:
 
     def block_device(self, uuid, volume_id):
         with self.lock:
-            server = self.server(uuid)
-            found = server.volumes.get(volume_id)
-            if found is None:
-                raise model.Refused(404, 'Instance %s is not attached to '
-                                         'volume %s' % (uuid, volume_id))
-            return found
+            return _mapping(self.server(uuid), volume_id)
 
     def _storage(self):
         if self.storage is None:
@@ -163,10 +167,7 @@ class ServerVolumes:
             server = self.server(uuid)
             storage = self._storage()
             volume = storage.volume(volume_id)
-            mapping = server.volumes.get(volume_id)
-            if mapping is None:
-                raise model.Refused(404, 'Instance %s is not attached to '
-                                         'volume %s' % (uuid, volume_id))
+            mapping = _mapping(server, volume_id)
             self._require(server, 'detach_volume', states=VOLUME_STATES)
             if server.vm_state == 'shelved_offloaded':
                 self._forget(server, mapping, disconnected=True)
