@@ -19,6 +19,7 @@ output, kept in watcher-ha-all-in-one.out.
 """
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -258,6 +259,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--port', type=int,
                         help='the API\'s port (default: 9322 if free)')
+    parser.add_argument('--simulator-port', type=int,
+                        help='the simulated cloud\'s port (default: 8778 '
+                             'if free); demos run side by side (the tests) '
+                             'each need their own')
     parser.add_argument('--state-dir', default=STATE,
                         help='where the state and logs go (emptied first)')
     args = parser.parse_args()
@@ -265,7 +270,7 @@ def main():
     shutil.rmtree(STATE, ignore_errors=True)
     os.makedirs(STATE)
     port = args.port or free_port()
-    sim_port = free_port(8778)
+    sim_port = args.simulator_port or free_port(8778)
     cloud, admin = write_cloud()
     config = write_config(port, sim_port, cloud, admin)
     env = cli_environment(sim_port, admin)
@@ -331,7 +336,9 @@ def main():
         print('\n%s is drained: its compute service is disabled and its '
               'servers run elsewhere.' % MAINTAINED)
     finally:
-        os.killpg(service.pid, signal.SIGTERM)
+        # It may have ended already (a port it could not bind).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(service.pid, signal.SIGTERM)
         service.wait(timeout=15)
 
 

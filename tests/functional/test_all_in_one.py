@@ -44,7 +44,9 @@ DEMO_WORK = 90
 
 def demo(*args, work=DEMO_WORK):
     """Run tools/demo.py with ``args``; its CompletedProcess."""
+    # Its own simulator port: the demos of the tests run side by side.
     return children.run([sys.executable, str(ROOT / 'tools/demo.py'),
+                         '--simulator-port', str(fixtures.free_port()),
                          *args], capture_output=True, text=True,
                         timeout=fixtures.Bound(work=work).seconds())
 

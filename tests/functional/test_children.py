@@ -76,6 +76,7 @@ def test_a_killed_demo_takes_its_all_in_one_with_it(tmp_path):
     test's timeout SIGKILLs the demo, whose cleanup then never runs."""
     proc = children.popen(
         [sys.executable, str(ROOT / 'tools' / 'demo.py'), '--port',
+         str(fixtures.free_port()), '--simulator-port',
          str(fixtures.free_port()), '--state-dir', str(tmp_path / 'demo')],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert killed_takes_along(proc, 'is serving on') == []

@@ -13,6 +13,7 @@ first time (the virtualenv is kept in .bench/). Under CI=true a missing
 piece fails the test instead of skipping it.
 """
 
+import contextlib
 import datetime
 import os
 import shutil
@@ -20,9 +21,12 @@ import shutil
 import pytest
 import requests
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.functional import embedded_cloud
+from tests.functional import fixtures
 from tests.functional import horizon
 from tests.functional import identity
 from tests.functional import services
@@ -174,6 +178,12 @@ def test_horizon_logs_in_and_renders_every_panel(browser, dashboard,
     browser.find_element(By.ID, 'id_password').send_keys(
         identity.ADMIN['password'])
     browser.find_element(By.CSS_SELECTOR, 'button[type=submit]').click()
+    # The click returns before the browser follows the login's redirect:
+    # the URL read at once may still be the login page's.
+    # A login that never leaves the page is told by the assert below.
+    with contextlib.suppress(TimeoutException):
+        WebDriverWait(browser, fixtures.Bound(work=10).seconds()).until(
+            lambda b: '/auth/login/' not in b.current_url or _errors(b))
     assert browser.current_url == dashboard + '/admin/goals/', (
         browser.current_url, _errors(browser) or _page_text(browser))
     menu = _page_text(browser)
