@@ -21,6 +21,10 @@ reported by its webhook, as an application monitor would.
   reported: power fencing fails, nothing moves, and the API says why.
 - Two of three members' hosts fail (forced down in Nova), with
   max_unhealthy 1: nothing moves, and the audit says why.
+- The active's guest fails and its instance monitor reports it (a VM
+  notification): instance HA's restart fails, and once its attempts are
+  used up, the application's audit is triggered, and fails the active
+  over though Nova shows it running.
 """
 
 import threading
@@ -39,11 +43,11 @@ from tests.functional.fixtures import wait_for
 from tests.helpers import failed_host
 from tests.helpers import plans
 
-HOSTS = ['compute-%d' % i for i in range(9)]
+HOSTS = ['compute-%d' % i for i in range(11)]
 VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
                        for i in (1, 2))
            for n, app in enumerate(('failover', 'partition', 'breaker',
-                                    'live'))}
+                                    'live', 'restarts'))}
 SPEC = {
     'power_seconds': 0.2, 'boot_seconds': 1,
     # Nova's: a host reported at once is still up for it.
@@ -66,6 +70,9 @@ def sections(sim_url):
     found['cinder'] = dict(found['nova'])
     found['app_failover'] = {'webhook_secret': app_failover.SECRET,
                              'webhook_timeout': 20}
+    # Instance HA restarts a failed guest once, and gives up at once.
+    found['instance_ha'] = {'recovery_attempts': 1,
+                            'recovery_retry_interval': 1}
     return found
 
 
@@ -94,9 +101,10 @@ def report(cluster, sim_url, host, what='fail'):
     return failed_host.report(cluster, host)
 
 
-def make(nova, name, hosts, volumes):
+def make(nova, name, hosts, volumes, **metadata):
     """An application ``name``: its first member active on hosts[0], the
-    others standbys on the other hosts, ``volumes`` on the active."""
+    others standbys on the other hosts, ``volumes`` on the active; each
+    member with ``metadata`` too."""
     group = nova.server_groups.create(name=name, policy='anti-affinity')
     flavor = nova.flavors.find(name='m1.small')
     made = []
@@ -104,7 +112,8 @@ def make(nova, name, hosts, volumes):
         role = 'active' if index == 0 else 'standby'
         made.append(nova.servers.create(
             '%s-%d' % (name, index), 'image', flavor, nics='auto',
-            meta={'role': role}, availability_zone='nova:' + host,
+            meta=dict(metadata, role=role),
+            availability_zone='nova:' + host,
             scheduler_hints={'group': group.id}).id)
     for volume in volumes:
         nova.volumes.create_server_volume(made[0], volume)
@@ -158,6 +167,33 @@ class Sampler(threading.Thread):
     def stop(self):
         self.stopping.set()
         self.join(10)
+
+
+def taken_over(sim_url, standby, volumes):
+    """The simulator's state once ``standby`` holds ``volumes`` and is
+    marked active, else None."""
+    found = state(sim_url)
+    return all(found['volumes'][v]['attached_to'] == [standby]
+               for v in volumes) and found['servers'][standby][
+        'metadata'].get('role') == 'active' and found
+
+
+def stopped_in_place(cluster, audit):
+    """The audit's one plan, once it stopped its failed active in place
+    (on a live host) and failed it over without a replacement."""
+    [plan] = plans_of(cluster, audit)
+    return sorted(a['action_type'] for a in actions_of(
+        cluster, plan['uuid'])) == sorted([
+        'quiesce_server', 'evict_member', 'move_volume_attachment',
+        'move_volume_attachment', 'activate']) and plan
+
+
+def trigger_again(cluster, audit):
+    """Trigger ``audit`` once its plan and its run are done."""
+    wait_for(lambda: plans_of(cluster, audit)[0]['state'] == 'SUCCEEDED'
+             and audit_of(cluster, audit)['state'] == 'SUCCEEDED', 20,
+             'the plan done')
+    trigger(cluster, audit)
 
 
 def audit_shown(cluster, audit):
@@ -280,28 +316,16 @@ def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
     audit = declare(cluster, 'live', group, trigger='failed',
                     replacement='none')
     trigger(cluster, audit)
-
-    def taken_over():
-        found = state(sim_url)
-        return all(found['volumes'][v]['attached_to'] == [standby]
-                   for v in volumes) and found['servers'][standby][
-            'metadata'].get('role') == 'active' and found
-    found = wait_for(taken_over, WITHIN, 'the standby active')
+    found = wait_for(lambda: taken_over(sim_url, standby, volumes), WITHIN,
+                     'the standby active')
     assert active not in found['servers']
     host = found['hosts'][HOSTS[2]]
     assert (host['powered_on'], host['forced_down'], host['state']) == (
         True, False, 'up')
-    [plan] = plans_of(cluster, audit)
-    assert sorted(a['action_type'] for a in actions_of(
-        cluster, plan['uuid'])) == sorted([
-        'quiesce_server', 'evict_member', 'move_volume_attachment',
-        'move_volume_attachment', 'activate'])
+    assert stopped_in_place(cluster, audit)
     # The same alarm again, once the plan ended: the new active is not
     # failed over for it.
-    wait_for(lambda: plans_of(cluster, audit)[0]['state'] == 'SUCCEEDED'
-             and audit_of(cluster, audit)['state'] == 'SUCCEEDED', 20,
-             'the plan done')
-    trigger(cluster, audit)
+    trigger_again(cluster, audit)
     wait_for(lambda: said(cluster, audit, 'a repeated alarm'), 20,
              'the second run done')
 
@@ -359,3 +383,36 @@ def test_too_many_unhealthy_members_move_nothing(cloud):
     assert plans_of(cluster, audit) == []
     for volume in volumes:
         assert state(sim_url)['volumes'][volume]['attached_to'] == [active]
+
+
+def test_a_member_instance_ha_could_not_restart_is_failed_over(cloud):
+    cluster, sim_url, nova = cloud
+    volumes = VOLUMES['restarts']
+    group, (active, standby) = make(nova, 'restarts', HOSTS[9:11], volumes,
+                                    HA_Enabled='True')
+    audit = declare(cluster, 'restarts', group, replacement='none')
+    # The restart's first call (its stop) fails: Nova still shows the
+    # server running, and only instance HA knows it failed.
+    requests.put(sim_url + '/simulator/faults', json={'api_failures': [{
+        'method': 'POST', 'path': '/servers/%s/action' % active,
+        'status': 500, 'count': 1}]}, timeout=10).raise_for_status()
+    notification = failed_host.ha(cluster, 'POST', '/notifications', {
+        'notification': {
+            'type': 'VM', 'hostname': HOSTS[9],
+            'generated_time': '2026-11-28T10:00:00',
+            'payload': {'event': 'LIFECYCLE',
+                        'vir_domain_event': 'STOPPED_FAILED',
+                        'instance_uuid': active}}})['notification'][
+        'notification_uuid']
+    assert failed_host.wait_ended(cluster, notification)['status'] == \
+        'failed'
+    found = wait_for(lambda: taken_over(sim_url, standby, volumes), WITHIN,
+                     'the standby active')
+    assert active not in found['servers']
+    assert stopped_in_place(cluster, audit)
+    assert [w for w in found['shared_writes']
+            if w['volume'] in volumes] == []
+    # Triggered again once done, the report is outlived by the plan.
+    trigger_again(cluster, audit)
+    wait_for(lambda: said(cluster, audit, 'every member is healthy'), 20,
+             'the second run done')

@@ -306,12 +306,13 @@ def archive_superseded(context, retention, limit=500):
 
 
 def newest_of_audit(context, audit_uuid):
-    """(the newest plan of the audit: {uuid, state}, its actions: [{uuid,
-    action_type, state, input_parameters}] in creation order), or (None,
-    [])."""
+    """(the newest plan of the audit: {uuid, state, created_at}, its
+    actions: [{uuid, action_type, state, input_parameters}] in creation
+    order), or (None, [])."""
     with engine.reader.connection.using(context) as conn:
         plan = conn.execute(
-            sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.state)
+            sa.select(ActionPlan.id, ActionPlan.uuid, ActionPlan.state,
+                      ActionPlan.created_at)
             .join(Audit, ActionPlan.audit_id == Audit.id)
             .where(Audit.uuid == audit_uuid)
             .order_by(ActionPlan.id.desc()).limit(1)).first()
@@ -322,5 +323,6 @@ def newest_of_audit(context, audit_uuid):
                       Action.input_parameters)
             .where(Action.action_plan_id == plan.id)
             .order_by(Action.id)).mappings().all()
-    return {'uuid': plan.uuid, 'state': plan.state}, [dict(a)
+    return {'uuid': plan.uuid, 'state': plan.state,
+            'created_at': plan.created_at}, [dict(a)
                                                       for a in actions]

@@ -15,6 +15,7 @@ machine and on the owner.
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
+from watcher_ha.common.app_failover import members
 from watcher_ha.common.instance_ha import attempts
 from watcher_ha.common.instance_ha import statuses
 from watcher_ha.common.states import ActionPlanState
@@ -179,9 +180,11 @@ def start_attempt(context, row, host, parameters, strategy):
 
 
 @engine.retry_on_deadlock
-def end_attempt(context, uuid, host, target, message=None):
+def end_attempt(context, uuid, host, target, message=None, then=None):
     """running -> finished or error, or error -> failed, while ``host``
-    owns the notification; LostOwnership if it does not."""
+    owns the notification; LostOwnership if it does not. ``then(context)``
+    (if given) runs in the same transaction once the move is made: what
+    must be written with it or not at all."""
     with engine.writer.using(context) as session:
         moved = transitions.write(
             session, Notification, [Notification.uuid == uuid],
@@ -190,8 +193,10 @@ def end_attempt(context, uuid, host, target, message=None):
                     # Over for good: nobody holds it any more.
                     **({'hostname': None} if target in (
                         statuses.FINISHED, statuses.FAILED) else {})})
-    if not moved:
-        raise LostOwnership(uuid)
+        if not moved:
+            raise LostOwnership(uuid)
+        if then is not None:
+            then(context)
 
 
 def owns(context, uuid, host):
@@ -314,3 +319,37 @@ def hosts_in_recovery(context):
             .where(Notification.type == statuses.COMPUTE_HOST,
                    Notification.state.in_(statuses.IN_RECOVERY)))
             .scalars())
+
+
+def failures_given_up(context, since=None):
+    """[Report] (common/app_failover/members.py) of the failures instance
+    HA gave up on that ended after ``since`` (naive UTC; None: all): the
+    VM notifications failed once their restarts were used up, and the
+    PROCESS notifications that ended (a monitor reports a process only
+    once its own restarts of it are used up; its recovery puts the host
+    on maintenance, and starts nothing)."""
+    ended_at = sa.func.coalesce(Notification.updated_at,
+                                Notification.created_at)
+    with engine.reader.connection.using(context) as conn:
+        rows = conn.execute(
+            sa.select(Notification.uuid.label('uuid'), Notification.type,
+                      Notification.payload, ended_at.label('ended_at'),
+                      models.SegmentHost.name.label('host'))
+            .outerjoin(models.SegmentHost, Notification.source_host_uuid
+                       == models.SegmentHost.uuid)
+            .where(sa.or_(
+                sa.and_(Notification.type == statuses.VM,
+                        Notification.state == statuses.FAILED),
+                sa.and_(Notification.type == statuses.PROCESS,
+                        Notification.state.in_((statuses.FINISHED,
+                                                statuses.FAILED)))),
+                   ended_at > since if since is not None else sa.true())
+        ).all()
+    return [members.Report(
+        notification=row.uuid, ended_at=row.ended_at,
+        server=row.payload.get('instance_uuid')
+        if row.type == statuses.VM else None,
+        host=row.host if row.type == statuses.PROCESS else None,
+        process=row.payload.get('process_name')
+        if row.type == statuses.PROCESS else None)
+        for row in rows]

@@ -3,9 +3,11 @@ application_availability), as instance HA meets them: a failed host's
 members of an application are failed over by the application's own
 audit, not evacuated as ordinary servers (doc/source/app_failover.rst).
 
-Read by the host_recovery strategy (which leaves those members out) and
-by the engine that starts a host's recovery (which triggers those
-applications' audits first).
+Read by the host_recovery strategy (which leaves those members out), by
+the engine that starts a host's recovery (which triggers those
+applications' audits first), and by the engine that gives up on a
+member's restarts or ends a process failure of its host (which triggers
+its application's audit: the run counts the member failed).
 """
 
 from novaclient import exceptions as nova_exc
@@ -30,19 +32,25 @@ def members_on(context, nova, host):
     declared applications that Nova places on ``host``. An application
     whose group Nova does not show is logged and left out: its members
     are then recovered as any server."""
-    applications = declared(context)
+    if not declared(context):
+        return {}
+    return members_among(context, nova, {server.id for server in
+                                         nova.servers.list(search_opts={
+                                             'host': host,
+                                             'all_tenants': True})})
+
+
+def members_among(context, nova, servers):
+    """{server uuid: the audit row of its application} of the members of
+    declared applications among ``servers`` (uuids)."""
     found = {}
-    if not applications:
-        return found
-    on_host = {server.id for server in nova.servers.list(
-        search_opts={'host': host, 'all_tenants': True})}
-    for row, group_id in applications if on_host else ():
+    for row, group_id in declared(context) if servers else ():
         try:
             group = nova.server_groups.get(group_id)
         except nova_exc.NotFound:
             LOG.warning('Application audit %s names server group %s, which '
                         'Nova does not have', row['uuid'], group_id)
             continue
-        for uuid in set(group.members) & on_host:
+        for uuid in set(group.members) & set(servers):
             found[uuid] = row
     return found

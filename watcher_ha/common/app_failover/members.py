@@ -68,6 +68,8 @@ class Member:
     task_state: str | None = None
     # When it was last activated (ACTIVATED_KEY), naive UTC.
     activated_at: datetime.datetime | None = None
+    # Why instance HA reports it failed (see reported_failure), or None.
+    reported_failed: str | None = None
 
     @property
     def can_take_over(self):
@@ -86,11 +88,45 @@ def activated_at(metadata):
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """A failure instance HA gave up on: a VM notification of ``server``
+    failed after its restarts, or a PROCESS notification (``process``) of
+    ``host``; ``ended_at``: when (naive UTC)."""
+    notification: str
+    ended_at: datetime.datetime
+    server: str | None = None
+    host: str | None = None
+    process: str | None = None
+
+
+def reported_failure(member, reports, since=None):
+    """Why instance HA reports ``member`` failed, from ``reports``
+    (Report) that ended after ``since`` (the application's last plan) and
+    after the member's activation; None when none does."""
+    after = max((t for t in (since, member.activated_at) if t),
+                default=None)
+    for report in sorted(reports, key=lambda r: r.ended_at, reverse=True):
+        if after is not None and report.ended_at <= after:
+            continue
+        if report.server is not None and report.server == member.uuid:
+            return ('instance HA could not restart it (notification %s)'
+                    % report.notification)
+        if report.process and member.host and report.host == member.host:
+            return ('process %s of its host %s stopped and its monitor '
+                    'could not restart it (notification %s)' % (
+                        report.process, member.host, report.notification))
+    return None
+
+
 def why_unhealthy(member):
-    """Why ``member`` does not run its application, as Nova shows it
-    (None: it runs, or is on its way somewhere)."""
+    """Why ``member`` does not run its application, as Nova shows it or
+    instance HA reports it (None: it runs, or is on its way
+    somewhere)."""
     if member.status == GONE:
         return 'it is gone from Nova'
+    if member.reported_failed:
+        return member.reported_failed
     if member.host_down:
         return 'its host %s is down' % member.host
     if member.status in RUNNING or member.status in MOVING:

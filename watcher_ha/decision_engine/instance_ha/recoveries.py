@@ -44,7 +44,10 @@ a host that came back (STARTED), or from a disabled segment, is ignored.
 Before a failed host's recovery starts, the audits of the applications
 declared for failover with a member on it are triggered
 (doc/source/app_failover.rst): each fails its application over, and
-host_recovery leaves their members alone.
+host_recovery leaves their members alone. A VM notification failed after
+its restarts, and a PROCESS notification as it ends, trigger the audit
+of the member's application with the same commit: its run counts the
+member failed.
 
 If the engine dies, its notifications are adopted by another engine,
 which looks at the attempt under way (or starts the next); the recovery
@@ -331,17 +334,63 @@ class Recoveries:
         standby); host_recovery leaves those members alone. Triggered
         again on a later attempt, or by an adopter, an application's
         audit finds its failover done or under way and does nothing."""
+        found = self._applications(
+            row, lambda nova: app_failover.members_on(context, nova, host))
+        self._announce(row, self._trigger(context, row, found))
+
+    def _end(self, context, row, target, message):
+        """End the attempt of ``row`` (``target``: finished, error,
+        failed). A failure instance HA gives up on (a VM whose restarts
+        were all used up, a PROCESS of a host) triggers, in the same
+        transaction, the audit of the member's application, whose run
+        counts it failed (common/app_failover/members.py): an engine that
+        dies in between ends neither, and its adopter does both."""
+        found = []
+        if (row['type'] == statuses.VM and target == statuses.FAILED) or (
+                row['type'] == statuses.PROCESS and target in (
+                    statuses.FINISHED, statuses.FAILED)):
+            found = self._applications(row, lambda nova: self._members_of(
+                context, nova, row))
+        triggered = []
+        recoveries.end_attempt(
+            context, row['uuid'], self.host, target, message,
+            then=lambda ctx: triggered.extend(self._trigger(ctx, row,
+                                                            found)))
+        self._announce(row, triggered)
+
+    @staticmethod
+    def _members_of(context, nova, row):
+        """{uuid: application audit row} of the members a VM or PROCESS
+        notification ``row`` concerns: its server, or its host's."""
+        if row['type'] == statuses.VM:
+            return app_failover.members_among(
+                context, nova, {row['payload']['instance_uuid']})
+        return app_failover.members_on(
+            context, nova,
+            recoveries.host_name(context, row['source_host_uuid']))
+
+    @staticmethod
+    def _applications(row, members_of):
+        """[application audit row] of the members ``members_of(nova)``
+        finds ({server uuid: audit row}); none when Nova cannot say."""
         if clients.configured(CONF):
-            return
+            return []
         try:
-            members = app_failover.members_on(context, clients.nova(CONF),
-                                              host)
-        except (ks_exc.ClientException, nova_exc.ClientException) as err:
+            members = members_of(clients.nova(CONF))
+        except (ks_exc.ClientException, nova_exc.ClientException,
+                LookupError) as err:
             LOG.warning('Notification %s: could not read the applications '
-                        'on %s (%s); their audits run when triggered',
-                        row['uuid'], host, err)
-            return
-        for audit in {a['uuid']: a for a in members.values()}.values():
+                        'it concerns (%s); their audits run when triggered',
+                        row['uuid'], err)
+            return []
+        return list({a['uuid']: a for a in members.values()}.values())
+
+    @staticmethod
+    def _trigger(context, row, applications):
+        """Trigger the audits of ``applications``; [(audit row as it was,
+        its name)] of those triggered."""
+        triggered = []
+        for audit in applications:
             try:
                 found = audits.get(context, audit['uuid'])
                 webhook_triggers.trigger(context, found)
@@ -350,12 +399,18 @@ class Recoveries:
                 LOG.info('Notification %s: application audit %s not '
                          'triggered: %s', row['uuid'], audit['uuid'], err)
                 continue
-            LOG.info('Notification %s: host %s ran members of application '
-                     'audit %s (%s): triggered', row['uuid'], host,
-                     audit['uuid'], audit['name'])
-            notifier.audit('update', audit['uuid'],
+            triggered.append(found)
+        return triggered
+
+    def _announce(self, row, triggered):
+        """After the trigger's commit: say so, and run each audit."""
+        for found in triggered:
+            LOG.info('Notification %s (%s) concerns members of application '
+                     'audit %s (%s): triggered', row['uuid'], row['type'],
+                     found['uuid'], found['name'])
+            notifier.audit('update', found['uuid'],
                            old_state=found['state'])
-            self.trigger_audit(audit['uuid'])
+            self.trigger_audit(found['uuid'])
 
     def _follow(self, context, row):
         while row is not None and row['hostname'] == self.host:
@@ -365,8 +420,7 @@ class Recoveries:
                     # Under way: the end of its plan or audit comes as a
                     # message (rpcapi.plan_ended, audit_ended).
                     return
-                recoveries.end_attempt(context, row['uuid'], self.host,
-                                       target, message)
+                self._end(context, row, target, message)
                 LOG.info('Notification %s: %s%s', row['uuid'], target,
                          ' (%s)' % message if message else '')
             elif row['state'] == statuses.ERROR:
@@ -407,8 +461,7 @@ class Recoveries:
             failover_segments.set_maintenance(
                 context, row['failover_segment_uuid'],
                 recoveries.host_name(context, row['source_host_uuid']))
-        recoveries.end_attempt(context, uuid, self.host, statuses.FAILED,
-                               message)
+        self._end(context, row, statuses.FAILED, message)
         LOG.info('Notification %s: failed (%s)', uuid, message)
 
     def _give_back(self, context, uuid, fence):

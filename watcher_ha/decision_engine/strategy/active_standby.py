@@ -3,9 +3,11 @@ application_availability; doc/source/app_failover.rst).
 
 The application is a Nova server group (``server_group``) whose members
 carry their role in their metadata (``role_key``: ``active`` or
-``standby``). Each run (an EVENT audit's webhook, typically) reads the
-group and its members from Nova, and decides by the rules of
-common/app_failover/members.py:
+``standby``). Each run (an EVENT audit's webhook, or instance HA: a
+member's host failed, a member it could not restart, a process of a
+member's host stopped) reads the group and its members from Nova, and
+the failures instance HA gave up on since the application's last plan,
+and decides by the rules of common/app_failover/members.py:
 
 * the active member is unhealthy and a standby is healthy: fail over.
   The plan fences the active first: stopped on its live host
@@ -37,6 +39,8 @@ several applications whose actives ran on one failed host run side by
 side: fencing twice is harmless, and each plan's volume moves wait for
 the fencing to show.
 """
+
+import dataclasses
 
 from oslo_config import cfg
 from oslo_log import log
@@ -160,9 +164,13 @@ class ActiveStandby(base.Strategy):
         except applications.ReadError as err:
             raise base.StrategyError(str(err))
         self._refuse_while_under_way(members)
-        resumed = self._interrupted(audit)
+        last_plan, last_actions = action_plans.newest_of_audit(
+            watcher_context.admin_context(), audit.get('uuid'))
+        resumed = self._interrupted(audit, last_plan, last_actions)
         if resumed:
             return resumed
+        members = self._with_reported_failures(
+            members, last_plan['created_at'] if last_plan else None)
         decision = members_mod.decide(
             members, parameters['max_unhealthy'], parameters['trigger'],
             now=db_models.utcnow(),
@@ -199,15 +207,25 @@ class ActiveStandby(base.Strategy):
                     '%s by %s' % (ident, plan)
                     for (_kind, ident), plan in sorted(held.items())))
 
-    def _interrupted(self, audit):
+    @staticmethod
+    def _with_reported_failures(members, since):
+        """``members``, each with the failure instance HA gave up on
+        since the application's last plan (``since``), if any: a VM
+        notification of it failed after its restarts, a PROCESS
+        notification of its host."""
+        reports = recoveries.failures_given_up(
+            watcher_context.admin_context(), since)
+        return [dataclasses.replace(member, reported_failed=(
+            members_mod.reported_failure(member, reports, since)))
+            for member in members]
+
+    def _interrupted(self, audit, plan, actions):
         """A solution that finishes this audit's last failover, if that
-        plan ended (failed, cancelled) past the point of no return: its
-        failed member evicted, not all that follows done. Those actions
-        again, as they were planned (each finds what is done and skips
-        it): the member evicted is gone, and no new run could find where
-        its volumes belong."""
-        plan, actions = action_plans.newest_of_audit(
-            watcher_context.admin_context(), audit.get('uuid'))
+        plan (``plan``, its ``actions``) ended (failed, cancelled) past the
+        point of no return: its failed member evicted, not all that
+        follows done. Those actions again, as they were planned (each
+        finds what is done and skips it): the member evicted is gone, and
+        no new run could find where its volumes belong."""
         if plan is None or plan['state'] not in INTERRUPTED:
             return None
         kinds = [a['action_type'] for a in actions]

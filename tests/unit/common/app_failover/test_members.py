@@ -138,3 +138,45 @@ def test_the_activation_time_is_read_from_metadata():
         datetime.datetime(2026, 11, 27, 12)
     assert m.activated_at({m.ACTIVATED_KEY: 'soon'}) is None
     assert m.activated_at({}) is None
+
+
+T0 = datetime.datetime(2026, 11, 28, 12, 0, 0)
+
+
+def at(seconds):
+    return T0 + datetime.timedelta(seconds=seconds)
+
+
+def test_a_member_instance_ha_gave_up_restarting_is_unhealthy():
+    report = m.Report('n1', ended_at=at(10), server='a')
+    why = m.reported_failure(ACTIVE, [report])
+    assert why == 'instance HA could not restart it (notification n1)'
+    failed = dataclasses.replace(ACTIVE, reported_failed=why)
+    found = m.decide([failed, STANDBY], 1)
+    assert (found.what, found.failed, found.successor) == (
+        m.FAIL_OVER, failed, STANDBY)
+    assert found.reason.endswith(why)
+    # Another server's report says nothing of this one.
+    assert m.reported_failure(ACTIVE, [m.Report(
+        'n2', ended_at=at(10), server='s')]) is None
+
+
+def test_a_process_that_stopped_on_its_host_makes_a_member_unhealthy():
+    report = m.Report('n3', ended_at=at(10), host='host-s',
+                      process='nova-compute')
+    assert m.reported_failure(STANDBY, [report]) == (
+        'process nova-compute of its host host-s stopped and its monitor '
+        'could not restart it (notification n3)')
+    assert m.reported_failure(ACTIVE, [report]) is None
+    sick = dataclasses.replace(STANDBY, reported_failed='x')
+    assert m.decide([ACTIVE, sick], 1).what == m.REPLACE_STANDBY
+
+
+def test_a_report_older_than_the_last_plan_or_activation_is_outlived():
+    report = m.Report('n1', ended_at=at(10), server='a')
+    # The last failover's plan came after it: it was acted on.
+    assert m.reported_failure(ACTIVE, [report], since=at(11)) is None
+    # The member was activated after it.
+    fresh = dataclasses.replace(ACTIVE, activated_at=at(20))
+    assert m.reported_failure(fresh, [report], since=at(5)) is None
+    assert m.reported_failure(ACTIVE, [report], since=at(5)) is not None

@@ -223,8 +223,9 @@ def test_giving_up_leaves_the_host_as_its_recovery_would(
     db = recoveries.recoveries
     monkeypatch.setattr(db, 'owns', lambda *args: True)
     monkeypatch.setattr(db, 'host_name', lambda context, uuid: 'compute-1')
-    monkeypatch.setattr(db, 'end_attempt', lambda context, uuid, host,
-                        target, message: done.append((target, message)))
+    monkeypatch.setattr(db, 'end_attempt',
+                        lambda context, uuid, host, target, message,
+                        then=None: done.append((target, message)))
     monkeypatch.setattr(recoveries.failover_segments, 'set_maintenance',
                         lambda *args: done.append(('maintenance', args[2])))
     monkeypatch.setattr(recoveries.reserved_pool, 'give_back', pytest.fail)
