@@ -20,9 +20,10 @@ def _goal_and_strategy(conn, goal='dummy', strategy='dummy'):
     return goal_id, strategy_id
 
 
-def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
+def audit(engine, state=AuditState.SUCCEEDED, name=None, goal='dummy',
+          strategy='dummy', **values):
     with engine.begin() as conn:
-        goal_id, strategy_id = _goal_and_strategy(conn)
+        goal_id, strategy_id = _goal_and_strategy(conn, goal, strategy)
         uuid = uuidutils.generate_uuid()
         row = dict(uuid=uuid, name=name or 'audit-' + uuid[:8],
                    audit_type='ONESHOT', state=state, parameters={},
@@ -35,7 +36,7 @@ def audit(engine, state=AuditState.SUCCEEDED, name=None, **values):
 
 def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
                 actions=2, indicators=(), kinds=None, hostname=None,
-                action_states=None):
+                action_states=None, created_at=None):
     """A plan with ``actions`` chained nop actions, or the actions
     ``kinds`` lists as (action_type, input_parameters), in
     ``action_states`` (PENDING by default), run by ``hostname``; returns
@@ -48,7 +49,7 @@ def action_plan(engine, audit_row, state=ActionPlanState.RECOMMENDED,
         plan = dict(uuid=uuid, audit_id=audit_row['id'],
                     strategy_id=audit_row['strategy_id'], state=state,
                     hostname=hostname, global_efficacy=[],
-                    created_at=models.utcnow())
+                    created_at=created_at or models.utcnow())
         plan['id'] = conn.execute(sa.insert(models.ActionPlan).values(
             **plan)).inserted_primary_key[0]
         created, parent = [], None

@@ -12,7 +12,9 @@ live host and leaves a down host's to fencing. The strategy plans each
 case (a failed host's active fenced and failed over, a reported failure
 stopped on its live host, a failed standby replaced), or says why it
 does nothing (a healthy application, a failover under way, volumes it
-cannot move)."""
+cannot move, the cloud-wide breaker open)."""
+
+import datetime
 
 import pytest
 import requests
@@ -35,6 +37,7 @@ from watcher_ha.common import parameters as params
 from watcher_ha.common import state_machines
 from watcher_ha.common.app_failover import members
 from watcher_ha.db import action_plans
+from watcher_ha.db import models as db_models
 from watcher_ha.decision_engine.goal import application_availability
 from watcher_ha.decision_engine.strategy import active_standby
 from watcher_ha.decision_engine.strategy import base as strategy_base
@@ -460,3 +463,38 @@ def test_a_failover_cut_short_past_the_eviction_is_finished(db, cloud):
     with pytest.raises(strategy_base.NothingToDo,
                        match='every member is healthy'):
         strategy.execute(other, checked)
+
+
+def test_the_cloud_wide_breaker_stops_failovers_past_its_cap(db, cloud):
+    """[app_failover] max_failovers failovers begun (plans evicting a
+    member, of any application) within failovers_window: a run that
+    would begin another moves nothing, saying why."""
+    url, _nova, app = cloud
+    host_event(url, ACTIVE_HOST, 'fail')
+
+    def failover_begun(ago=0):
+        audit = factories.audit(db, audit_type='EVENT',
+                                goal='application_availability',
+                                strategy='active_standby')
+        factories.action_plan(db, audit, state='SUCCEEDED', kinds=[
+            ('evict_member', {'resource_id': app.active, 'fenced': True})],
+            action_states=['SUCCEEDED'], created_at=(
+                db_models.utcnow() - datetime.timedelta(seconds=ago)))
+
+    failover_begun()
+    # Older than the window, and of another goal: not counted.
+    failover_begun(ago=700)
+    factories.action_plan(db, factories.audit(db), kinds=[
+        ('evict_member', {'resource_id': app.active})])
+    with cloud_mod.overridden((('max_failovers', 2, 'app_failover'),
+                               ('failovers_window', 600, 'app_failover'))):
+        assert kinds(plan_for(app)[0])[2] == 'evict_member'
+        failover_begun()
+        with pytest.raises(strategy_base.NothingToDo,
+                           match='its host compute-0 is down, but 2 '
+                                 'application failovers began across the '
+                                 'cloud within the last 600 s, as many as '
+                                 '\\[app_failover\\] max_failovers \\(2\\)'):
+            plan_for(app)
+    # No cap by default.
+    assert kinds(plan_for(app)[0])[2] == 'evict_member'

@@ -326,3 +326,20 @@ def newest_of_audit(context, audit_uuid):
     return {'uuid': plan.uuid, 'state': plan.state,
             'created_at': plan.created_at}, [dict(a)
                                                       for a in actions]
+
+
+def count_of_goal_since(context, goal, since, with_action=None):
+    """How many action plans of audits of ``goal`` (its name) were made
+    after ``since`` (naive UTC); with ``with_action``, only those with an
+    action of that type."""
+    plans = (sa.select(sa.func.count(ActionPlan.id))
+             .join(Audit, ActionPlan.audit_id == Audit.id)
+             .join(models.Goal, Audit.goal_id == models.Goal.id)
+             .where(models.Goal.name == goal,
+                    ActionPlan.created_at > since))
+    if with_action is not None:
+        plans = plans.where(sa.exists().where(
+            Action.action_plan_id == ActionPlan.id,
+            Action.action_type == with_action))
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(plans).scalar()

@@ -41,6 +41,7 @@ the fencing to show.
 """
 
 import dataclasses
+import datetime
 
 from oslo_config import cfg
 from oslo_log import log
@@ -177,6 +178,7 @@ class ActiveStandby(base.Strategy):
             failed_grace=parameters['failed_trigger_grace'])
         if decision.what == members_mod.NOTHING:
             raise base.NothingToDo(decision.reason)
+        self._refuse_past_the_cloud_breaker(decision)
         solution = self.new_solution()
         common = {'server_group': group.id,
                   'role_key': parameters['role_key']}
@@ -206,6 +208,32 @@ class ActiveStandby(base.Strategy):
                 'trigger the audit again once it ended' % ', '.join(
                     '%s by %s' % (ident, plan)
                     for (_kind, ident), plan in sorted(held.items())))
+
+    def _refuse_past_the_cloud_breaker(self, decision):
+        """NothingToDo once [app_failover] max_failovers failovers (plans
+        evicting a member, of any application) began within
+        failovers_window seconds: the cloud-wide circuit breaker."""
+        cap = CONF.app_failover.max_failovers
+        if not cap:
+            return
+        window = CONF.app_failover.failovers_window
+        begun = action_plans.count_of_goal_since(
+            watcher_context.admin_context(), self.goal,
+            db_models.utcnow() - datetime.timedelta(seconds=window),
+            with_action='evict_member')
+        if begun >= cap:
+            LOG.warning('Cloud-wide application failover breaker open: %d '
+                        'failovers began within %d s ([app_failover] '
+                        'max_failovers %d); not acting on: %s',
+                        begun, window, cap, decision.reason)
+            raise base.NothingToDo(
+                '%s, but %d application failovers began across the cloud '
+                'within the last %d s, as many as [app_failover] '
+                'max_failovers (%d) allows: nothing moves, since so many '
+                'at once is a partition or a wider fault; once it is '
+                'understood, trigger the audit again (after the window, '
+                'or with a larger max_failovers)' % (
+                    decision.reason, begun, window, cap))
 
     @staticmethod
     def _with_reported_failures(members, since):
