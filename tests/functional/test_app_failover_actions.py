@@ -41,6 +41,7 @@ from watcher_ha.db import models as db_models
 from watcher_ha.decision_engine.goal import application_availability
 from watcher_ha.decision_engine.strategy import active_standby
 from watcher_ha.decision_engine.strategy import base as strategy_base
+from watcher_ha.simulator.nova import networks
 
 ACTIVE_HOST, STANDBY_HOST = app_failover.HOSTS[:2]
 
@@ -284,13 +285,15 @@ def test_a_replacement_joins_the_group_on_another_host_once(cloud):
         'flavor': 'm1.small', 'image': 'any-image', 'key_name': None,
         'metadata': {'role': members.STANDBY, 'app': 'db',
                      members.REPLACES_KEY: app.active},
-        'networks': None}
+        'networks': [networks.DEFAULT[0]['id']]}
     action = replace_member.ReplaceMember(dict(parameters), fence=Fence())
     assert action.recover(None) == base.NOT_DONE
     action.pre_condition()
     action.execute()
     replacement = action.replacement()
     assert replacement.metadata['role'] == 'standby'
+    assert replacement.image['id'] == 'any-image'
+    assert list(replacement.addresses) == ['private']
     group = nova.server_groups.get(app.group)
     assert replacement.id in group.members
     hosts = {getattr(nova.servers.get(uuid), 'OS-EXT-SRV-ATTR:host')
@@ -350,6 +353,8 @@ def test_a_failed_host_s_active_is_fenced_then_failed_over(db, cloud):
     assert (replace['replaces'], replace['flavor'], replace['metadata']) == (
         app.active, 'm1.small', {'role': 'standby', 'app': 'db',
                                  members.REPLACES_KEY: app.active})
+    # Its networks: the failed member's ports'.
+    assert replace['networks'] == [networks.DEFAULT[0]['id']]
     assert indicators == {'volumes_moved_count': 2,
                           'members_replaced_count': 1}
 

@@ -97,6 +97,15 @@ def data_volumes(nova, server_uuid):
             if a.volumeId not in boot]
 
 
+def networks(nova, server_uuid):
+    """The ids of the networks the server has ports on, in its ports'
+    order, each once (Nova reads them from Neutron: its host need not
+    answer)."""
+    return list(dict.fromkeys(
+        interface.net_id
+        for interface in nova.servers.interface_list(server_uuid)))
+
+
 def fencing_evidence(nova, ironic_api, server_uuid, node=None):
     """(True, how) when the server cannot run any more without somebody
     starting it again; (False, why) otherwise. The evidence (instance

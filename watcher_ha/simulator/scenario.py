@@ -16,6 +16,10 @@
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute
+    networks:                         # Neutron's (nova/networks.py);
+      - {id: 4f3e..., name: private,  # one, private, when none given;
+         cidr: 10.0.0.0/16}           # servers created through the API
+                                      # get ports, the scenario's none
     flavors:
       - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
          ephemeral: 0, swap: 0, extra_specs: {}}
@@ -66,6 +70,7 @@ from watcher_ha.simulator.cinder import storage as cinder_storage
 from watcher_ha.simulator.nova import aggregates
 from watcher_ha.simulator.nova import cloud as cloud_mod
 from watcher_ha.simulator.nova import model as nova_model
+from watcher_ha.simulator.nova import networks
 
 DEFAULT_CREDENTIALS = {'username': 'admin', 'password': 'admin',
                        'project': 'admin', 'domain': 'Default'}
@@ -119,6 +124,8 @@ def build(spec, cloud=None, clock=None):
             'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
         clock=clock)
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
+    if spec.get('networks'):
+        cloud.networks = networks.Networks(spec['networks'])
     rng = random.Random(spec.get('seed', 0))
     for item in spec.get('flavors') or FLAVORS:
         cloud.add_flavor(nova_model.Flavor(

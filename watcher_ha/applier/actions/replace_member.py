@@ -3,7 +3,8 @@ member's place in its application, as a standby (application failover,
 doc/source/app_failover.rst).
 
 The new server copies the failed member as the strategy read it when it
-planned (flavor, image, key, metadata with ``<role_key>`` ``standby``)
+planned (flavor, image, key, networks, metadata with ``<role_key>``
+``standby``)
 and joins the application's server group (the scheduler hint), so that
 Nova's scheduler keeps the group's policy (anti-affinity: another host
 than every other member's). It carries the metadata
@@ -118,12 +119,21 @@ class ReplaceMember(nova_base.NovaAction):
                 parameters['resource_name'], parameters['image'], flavor,
                 meta=dict(parameters['metadata']),
                 key_name=parameters.get('key_name'),
-                nics=[{'net-id': net} for net in parameters['networks']]
-                if parameters.get('networks') else 'auto',
+                nics=self._nics(parameters.get('networks')),
                 scheduler_hints={'group': parameters['server_group']})
         except nova_exc.ClientException as err:
             raise base.ActionError('Nova refused to create the replacement '
                                    'of member %s: %s' % (self.replaces, err))
+
+    @staticmethod
+    def _nics(networks):
+        """Nova's ``networks`` for the replacement: a port on each of
+        ``networks`` (the failed member's), none for an empty list (it
+        had none), Nova's own choice (``auto``) for None (a plan of a
+        release that did not copy them)."""
+        if networks is None:
+            return 'auto'
+        return [{'net-id': net} for net in networks] or 'none'
 
     def _flavor(self, ref):
         try:

@@ -123,7 +123,8 @@ class ActiveStandby(base.Strategy):
                 'enum': [NOVA, NO_REPLACEMENT], 'default': NOVA},
             'networks': {
                 'description': 'The network ids of a replacement; null: '
-                               'Nova allocates one as for "auto".',
+                               'those of the member it replaces (its '
+                               'ports, as Nova lists them).',
                 'type': ['array', 'null'], 'items': ID,
                 'default': None},
             'max_unhealthy': {
@@ -363,10 +364,13 @@ class ActiveStandby(base.Strategy):
                     if key != members_mod.REPLACES_KEY}
         metadata[parameters['role_key']] = members_mod.STANDBY
         metadata[members_mod.REPLACES_KEY] = failed.uuid
+        networks = parameters.get('networks')
+        if networks is None:
+            networks = applications.networks(nova, template.uuid)
         solution.add_action('replace_member', dict(
             common, replaces=failed.uuid, resource_name=server.name,
             flavor=server.flavor.get('original_name')
             or server.flavor.get('id'),
             image=image['id'], key_name=getattr(server, 'key_name', None),
-            metadata=metadata, networks=parameters.get('networks')))
+            metadata=metadata, networks=networks))
         return 1

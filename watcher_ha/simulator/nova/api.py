@@ -30,6 +30,7 @@ class ComputeAPI(servers_api.ServersAPI, migrations_api.MigrationsAPI,
         POST    /servers/{uuid}/os-volume_attachments  attach_volume
         GET     /servers/{uuid}/os-volume_attachments/{ident}  server_volume
         DELETE  /servers/{uuid}/os-volume_attachments/{ident}  detach_volume
+        GET     /servers/{uuid}/os-interface        server_interfaces
         GET     /servers/{uuid}/metadata            list_metadata
         POST    /servers/{uuid}/metadata            merge_metadata
         PUT     /servers/{uuid}/metadata            replace_metadata

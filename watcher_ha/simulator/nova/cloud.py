@@ -25,6 +25,7 @@ import uuid as uuidlib
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator.nova import migrations
 from watcher_ha.simulator.nova import model
+from watcher_ha.simulator.nova import networks
 from watcher_ha.simulator.nova import server_actions
 from watcher_ha.simulator.nova import server_groups
 from watcher_ha.simulator.nova import services
@@ -106,6 +107,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         self.storage = None
         # id -> server_groups.ServerGroup (Nova's os-server-groups).
         self.server_groups = {}
+        # Neutron's networks and the servers' addresses on them.
+        self.networks = networks.Networks()
 
     # Building the cloud (scenarios).
 
@@ -266,16 +269,19 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
 
     def create_server(self, name, flavor_ref, zone=None, metadata=None,
                       tenant_id='admin', user_id='admin', key_name=None,
-                      host=None, root_volume=None, group=None):
+                      host=None, root_volume=None, group=None,
+                      networks=None, image=None):
         """``group``: the server group (its id) the server joins (the
         scheduler hint); a forced ``host`` bypasses its policy, as it
-        bypasses Nova's filters."""
+        bypasses Nova's filters. ``networks``: Nova's (networks.py);
+        ``image``: the image's id (any: there is no Glance)."""
         with self.lock:
             flavor = self.flavor(flavor_ref)
             group = server_groups.get(self, group) if group else None
             needs = flavor.needs(volume_backed=root_volume is not None)
             target = (self._check_destination(host, needs, None) if host
                       else self._schedule(needs, zone=zone, group=group))
+            ports = self.networks.ports_for(networks)
             now = self.clock.now()
             server = model.Server(
                 uuid=str(uuidlib.uuid4()), name=name, flavor=flavor,
@@ -285,7 +291,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
                 key_name=key_name,
                 availability_zone=target.availability_zone,
                 pinned_availability_zone=zone, created_at=now,
-                root_volume=root_volume)
+                root_volume=root_volume, ports=ports,
+                **({'image_uuid': image} if image else {}))
             self.add_server(server)
             if group is not None:
                 group.members.append(server.uuid)

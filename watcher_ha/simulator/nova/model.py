@@ -178,6 +178,8 @@ class Server:
     # Nova's back leaves its mapping here, as in Nova.
     volumes: dict = dataclasses.field(default_factory=dict)
     load: dict = dataclasses.field(default_factory=dict)
+    # Its ports (networks.Port), in the order its create asked for them.
+    ports: tuple = ()
 
     def __setattr__(self, name, value):
         old = self.__dict__.get(name)

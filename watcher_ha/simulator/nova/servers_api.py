@@ -63,7 +63,8 @@ class ServersAPI(api_base.ComputeService):
                        'extra_specs': dict(flavor.extra_specs)},
             'created': api_time(server.created_at),
             'updated': api_time(server.updated_at or server.created_at),
-            'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
+            'addresses': self.cloud.networks.addresses(server),
+            'accessIPv4': '', 'accessIPv6': '',
             'links': links, 'OS-DCF:diskConfig': 'MANUAL', 'progress': 0,
             'OS-EXT-AZ:availability_zone': server.availability_zone or '',
             'config_drive': '', 'key_name': server.key_name,
@@ -156,11 +157,17 @@ class ServersAPI(api_base.ComputeService):
             spec['name'], spec['flavorRef'], zone=zone or None,
             metadata=spec.get('metadata'), key_name=spec.get('key_name'),
             host=spec.get('host') or host,
-            root_volume=_root_volume(spec), group=group)
+            root_volume=_root_volume(spec), group=group,
+            networks=spec.get('networks'),
+            image=spec.get('imageRef') or None)
         return 202, {'server': {
             'id': server.uuid, 'links': [], 'OS-DCF:diskConfig': 'MANUAL',
             'security_groups': [{'name': 'default'}],
             'adminPass': 'simulated'}}
+
+    def server_interfaces(self, req, version, uuid):
+        return 200, {'interfaceAttachments': self.cloud.networks.interfaces(
+            self.cloud.server(uuid), version)}
 
     def delete_server(self, req, version, uuid):
         self.cloud.delete_server(uuid)
