@@ -25,6 +25,7 @@ from tests.functional import cloud as cloud_mod
 from tests import served
 from tests.helpers.fence import Fence
 from watcher_ha.applier.actions import activate
+from watcher_ha.applier.actions import activation_webhook
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import evict_member
 from watcher_ha.applier.actions import force_host_down
@@ -258,12 +259,43 @@ def test_activation_marks_the_standby_and_delivers_once(cloud):
     assert len(deliveries) == 4     # two refused, then two acknowledged
     assert all(d['signed'] for d in deliveries)
     assert {d['delivery'] for d in deliveries} == {
-        activate.delivery_id(app.active, app.standby)}
+        activation_webhook.delivery_id(app.active, app.standby)}
     assert len(server.acted) == 1
     assert deliveries[-1]['body'] == {
         'event': 'activate', 'delivery_id': server.acted[0],
         'server_group': app.group, 'server': app.standby,
         'replaces': app.active}
+
+
+def test_a_reboot_activation_reboots_the_member_once_after_marking_it(
+        cloud):
+    """With ``reboot``: marked, then rebooted once; cut short between the
+    two (the mark shows, no reboot since), it is rebooted when it runs
+    again."""
+    url, nova, app = cloud
+    parameters = {'resource_id': app.standby, 'server_group': app.group,
+                  'role_key': 'role', 'replaces': app.active,
+                  'method': 'reboot'}
+
+    def reboots():
+        return [a for a in nova.instance_action.list(app.standby)
+                if a.action == 'reboot']
+
+    # Cut short: marked, not rebooted.
+    nova.servers.set_meta(app.standby, {
+        'role': 'active', members.ACTIVATED_KEY: db_models.utcnow(
+        ).isoformat(timespec='seconds')})
+    action = activate.Activate(dict(parameters), fence=Fence())
+    assert action.recover(None) == base.NOT_DONE
+    action.pre_condition()
+    action.execute()
+    assert len(reboots()) == 1
+    server = nova.servers.get(app.standby)
+    assert (server.status, server.metadata['role']) == ('ACTIVE', 'active')
+    assert action.recover(None) == base.DONE
+    with pytest.raises(base.ActionSkipped, match='active already'):
+        activate.Activate(dict(parameters)).pre_condition()
+    assert len(reboots()) == 1
 
 
 def test_an_activation_the_endpoint_refuses_fails(cloud):

@@ -13,6 +13,7 @@
     evacuate_seconds: 5               # an evacuation's rebuild
     power_seconds: 5                  # a power action at a BMC (Ironic)
     shelve_seconds: 0                 # a shelve's snapshot upload
+    reboot_seconds: 0                 # a server's reboot
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute
@@ -124,6 +125,7 @@ def build(spec, cloud=None, clock=None):
             'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
         clock=clock)
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
+    cloud.reboot_seconds = float(spec.get('reboot_seconds', 0))
     if spec.get('networks'):
         cloud.networks = networks.Networks(spec['networks'])
     rng = random.Random(spec.get('seed', 0))

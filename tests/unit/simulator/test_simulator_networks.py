@@ -5,12 +5,8 @@ not have is refused as Nova refuses it; ``addresses`` and os-interface
 show the ports (os-interface also for a server whose host is down);
 the image asked for is the server's."""
 
-import pytest
-
 from tests.helpers.simulator_calls import microversion
 from tests.helpers.simulator_calls import request
-from watcher_ha.simulator import clock as clock_mod
-from watcher_ha.simulator import simulator
 from watcher_ha.simulator.nova import hosts
 
 BLUE = '0b000000-0000-4000-8000-000000000001'
@@ -22,13 +18,6 @@ SPEC = {
     'servers': [],
     'networks': [{'id': BLUE, 'name': 'blue', 'cidr': '10.1.0.0/24'},
                  {'id': GREEN, 'name': 'green', 'cidr': '10.2.0.0/24'}]}
-
-
-@pytest.fixture
-def sim():
-    found = simulator.Simulator(SPEC, clock=clock_mod.FakeClock())
-    yield found
-    found.stop()
 
 
 def nova(sim, method, path, body=None, version='2.96'):

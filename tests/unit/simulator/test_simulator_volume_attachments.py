@@ -10,8 +10,6 @@ import pytest
 
 from tests.helpers.simulator_calls import microversion
 from tests.helpers.simulator_calls import request
-from watcher_ha.simulator import clock as clock_mod
-from watcher_ha.simulator import simulator
 from watcher_ha.simulator.nova import hosts
 
 DATA = '0d000000-0000-4000-8000-000000000001'
@@ -37,13 +35,6 @@ SPEC = {
             {'id': SHARED, 'name': 'shared', 'size': 10, 'pool': POOL,
              'multiattach': True},
             {'id': SPARE, 'name': 'spare', 'size': 10, 'pool': POOL}]}}
-
-
-@pytest.fixture
-def sim():
-    found = simulator.Simulator(SPEC, clock=clock_mod.FakeClock())
-    yield found
-    found.stop()
 
 
 def uuid_of(sim, name):

@@ -37,6 +37,7 @@ from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.cloud import applications
 from watcher_ha.cloud import clients
+from watcher_ha.common.app_failover import members
 
 CONF = cfg.CONF
 
@@ -52,12 +53,13 @@ class EvictMember(nova_base.ServerAction):
          'node': {'type': ['string', 'null'], 'minLength': 1},
          'host': base.NAME_OR_NULL,
          'successor': nova_base.SERVER_UUID,
-         'activation': {'enum': ['metadata', 'webhook']},
+         'activation': {'enum': list(members.ACTIVATIONS)},
          'volumes': {'type': 'array', 'items': base.NAME}},
         ['resource_id', 'fenced'])
 
     def pre_condition(self):
-        if self.input_parameters.get('activation') == 'webhook' and \
+        if self.input_parameters.get('activation') == \
+                members.ACTIVATE_WEBHOOK and \
                 not CONF.app_failover.webhook_secret:
             # Past the eviction, the activation could not be signed.
             raise base.ActionError(

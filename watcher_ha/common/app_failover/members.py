@@ -39,6 +39,14 @@ REPLACES_KEY = 'watcher_ha:replaces'
 # The metadata key an activated member carries: when (ISO 8601, UTC).
 ACTIVATED_KEY = 'watcher_ha:activated_at'
 
+# How the member that takes over is made active (the activate action):
+# its metadata marked (always), and first a signed webhook, or then a
+# reboot through Nova.
+ACTIVATE_METADATA = 'metadata'
+ACTIVATE_WEBHOOK = 'webhook'
+ACTIVATE_REBOOT = 'reboot'
+ACTIVATIONS = (ACTIVATE_METADATA, ACTIVATE_WEBHOOK, ACTIVATE_REBOOT)
+
 # What a trigger means: look, and fail over what Nova shows failed; or
 # the active has failed (an application monitor says so).
 TRIGGER_CHECK = 'check'

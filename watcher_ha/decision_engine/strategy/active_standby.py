@@ -66,8 +66,6 @@ LOG = log.getLogger(__name__)
 INTERRUPTED = (ActionPlanState.FAILED, ActionPlanState.CANCELLED)
 FINISHED = (ActionState.SUCCEEDED, ActionState.SKIPPED)
 
-METADATA = 'metadata'
-WEBHOOK = 'webhook'
 NOVA = 'nova'
 NO_REPLACEMENT = 'none'
 ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
@@ -106,9 +104,12 @@ class ActiveStandby(base.Strategy):
             'activation': {
                 'description': 'How the standby is made active: its '
                                'metadata role set to active (for an agent '
-                               'in the guest), or also a signed webhook '
-                               'to activation_url.',
-                'enum': [METADATA, WEBHOOK], 'default': METADATA},
+                               'in the guest), and first a signed webhook '
+                               'to activation_url ("webhook"), or then a '
+                               'reboot through Nova ("reboot"), so that it '
+                               'starts again in its new role.',
+                'enum': list(members_mod.ACTIVATIONS),
+                'default': members_mod.ACTIVATE_METADATA},
             'activation_url': {
                 'description': 'Where the activation webhook goes (POST, '
                                'signed with [app_failover] '
@@ -148,7 +149,7 @@ class ActiveStandby(base.Strategy):
     }
 
     def execute(self, audit, parameters, models=None, metrics=None):
-        if (parameters['activation'] == WEBHOOK
+        if (parameters['activation'] == members_mod.ACTIVATE_WEBHOOK
                 and not parameters.get('activation_url')):
             raise base.StrategyError('activation "webhook" needs an '
                                      'activation_url')

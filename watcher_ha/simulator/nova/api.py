@@ -31,6 +31,7 @@ class ComputeAPI(servers_api.ServersAPI, migrations_api.MigrationsAPI,
         GET     /servers/{uuid}/os-volume_attachments/{ident}  server_volume
         DELETE  /servers/{uuid}/os-volume_attachments/{ident}  detach_volume
         GET     /servers/{uuid}/os-interface        server_interfaces
+        GET     /servers/{uuid}/os-instance-actions  server_instance_actions
         GET     /servers/{uuid}/metadata            list_metadata
         POST    /servers/{uuid}/metadata            merge_metadata
         PUT     /servers/{uuid}/metadata            replace_metadata

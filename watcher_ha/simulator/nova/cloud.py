@@ -23,6 +23,7 @@ import threading
 import uuid as uuidlib
 
 from watcher_ha.simulator import clock as clock_mod
+from watcher_ha.simulator.nova import instance_actions
 from watcher_ha.simulator.nova import migrations
 from watcher_ha.simulator.nova import model
 from watcher_ha.simulator.nova import networks
@@ -91,6 +92,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         self.rpc_timeouts = []
         # Seconds a shelve's snapshot upload takes (0: done at once).
         self.shelve_seconds = 0.0
+        # Seconds a reboot takes (0: done at once).
+        self.reboot_seconds = 0.0
         self.max_concurrent_live_migrations = max_concurrent_live_migrations
         # source host -> its live migrations running, and those queued
         # (server, migration, whether it is to fail), oldest first.
@@ -294,6 +297,7 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
                 root_volume=root_volume, ports=ports,
                 **({'image_uuid': image} if image else {}))
             self.add_server(server)
+            instance_actions.record(server, 'create', now)
             if group is not None:
                 group.members.append(server.uuid)
             self._emit('instance.update', server, old_state='building',

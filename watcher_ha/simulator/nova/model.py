@@ -180,6 +180,8 @@ class Server:
     load: dict = dataclasses.field(default_factory=dict)
     # Its ports (networks.Port), in the order its create asked for them.
     ports: tuple = ()
+    # Nova's instance actions, oldest first (instance_actions.py).
+    actions: list = dataclasses.field(default_factory=list)
 
     def __setattr__(self, name, value):
         old = self.__dict__.get(name)
@@ -213,6 +215,12 @@ class Server:
             return 'RESIZE'
         if self.task_state in REBUILDING:
             return 'REBUILD'
+        if self.task_state in ('reboot_pending', 'reboot_started',
+                               'rebooting'):
+            return 'REBOOT'
+        if self.task_state in ('reboot_pending_hard', 'reboot_started_hard',
+                               'rebooting_hard'):
+            return 'HARD_REBOOT'
         return {'active': 'ACTIVE', 'stopped': 'SHUTOFF',
                 'shelved_offloaded': 'SHELVED_OFFLOADED',
                 'shelved': 'SHELVED', 'error': 'ERROR',

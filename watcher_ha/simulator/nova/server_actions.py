@@ -31,7 +31,10 @@ RESUME = Move('resume', ('suspended',), 'resume', 'active', 1, 'resuming')
 # The tasks a compute that never heard of them leaves for its next
 # start (Nova's _init_instance).
 CAST_TASKS = tuple(move.task for move in (START, STOP, PAUSE, UNPAUSE,
-                                          SUSPEND, RESUME))
+                                          SUSPEND, RESUME)) + (
+    'rebooting', 'rebooting_hard')
+# The vm_states a HARD reboot starts a guest from (Nova's reboot).
+HARD_REBOOTABLE = ('active', 'stopped', 'paused', 'suspended', 'error')
 
 
 class ServerActions:
@@ -67,6 +70,38 @@ class ServerActions:
             server.vm_state, server.power_state = move.vm_state, move.power
             self._emit('instance.%s.end' % move.notified, server)
             self._touch(server)
+
+    def reboot(self, uuid, hard=False):
+        """Nova's reboot: SOFT from ACTIVE only, HARD from any state a
+        guest can be started from. The server is in REBOOT (HARD_REBOOT)
+        for the cloud's ``reboot_seconds``, notified instance.reboot.start
+        then .end; cast to a compute that does not run, it stays in its
+        task, as every cast does."""
+        with self.lock:
+            server = self.server(uuid)
+            self._require(server, 'reboot', states=HARD_REBOOTABLE if hard
+                          else ('active',))
+            task = 'rebooting_hard' if hard else 'rebooting'
+            server.task_state = task
+            self._touch(server)
+            host = self.hosts.get(server.host) if server.host else None
+            if host is not None and not host.reporting:
+                return
+            self._emit('instance.reboot.start', server)
+            if self.reboot_seconds:
+                self._later(self.reboot_seconds, self._finish_reboot, server,
+                            task)
+            else:
+                self._finish_reboot(server, task)
+
+    def _finish_reboot(self, server, task):
+        if self.servers.get(server.uuid) is not server \
+                or server.task_state != task:
+            return      # deleted, or reset, meanwhile
+        server.vm_state, server.power_state = 'active', 1
+        server.task_state = None
+        self._touch(server)
+        self._emit('instance.reboot.end', server)
 
     def reset_state(self, uuid, state):
         """Nova's os-resetState: the vm_state set to ``state`` (active or

@@ -8,6 +8,7 @@ import uuid as uuidlib
 
 from watcher_ha.simulator import web
 from watcher_ha.simulator.nova import api_base
+from watcher_ha.simulator.nova import instance_actions
 from watcher_ha.simulator.nova.api_base import api_time
 from watcher_ha.simulator.nova import evacuation
 
@@ -173,6 +174,18 @@ class ServersAPI(api_base.ComputeService):
         self.cloud.delete_server(uuid)
         return 204, None
 
+    def server_instance_actions(self, req, version, uuid):
+        """Nova's os-instance-actions list: newest first, ``updated_at``
+        from 2.58."""
+        found = []
+        for action in reversed(self.cloud.server(uuid).actions):
+            item = dict(action, start_time=api_time(action['start_time']),
+                        updated_at=api_time(action['updated_at']))
+            if version < (2, 58):
+                del item['updated_at']
+            found.append(item)
+        return 200, {'instanceActions': found}
+
     def server_action(self, req, version, uuid):
         body = web.body_of(req)
         if len(body) != 1:
@@ -180,6 +193,15 @@ class ServersAPI(api_base.ComputeService):
                                  'one action in the request body.')
         [(action, args)] = body.items()
         args = args if isinstance(args, dict) else {}
+        answer = self._act(version, uuid, action, args)
+        if action in instance_actions.RECORDED:
+            # Recorded by nova-api as it accepts the action.
+            instance_actions.record(self.cloud.server(uuid),
+                                    instance_actions.RECORDED[action],
+                                    self.cloud.clock.now())
+        return answer
+
+    def _act(self, version, uuid, action, args):
         cloud = self.cloud
         if action == 'os-migrateLive':
             if 'host' not in args or 'block_migration' not in args:
@@ -203,6 +225,15 @@ class ServersAPI(api_base.ComputeService):
             cloud.revert_resize(uuid)
         elif action == 'evacuate':
             return 200, self._evacuate(version, uuid, args)
+        elif action == 'reboot':
+            kind = args.get('type')
+            if not isinstance(kind, str) or kind.upper() not in ('SOFT',
+                                                                 'HARD'):
+                raise web.Reply(400, "Invalid input for field/attribute "
+                                     "type. Value: %s. %r does not match "
+                                     "'^(SOFT|HARD|Soft|Hard|soft|hard)$'"
+                                % (kind, kind))
+            cloud.reboot(uuid, hard=kind.upper() == 'HARD')
         elif action in ('os-stop', 'os-start'):
             cloud.power(uuid, on=action == 'os-start')
         elif action in ('pause', 'unpause'):
