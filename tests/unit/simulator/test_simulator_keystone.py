@@ -15,6 +15,7 @@ from keystoneauth1 import exceptions as ks_exceptions
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
 from keystonemiddleware import auth_token
+from oslo_config import cfg
 
 from tests import served
 from watcher_ha.cmd import simulator as simulator_cmd
@@ -386,7 +387,12 @@ def _protected(keystone_url, **options):
                  'project_name': 'admin', 'user_domain_name': 'Default',
                  'project_domain_name': 'Default',
                  'www_authenticate_uri': keystone_url,
-                 'delay_auth_decision': False}, **options)
+                 'delay_auth_decision': False,
+                 # Its options (the password plugin's auth_url required
+                 # among them) go on a ConfigOpts of its own: registered on
+                 # the global one, they would fail every later test of
+                 # the process that parses it.
+                 'oslo_config_config': cfg.ConfigOpts()}, **options)
     return auth_token.AuthProtocol(app, conf), seen
 
 
@@ -469,3 +475,12 @@ def test_the_all_in_one_registers_its_apis_where_they_listen(sim):
                                    + token['project']['id'])
     assert len([s for s in token['catalog']
                 if s['type'] == 'infra-optim']) == 1
+
+
+def test_the_middleware_leaves_the_process_configuration_alone(
+        keystone_url):
+    """Its auth plugin's options (auth_url, required) registered on the
+    global CONF would fail every later test that parses it."""
+    _protected(keystone_url)
+    with pytest.raises(cfg.NoSuchOptError):
+        cfg.CONF['keystone_authtoken']['auth_url']
