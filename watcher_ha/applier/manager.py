@@ -19,7 +19,9 @@ from watcher_ha.applier import takeover
 from watcher_ha.applier import workflow
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import plugins
+from watcher_ha.common import urgency
 from watcher_ha.common.states import ActionPlanState
+from watcher_ha.db import action_plans
 from watcher_ha.db import installed_plugins
 from watcher_ha.db import plan_runs
 from watcher_ha.notifications import notifier
@@ -67,6 +69,13 @@ class ActionPlans:
     def unclaimed(self, context):
         return plan_runs.unclaimed(context,
                                    CONF.watcher_applier.pending_grace)
+
+    def urgent(self, uuid):
+        """Whether the plan recovers from a failure (common/urgency.py):
+        it runs in the recovery lane."""
+        return action_plans.strategy_name(
+            watcher_context.admin_context(), uuid) in \
+            urgency.RECOVERY_STRATEGIES
 
     def held(self, context):
         return [ownership.Held(uuid, owner)
@@ -225,9 +234,9 @@ class ApplierManager:
         self.host = host or CONF.host
         stopping = threading.Event()
         self.plans = ActionPlans(self.host, stopping)
-        self.owner = ownership.Owner(self.plans, self.host,
-                                     CONF.watcher_applier.max_plans,
-                                     stopping)
+        self.owner = ownership.Owner(
+            self.plans, self.host, CONF.watcher_applier.max_plans, stopping,
+            urgent_workers=CONF.watcher_applier.max_recovery_plans)
 
     @property
     def actions(self):

@@ -10,7 +10,17 @@ GROUP = cfg.OptGroup('watcher_applier', title='Applier options')
 OPTS = [
     cfg.IntOpt(
         'max_plans', default=2, min=1,
-        help='Action plans one applier executes at the same time.'),
+        help=prose.paragraph("""Action plans one applier executes at the
+            same time, recoveries from a failure aside (see
+            max_recovery_plans).""")),
+    cfg.IntOpt(
+        'max_recovery_plans', default=16, min=1,
+        help=prose.paragraph("""Plans recovering from a failure (instance
+            HA's recoveries, application failovers) one applier executes at
+            the same time, beside max_plans and never queued behind them:
+            an evacuation waits for no optimisation plan, and the
+            failovers of the applications a failed host ran go side by
+            side. They mostly wait on the cloud.""")),
     cfg.IntOpt(
         'workers', default=4, min=1,
         help=prose.paragraph("""Actions of one plan executed at the same time,

@@ -343,3 +343,13 @@ def count_of_goal_since(context, goal, since, with_action=None):
             Action.action_type == with_action))
     with engine.reader.connection.using(context) as conn:
         return conn.execute(plans).scalar()
+
+
+def strategy_name(context, uuid):
+    """The name of the strategy of plan ``uuid`` (None: no such plan, or
+    none recorded)."""
+    with engine.reader.connection.using(context) as conn:
+        return conn.execute(
+            sa.select(models.Strategy.name)
+            .join(ActionPlan, ActionPlan.strategy_id == models.Strategy.id)
+            .where(ActionPlan.uuid == uuid)).scalar()

@@ -122,6 +122,11 @@ class Domain(Protocol):
     def release(self, context) -> None:
         """Hand back every row this host holds (it stops)."""
 
+    # Optional, read only by an Owner given urgent_workers:
+    # def urgent(self, uuid) -> bool:
+    #     """Whether the row recovers from a failure: its jobs run in
+    #     the urgent pool."""
+
 
 class _Alone:
     """The membership of a daemon without a group: itself, for good. It
@@ -141,14 +146,19 @@ class _Alone:
 
 
 class Owner:
-    """Runs ``domain``'s work for ``host`` in a pool of ``workers``."""
+    """Runs ``domain``'s work for ``host`` in a pool of ``workers``; with
+    ``urgent_workers``, the rows the domain's ``urgent(uuid)`` names
+    (recoveries from a failure) in a pool of their own, so that they
+    never wait behind the others."""
 
-    def __init__(self, domain, host, workers, stopping):
+    def __init__(self, domain, host, workers, stopping, urgent_workers=0):
         self.domain = domain
         self.host = host
         self.group = None
         self._workers = workers
+        self._urgent_workers = urgent_workers
         self._pool = None
+        self._urgent_pool = None
         self._ring = coordination.Ring()
         # The latest membership this daemon read (see _adopt).
         self._view = None
@@ -172,6 +182,8 @@ class Owner:
         earlier life of it, killed before it could hand them back."""
         self.group = group
         self._pool = ThreadPoolExecutor(self._workers)
+        if self._urgent_workers:
+            self._urgent_pool = ThreadPoolExecutor(self._urgent_workers)
         context = watcher_context.admin_context()
         for held in self.domain.held(context):
             if held.owner == self.host and held.needs_worker:
@@ -192,8 +204,21 @@ class Owner:
                     queued.append((func, args))
                 return True
             self._in_flight[uuid] = []
-        self._pool.submit(self._job, uuid, func, args)
+        self._pool_for(uuid).submit(self._job, uuid, func, args)
         return True
+
+    def _pool_for(self, uuid):
+        """The urgent pool for an urgent row, else the other."""
+        if self._urgent_pool is None:
+            return self._pool
+        try:
+            urgent = self.domain.urgent(uuid)
+        except Exception as err:  # noqa: BLE001
+            # The row still runs, in the other lane.
+            LOG.warning('%s %s: could not tell whether it is urgent (%s)',
+                        self.domain.kind, uuid, err)
+            urgent = False
+        return self._urgent_pool if urgent else self._pool
 
     def _job(self, uuid, func, args):
         with self._lock:
@@ -368,8 +393,9 @@ class Owner:
         deadline = time.monotonic() + timeout
         self.stopping.set()
         self.domain.interrupt(self.in_flight())
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
+        for pool in (self._pool, self._urgent_pool):
+            if pool is not None:
+                pool.shutdown(wait=False)
         # Jobs still queued never start (they see ``stopping``): wait for
         # those a worker runs only.
         while self._busy_workers() and time.monotonic() < deadline - 1:

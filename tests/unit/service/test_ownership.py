@@ -95,6 +95,15 @@ def engine(db):
     owner.stop(2)
 
 
+def _taking(domain, count):
+    """Until ``count`` jobs entered the domain's take() (on a loaded
+    machine, a worker thread may take a while to pick its job up)."""
+    deadline = time.monotonic() + 10
+    while len(domain.taking) < count:
+        assert time.monotonic() < deadline, domain.taking
+        time.sleep(0.01)
+
+
 def _drain(owner, timeout=5):
     deadline = time.monotonic() + timeout
     while owner.in_flight() and time.monotonic() < deadline:
@@ -269,18 +278,43 @@ def test_stop_does_not_wait_for_jobs_still_queued(db):
     domain.gate.clear()
     for uuid in ('a', 'b', 'queued'):
         owner.submit(uuid, domain.take, uuid)
-    # Both workers busy (on a loaded machine, a worker thread may take a
-    # while to pick its job up).
-    deadline = time.monotonic() + 10
-    while len(domain.taking) < 2:
-        assert time.monotonic() < deadline, domain.taking
-        time.sleep(0.01)
+    _taking(domain, 2)
     threading.Timer(0.3, domain.gate.set).start()
     started = time.monotonic()
     owner.stop(10)
     assert time.monotonic() - started < 3
     assert sorted(domain.calls[1:]) == [('take', 'a'), ('take', 'b')]
     assert domain.release_calls == 1
+
+
+def test_an_urgent_row_never_waits_behind_the_others(db):
+    """One worker, busy on a row that does not end; an urgent row (the
+    domain says so) runs at once in its own pool, while a third, not
+    urgent, waits its turn. A domain that cannot tell leaves the row in
+    the other pool."""
+    domain = _Domain()
+    urgent = {'recovery'}
+
+    def is_urgent(uuid):
+        if uuid == 'unknown':
+            raise RuntimeError('database gone')
+        return uuid in urgent
+    domain.urgent = is_urgent
+    owner = ownership.Owner(domain, ME, 1, threading.Event(),
+                            urgent_workers=1)
+    owner.start(None)
+    domain.gate.clear()
+    owner.submit('long', domain.take, 'long')
+    for uuid in ('queued', 'unknown', 'recovery'):
+        owner.submit(uuid, domain.take, uuid)
+    _taking(domain, 2)
+    time.sleep(0.2)
+    assert sorted(domain.taking) == ['long', 'recovery']
+    domain.gate.set()
+    _drain(owner)
+    assert sorted(domain.taking) == ['long', 'queued', 'recovery',
+                                     'unknown']
+    owner.stop(2)
 
 
 def test_a_hand_back_the_database_fails_is_tried_again(engine):
@@ -366,10 +400,7 @@ def test_an_adoption_waiting_for_a_worker_is_dropped_if_its_owner_is_back(
     domain.gate.clear()
     for uuid in ('busy-1', 'busy-2'):
         owner.submit(uuid, domain.take, uuid)
-    deadline = time.monotonic() + 10
-    while len(domain.taking) < 2:
-        assert time.monotonic() < deadline, domain.taking
-        time.sleep(0.01)
+    _taking(domain, 2)
     domain.rows = {'plan': ownership.Held('plan', 'dead')}
     owner.look()
     assert owner.busy('plan')
