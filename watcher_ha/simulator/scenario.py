@@ -16,6 +16,7 @@
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute
+    heat_poll_seconds: 1              # Heat's poll of resources under way
     flavors:
       - {id: '1', name: m1.small, vcpus: 1, ram: 2048, disk: 20,
          ephemeral: 0, swap: 0, extra_specs: {}}
