@@ -389,16 +389,22 @@ def test_a_signal_is_recorded_in_the_resource_s_events(cloud):
     assert heat.resources.metadata('app', 'activate') == {'delivery-7': {
         'status': 'SUCCESS', 'reason': 'activate delivery-7',
         'data': {'member': 'db-1'}}}
+    # An event keeps 255 characters of its reason, as Heat's table.
+    heat.resources.signal('app', 'activate', data={'reason': 'x' * 300})
+    sim.clock.advance(0.1)
+    [latest] = heat.events.list('app', resource_name='activate', limit=1)
+    assert latest.resource_status_reason == (
+        'Signal: status:SUCCESS reason:' + 'x' * 300)[:255]
     # A signal Heat's engine drops (a key it does not know) is answered
     # all the same, and leaves no event.
     heat.resources.signal('app', 'activate', data={'colour': 'red'})
     sim.clock.advance(0.1)
     assert len([e for e in heat.events.list('app', resource_name='activate')
-                if e.resource_status.startswith('SIGNAL')]) == 1
+                if e.resource_status.startswith('SIGNAL')]) == 2
     top = heat.stacks.get('app').id
     signals = request(sim, 'GET', '/simulator/state').json['stacks'][top][
         'resources']['activate']['signals']
-    assert [s['accepted'] for s in signals] == [True, False]
+    assert [s['accepted'] for s in signals] == [True, True, False]
 
 
 def test_a_resource_that_takes_no_signal_refuses_one(cloud):

@@ -396,7 +396,8 @@ class Heat:
                resource_type, properties):
         stack.events.append(records.Event(
             stack=stack, resource_name=name, physical_resource_id=physical_id,
-            action=action, status=status, reason=reason,
+            action=action, status=status,
+            reason=(reason or '')[:records.EVENT_REASON_LENGTH],
             resource_type=resource_type, time=self.now(),
             properties=properties))
 

@@ -20,6 +20,10 @@ STATUSES = ('IN_PROGRESS', 'COMPLETE', 'FAILED')
 STACK_TYPE = 'OS::Heat::Stack'
 # Heat's stack_action_timeout: an action not done in an hour fails.
 DEFAULT_TIMEOUT_MINS = 60
+# An event keeps the first 255 characters of its reason (Heat's
+# models.Event.resource_status_reason; a stack's or a resource's own
+# status reason is kept whole).
+EVENT_REASON_LENGTH = 255
 
 # The order rows and events were made in, across the simulator (Heat's
 # database ids): the tie-break of equal times.
