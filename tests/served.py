@@ -12,9 +12,10 @@ from watcher_ha.simulator import simulator
 
 
 @contextlib.contextmanager
-def simulator_serving(spec):
-    """(the Simulator of ``spec``, its URL) while in the block."""
-    sim = simulator.Simulator(spec)
+def simulator_serving(spec, clock=None):
+    """(the Simulator of ``spec``, its URL) while in the block; its
+    services tell the time by ``clock`` (real time when None)."""
+    sim = simulator.Simulator(spec, clock=clock)
     server = wsgi.Server(('127.0.0.1', 0), sim, numthreads=8)
     server.prepare()
     thread = threading.Thread(target=server.serve, daemon=True,

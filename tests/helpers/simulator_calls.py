@@ -1,6 +1,10 @@
 """The simulator's own tests: requests to a simulator in process (a WSGI
-app) and its time moved on until something happens."""
+app), its time moved on until something happens, and the notifications
+it sends heard on the in-process bus."""
 
+import contextlib
+
+import oslo_messaging
 import webob
 
 
@@ -32,3 +36,28 @@ def until(check, move, timeout=5, what='not reached'):
             return
         move(0.01)
     assert check(), what
+
+
+@contextlib.contextmanager
+def notifications_heard(transport, exchange, topic='notifications'):
+    """A list of the (publisher_id, event_type, payload, priority) of the
+    notifications sent on ``exchange`` of ``transport`` while in the
+    block, filled as they arrive (from the listener's thread)."""
+    heard = []
+
+    class Endpoint:
+        def info(self, ctxt, publisher_id, event_type, payload, metadata):
+            heard.append((publisher_id, event_type, payload, 'info'))
+
+        def error(self, ctxt, publisher_id, event_type, payload, metadata):
+            heard.append((publisher_id, event_type, payload, 'error'))
+
+    listener = oslo_messaging.get_notification_listener(
+        transport, [oslo_messaging.Target(topic=topic, exchange=exchange)],
+        [Endpoint()], executor='threading')
+    listener.start()
+    try:
+        yield heard
+    finally:
+        listener.stop()
+        listener.wait()

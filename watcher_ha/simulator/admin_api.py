@@ -7,6 +7,7 @@ import numbers
 
 from watcher_ha.simulator import scenario
 from watcher_ha.simulator import web
+from watcher_ha.simulator.heat import state as heat_state
 from watcher_ha.simulator.nova import hosts
 
 # POST /simulator/hosts/{name}/{event}: what happens to the host.
@@ -90,7 +91,10 @@ class AdminAPI(web.Service):
             # Calls of nova-api that no nova-compute answered (each held
             # its request for rpc_response_timeout).
             'rpc_timeouts': list(cloud.rpc_timeouts),
-            'notifications_sent': getattr(self.sim.notifier, 'sent', 0)}
+            'notifications_sent': getattr(self.sim.notifier, 'sent', 0),
+            # Heat's stacks: their state, the updates each accepted, and
+            # every signal each resource received.
+            'stacks': heat_state.stacks(self.sim.heat)}
 
     def get_faults(self, req, version):
         return 200, self.sim.faults.state()

@@ -177,7 +177,9 @@ class Sender:
         self.clock = clock or clock_mod.REAL
         self.sent = 0
 
-    def send(self, event_type, publisher, payload):
+    def send(self, event_type, publisher, payload, priority='info'):
+        """``priority``: the notification's level, as oslo.messaging's
+        Notifier names its methods (info, error...)."""
         delay = 0
         if self.faults is not None:
             if self.faults.drop_notification():
@@ -186,13 +188,13 @@ class Sender:
             delay = self.faults.notification_delay()
         if delay:
             self.clock.later(delay, self._send, publisher, event_type,
-                             payload)
+                             payload, priority)
         else:
-            self._send(publisher, event_type, payload)
+            self._send(publisher, event_type, payload, priority)
 
-    def _send(self, publisher, event_type, payload):
-        self._notifier.prepare(publisher_id=publisher).info(
-            {}, event_type, payload)
+    def _send(self, publisher, event_type, payload, priority='info'):
+        notifier = self._notifier.prepare(publisher_id=publisher)
+        getattr(notifier, priority)({}, event_type, payload)
         self.sent += 1
 
 

@@ -17,6 +17,7 @@
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute
+    heat_poll_seconds: 1              # Heat's poll of resources under way
     networks:                         # Neutron's (nova/networks.py);
       - {id: 4f3e..., name: private,  # one, private, when none given;
          cidr: 10.0.0.0/16}           # servers created through the API

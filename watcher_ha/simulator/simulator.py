@@ -1,6 +1,6 @@
 """One simulated cloud behind one loopback port: Keystone, Nova,
-Placement, Ironic (the compute hosts' power), Cinder, metrics and the
-simulator's own API, under the path prefixes devstack uses."""
+Placement, Ironic (the compute hosts' power), Cinder, Heat, metrics and
+the simulator's own API, under the path prefixes devstack uses."""
 
 from watcher_ha.simulator import admin_api
 from watcher_ha.simulator import clock as clock_mod
@@ -11,6 +11,9 @@ from watcher_ha.simulator import scenario as scenario_mod
 from watcher_ha.simulator import web
 from watcher_ha.simulator.cinder import api as cinder_api
 from watcher_ha.simulator.cinder import notifications as cinder_notifications
+from watcher_ha.simulator.heat import api as heat_api
+from watcher_ha.simulator.heat import engine as heat_engine
+from watcher_ha.simulator.heat import notifications as heat_notifications
 from watcher_ha.simulator.ironic import api as ironic_api
 from watcher_ha.simulator.ironic import baremetal
 from watcher_ha.simulator.keystone import api as identity_api
@@ -29,15 +32,16 @@ TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
 class Simulator:
 
     def __init__(self, spec, transport_url=None, transport=None,
-                 cinder_transport=None, clock=None):
+                 cinder_transport=None, clock=None, heat_transport=None):
         """Nova's notifications go to ``transport`` (a notification
         transport made by notifications.nova_transport), or to one made
         for ``transport_url``; with neither, nowhere. Cinder's go to
         ``cinder_transport`` (made by cinder_notifications.
-        cinder_transport: Cinder's exchange is not Nova's), or to one made
-        for ``transport_url``; with neither, nowhere. Every service tells
-        the time by ``clock`` (real time when None; a test's
-        clock.FakeClock)."""
+        cinder_transport: Cinder's exchange is not Nova's), Heat's to
+        ``heat_transport`` (heat_notifications.heat_transport), or each
+        to one made for ``transport_url``; with neither, nowhere. Every
+        service tells the time by ``clock`` (real time when None; a
+        test's clock.FakeClock)."""
         self.spec = spec
         self.clock = clock or clock_mod.REAL
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
@@ -60,6 +64,15 @@ class Simulator:
             self.cinder_notifier = cinder_notifications.Notifier(
                 cinder_transport, self.faults, self.clock)
             self.cloud.storage.events = self.cinder_notifier
+        if heat_transport is None and transport_url:
+            heat_transport = heat_notifications.heat_transport(transport_url)
+        self.heat_notifier = None
+        if heat_transport is not None:
+            self.heat_notifier = heat_notifications.Notifier(
+                heat_transport, self.faults, self.clock)
+        self.heat = heat_engine.Heat(
+            self.cloud, self.heat_notifier,
+            float(spec.get('heat_poll_seconds', heat_engine.POLL_SECONDS)))
         self.identity = identity_api.IdentityAPI(self)
         self.apps = {
             '/identity': self.identity,
@@ -67,6 +80,7 @@ class Simulator:
             '/placement': placement_api.PlacementAPI(self),
             '/baremetal': ironic_api.BaremetalAPI(self),
             '/volume': cinder_api.BlockStorageAPI(self),
+            '/heat-api': heat_api.OrchestrationAPI(self),
             '/metrics': metrics.MetricsApp(self),
             '/simulator': admin_api.AdminAPI(self),
         }
@@ -79,8 +93,8 @@ class Simulator:
                 return app(environ, start_response)
         resp = web.fault(404, 'Nothing is served at %s; try /identity/v3, '
                               '/compute/v2.1, /placement, /baremetal/v1, '
-                              '/volume/v3, /metrics or /simulator/state'
-                   % path)
+                              '/volume/v3, /heat-api/v1, /metrics or '
+                              '/simulator/state' % path)
         return resp(environ, start_response)
 
     def start_timeline(self):

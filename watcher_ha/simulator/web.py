@@ -29,10 +29,17 @@ class Reply(Exception):
         self.message = message
 
 
+# A handler's body for a JSON ``null`` (None means no body at all): what
+# Heat answers a resource signal or a mark-unhealthy with.
+JSON_NULL = object()
+
+
 def json_response(body, status=200, headers=None):
     resp = webob.Response(status=status, content_type='application/json',
                           charset='utf-8')
-    if body is not None:
+    if body is JSON_NULL:
+        resp.text = 'null'
+    elif body is not None:
         resp.text = json.dumps(body)
     else:
         resp.content_type = None
@@ -200,7 +207,7 @@ class Service:
             with self.cloud.lock:
                 status, body, *headers = handler(req, version, **match)
         except Reply as err:
-            resp = self.error(err.status, err.message)
+            resp = self.refusal(err)
         except nova_model.Refused as err:
             resp = self.error(err.status, err.message)
         else:
@@ -214,6 +221,12 @@ class Service:
 
     def error(self, status, message):
         return fault(status, message)
+
+    def refusal(self, reply):
+        """The response to a handler's ``Reply``: the service's error
+        format (a service whose errors say more than a status and a
+        message reads the rest from its own Reply subclass)."""
+        return self.error(reply.status, reply.message)
 
     def authorize(self, req):
         """Like a Nova with the noauth pipeline, the services take any

@@ -5,13 +5,13 @@ time, fail as Cinder fails them and are recorded; attachments to the
 simulator's servers; Cinder's notifications on the wire (oslo.messaging,
 exchange openstack, topic notifications)."""
 
-import threading
+import time
 
-import oslo_messaging
 import pytest
 import webob
 
 from tests.helpers.simulator_calls import microversion
+from tests.helpers.simulator_calls import notifications_heard
 from tests.helpers.simulator_calls import request
 from tests.helpers.simulator_calls import until
 from watcher_ha.simulator import clock as clock_mod
@@ -463,42 +463,28 @@ def test_an_unknown_server_or_volume_is_not_attached(sim):
 
 def test_notifications_go_out_as_cinder_sends_them():
     transport = notes.cinder_transport('fake://')
-    got = []
-    arrived = threading.Event()
-
-    class Endpoint:
-        def info(self, ctxt, publisher_id, event_type, payload, metadata):
-            got.append((publisher_id, event_type, payload))
-            if event_type == 'capacity.pool':
-                arrived.set()
-
-    listener = oslo_messaging.get_notification_listener(
-        transport, [oslo_messaging.Target(topic='notifications',
-                                          exchange='openstack')],
-        [Endpoint()], executor='threading')
-    listener.start()
-    found = simulator.Simulator(SPEC, cinder_transport=transport)
-    try:
-        resp = call(found, 'POST', '/volumes', {'volume': {'size': 1}})
-        assert resp.status_int == 202
-        assert arrived.wait(5)
-        assert [(p, e) for p, e, _d in got] == [
-            ('volume.stor2@fast', 'volume.create.start'),
-            ('volume.stor2@fast', 'volume.create.end'),
-            ('capacity.controller', 'capacity.pool')]
-        assert set(got[1][2]) == {
-            'tenant_id', 'host', 'user_id', 'availability_zone',
-            'volume_id', 'volume_type', 'display_name', 'launched_at',
-            'created_at', 'status', 'snapshot_id', 'size',
-            'replication_status', 'replication_extended_status',
-            'replication_driver_data', 'metadata', 'volume_attachment'}
-        assert set(got[2][2]) == {'name_to_id', 'total', 'free',
-                                  'allocated', 'provisioned',
-                                  'virtual_free', 'reported_at'}
-    finally:
-        found.stop()
-        listener.stop()
-        listener.wait()
+    with notifications_heard(transport, 'openstack') as got:
+        found = simulator.Simulator(SPEC, cinder_transport=transport)
+        try:
+            resp = call(found, 'POST', '/volumes', {'volume': {'size': 1}})
+            assert resp.status_int == 202
+            until(lambda: any(e == 'capacity.pool' for _p, e, *_ in got),
+                  time.sleep)
+            assert [(p, e) for p, e, _d, _l in got] == [
+                ('volume.stor2@fast', 'volume.create.start'),
+                ('volume.stor2@fast', 'volume.create.end'),
+                ('capacity.controller', 'capacity.pool')]
+            assert set(got[1][2]) == {
+                'tenant_id', 'host', 'user_id', 'availability_zone',
+                'volume_id', 'volume_type', 'display_name', 'launched_at',
+                'created_at', 'status', 'snapshot_id', 'size',
+                'replication_status', 'replication_extended_status',
+                'replication_driver_data', 'metadata', 'volume_attachment'}
+            assert set(got[2][2]) == {'name_to_id', 'total', 'free',
+                                      'allocated', 'provisioned',
+                                      'virtual_free', 'reported_at'}
+        finally:
+            found.stop()
 
 
 # Scenarios.

@@ -21,6 +21,9 @@ OWN_SERVICES = (('compute', 'nova', '/compute/v2.1'),
                 # As devstack registers Cinder now: no project id in the
                 # URL.
                 ('block-storage', 'cinder', '/volume/v3'),
+                # Heat's API with the project in its path, as devstack
+                # registers it.
+                ('orchestration', 'heat', '/heat-api/v1/$(project_id)s'),
                 ('identity', 'keystone', '/identity'))
 
 
