@@ -21,6 +21,7 @@ import requests
 
 from tests import factories
 from tests.functional import app_failover
+from tests.functional import app_stacks
 from tests.functional import cloud as cloud_mod
 from tests import served
 from tests.helpers.fence import Fence
@@ -33,6 +34,8 @@ from watcher_ha.applier.actions import move_volume_attachment
 from watcher_ha.applier.actions import power_off_host
 from watcher_ha.applier.actions import quiesce_server
 from watcher_ha.applier.actions import replace_member
+from watcher_ha.cloud import clients
+from watcher_ha.common import plugins
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import parameters as params
 from watcher_ha.common import state_machines
@@ -45,6 +48,7 @@ from watcher_ha.decision_engine.strategy import base as strategy_base
 from watcher_ha.simulator.nova import networks
 
 ACTIVE_HOST, STANDBY_HOST = app_failover.HOSTS[:2]
+ACTIONS = plugins.load_classes(plugins.ACTIONS)
 
 
 @pytest.fixture
@@ -53,20 +57,25 @@ def cloud():
     [ironic] and [cinder] of this process on the simulator (served in
     this process: a test makes one of its own)."""
     with served.simulator_serving(app_failover.spec()) as (_sim, url), \
-            cloud_mod.overridden((
-                ('auth_type', 'none', 'nova'),
-                ('endpoint_override', url + '/compute/v2.1', 'nova'),
-                ('auth_type', 'none', 'ironic'),
-                ('endpoint_override', url + '/baremetal', 'ironic'),
-                ('power_timeout', 10, 'ironic'),
-                ('auth_type', 'none', 'cinder'),
-                ('endpoint_override', url + '/volume/v3', 'cinder'),
-                ('poll_interval', 0.1, 'watcher_applier'),
-                ('migration_timeout', 10, 'watcher_applier'),
-                ('webhook_secret', app_failover.SECRET, 'app_failover'),
-                ('webhook_timeout', 10, 'app_failover'))):
+            cloud_mod.overridden(_simulated_clients(url)):
         nova = cloud_mod.nova(url)
         yield url, nova, app_failover.make(nova)
+
+
+def _simulated_clients(url):
+    """The options of this process that point [nova], [ironic] and
+    [cinder] at the simulator at ``url``, its waits short."""
+    return (('auth_type', 'none', 'nova'),
+            ('endpoint_override', url + '/compute/v2.1', 'nova'),
+            ('auth_type', 'none', 'ironic'),
+            ('endpoint_override', url + '/baremetal', 'ironic'),
+            ('power_timeout', 10, 'ironic'),
+            ('auth_type', 'none', 'cinder'),
+            ('endpoint_override', url + '/volume/v3', 'cinder'),
+            ('poll_interval', 0.1, 'watcher_applier'),
+            ('migration_timeout', 10, 'watcher_applier'),
+            ('webhook_secret', app_failover.SECRET, 'app_failover'),
+            ('webhook_timeout', 10, 'app_failover'))
 
 
 def host_event(url, host, what):
@@ -535,3 +544,99 @@ def test_the_cloud_wide_breaker_stops_failovers_past_its_cap(db, cloud):
             plan_for(app)
     # No cap by default.
     assert kinds(plan_for(app)[0])[2] == 'evict_member'
+
+
+# Through Heat: the application of doc/source/app_failover.rst's template.
+
+@pytest.fixture
+def heat_cloud():
+    """(simulator URL, novaclient, heatclient, app_stacks.Application),
+    [nova], [ironic], [cinder] and [heat] of this process on the
+    simulator."""
+    spec = app_failover.spec(heat_poll_seconds=0.1)
+    spec['storage'] = dict(spec['storage'], default_volume_type='fast',
+                           volume_types=[{'name': 'fast'}])
+    with served.simulator_serving(spec) as (_sim, url), \
+            cloud_mod.overridden(
+                _simulated_clients(url) + (
+                    ('auth_type', 'none', 'heat'),
+                    ('endpoint_override', url + '/heat-api/v1/admin',
+                     'heat'))):
+        nova = cloud_mod.nova(url)
+        heat = clients.heat()
+        yield url, nova, heat, app_stacks.make(heat, nova)
+
+
+def run(kind, parameters):
+    """Run the action ``kind`` as the applier does, fenced."""
+    action = ACTIONS[kind](dict(parameters), fence=Fence())
+    try:
+        action.pre_condition()
+    except base.ActionSkipped:
+        return action
+    action.execute()
+    action.post_condition()
+    return action
+
+
+def test_a_stack_s_member_is_failed_over_and_heat_replaces_it(db,
+                                                              heat_cloud):
+    url, nova, heat, app = heat_cloud
+    before = app_stacks.member_ids(heat)
+    failed_host = getattr(nova.servers.get(app.active),
+                          'OS-EXT-SRV-ATTR:host')
+    host_event(url, failed_host, 'fail')
+    actions, indicators = plan_for(
+        app, replacement='heat', stack=app_stacks.STACK,
+        activation='heat_signal',
+        signal_resource=app_stacks.SIGNAL_RESOURCE)
+    assert kinds(actions) == [
+        'power_off_host', 'force_host_down', 'evict_member',
+        'move_volume_attachment', 'move_volume_attachment', 'activate',
+        'replace_member']
+    top = heat.stacks.get(app_stacks.STACK)
+    replace = actions[-1][1]
+    [resource] = [name for name, server in before.items()
+                  if server == app.active]
+    assert (replace['method'], replace['stack'], replace['resource']) == (
+        'heat', '%s/%s' % (top.stack_name, top.id), resource)
+    assert indicators['members_replaced_count'] == 1
+    for kind, parameters in actions:
+        run(kind, parameters)
+    # Heat's own view: updated, the member's resource on a new server.
+    top = heat.stacks.get(app_stacks.STACK)
+    assert top.stack_status == 'UPDATE_COMPLETE', top.stack_status_reason
+    after = app_stacks.member_ids(heat)
+    new = after[resource]
+    assert new not in (app.active, app.standby)
+    assert after == dict(before, **{resource: new})
+    server = nova.servers.get(new)
+    assert server.status == 'ACTIVE'
+    assert server.metadata['role'] == members.STANDBY
+    assert server.metadata[members.REPLACES_KEY] == app.active
+    assert new in nova.server_groups.get(app.group).members
+    assert getattr(server, 'OS-EXT-SRV-ATTR:host') not in (
+        failed_host, getattr(nova.servers.get(app.standby),
+                             'OS-EXT-SRV-ATTR:host'))
+    # The standby took over, signalled once, whoever runs it again.
+    assert nova.servers.get(app.standby).metadata['role'] == 'active'
+    delivery = activation_webhook.delivery_id(app.active, app.standby)
+    signals = heat.resources.metadata(app_stacks.STACK,
+                                      app_stacks.SIGNAL_RESOURCE)
+    assert list(signals) == [delivery]
+    activation = dict(actions[5][1])
+    nova.servers.set_meta_item(app.standby, 'role', 'standby')
+    run('activate', activation)
+    assert list(heat.resources.metadata(
+        app_stacks.STACK, app_stacks.SIGNAL_RESOURCE)) == [delivery]
+    # Run again, replace_member finds the replacement and updates nothing.
+    again = ACTIONS['replace_member'](dict(replace), fence=Fence())
+    with pytest.raises(base.ActionSkipped, match='replaced already by %s'
+                       % new):
+        again.pre_condition()
+    assert again.recover(None) == base.DONE
+    assert heat.stacks.get(app_stacks.STACK).stack_status == \
+        'UPDATE_COMPLETE'
+    assert len([e for e in heat.events.list(app_stacks.STACK)
+                if e.resource_name == app_stacks.STACK
+                and e.resource_status == 'UPDATE_IN_PROGRESS']) == 1

@@ -2,11 +2,13 @@
 keystoneauth options: ``[nova]`` (session, auth and adapter options) for
 the Compute API, ``[placement]`` for Placement, ``[ironic]`` for the Bare
 Metal API (power fencing), ``[cinder]`` for the Block Storage API (volume
-migrations). Password auth in production; ``auth_type = none`` with
-``endpoint_override`` against the simulator."""
+migrations), ``[heat]`` for the Orchestration API (application members
+replaced through their stack). Password auth in production;
+``auth_type = none`` with ``endpoint_override`` against the simulator."""
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
+from heatclient import client as heat_client
 from novaclient import client as nova_client
 from oslo_config import cfg
 from oslo_log import log
@@ -23,6 +25,7 @@ NOVA_GROUP = 'nova'
 PLACEMENT_GROUP = 'placement'
 IRONIC_GROUP = 'ironic'
 CINDER_GROUP = 'cinder'
+HEAT_GROUP = 'heat'
 # pinned_availability_zone appears at 2.96: Nova 2024.1 (Caracal) or
 # later.
 NOVA_API_VERSION = '2.96'
@@ -171,3 +174,19 @@ def cinder(conf=CONF, before_write=None):
         adapter.interface = conf.cinder_client.endpoint_type.replace(
             'URL', '')
     return adapter
+
+
+def heat(conf=CONF, before_write=None):
+    """A heatclient (Orchestration API v1) on [heat]'s session;
+    ``before_write()`` (if given) is called before every request that may
+    change something."""
+    options = conf[HEAT_GROUP]
+    session = _session(conf, HEAT_GROUP)
+    if before_write is not None:
+        check_writes(session, before_write)
+    # heatclient sends region_name as a header whenever it is given.
+    region = {'region_name': options.region_name} if options.region_name \
+        else {}
+    return heat_client.Client(
+        '1', session=session, endpoint_override=options.endpoint_override,
+        interface=(options.valid_interfaces or ['public'])[0], **region)

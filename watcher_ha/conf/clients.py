@@ -1,6 +1,7 @@
-"""[nova], [placement], [ironic] and [cinder]: keystoneauth's session,
-auth and adapter options for the Compute, Placement, Bare Metal and Block
-Storage APIs; and Watcher's [cinder_client] endpoint_type."""
+"""[nova], [placement], [ironic], [cinder] and [heat]: keystoneauth's
+session, auth and adapter options for the Compute, Placement, Bare Metal,
+Block Storage and Orchestration APIs; and Watcher's [cinder_client]
+endpoint_type."""
 
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
@@ -8,7 +9,8 @@ from oslo_config import cfg
 from watcher_ha.conf import prose
 
 SERVICE_TYPES = {'nova': 'compute', 'placement': 'placement',
-                 'ironic': 'baremetal', 'cinder': 'block-storage'}
+                 'ironic': 'baremetal', 'cinder': 'block-storage',
+                 'heat': 'orchestration'}
 # Seconds a request may take (keystoneauth's ``timeout``, None by
 # default): a Nova that hangs must not hold a resync or the notification
 # worker for ever. A page of 1,000 servers with details takes seconds.

@@ -11,6 +11,14 @@ the action is done once the mark shows. ``method`` adds to it:
     first, the signed activation webhook to ``url``
     (activation_webhook.py), one delivery id per failover, so that a
     delivery sent again is acted on once;
+``heat_signal``
+    first, a signal to the resource ``signal_resource`` of the
+    application's Heat stack ``stack`` (an OS::Heat::WaitConditionHandle,
+    which an agent or a software deployment waits on): ``{"id": <the
+    failover's delivery id>, "status": "SUCCESS", "reason": "activate
+    <delivery id> ...", "data": {...}}``, sent only if the handle does
+    not hold that id yet (Heat keeps each signal under its id), so that
+    it is acted on once;
 ``reboot``
     then, a SOFT reboot of the member through Nova, so that the guest
     starts again in its new role; the action ends once Nova shows it
@@ -21,18 +29,22 @@ the action is done once the mark shows. ``method`` adds to it:
 
 import datetime
 
+from heatclient import exc as heat_exc
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import activation_webhook
 from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import heat_member
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.cloud import stacks
 from watcher_ha.common.app_failover import members
 from watcher_ha.db import models
 
 CONF = cfg.CONF
 
 WEBHOOK = members.ACTIVATE_WEBHOOK
+HEAT_SIGNAL = members.ACTIVATE_HEAT_SIGNAL
 REBOOT = members.ACTIVATE_REBOOT
 
 
@@ -46,7 +58,8 @@ class Activate(nova_base.ServerAction):
          'server_group': base.NAME, 'role_key': base.NAME,
          'replaces': nova_base.SERVER_UUID,
          'method': {'enum': list(members.ACTIVATIONS)},
-         'url': {'type': ['string', 'null']}},
+         'url': {'type': ['string', 'null']},
+         'stack': base.NAME, 'signal_resource': base.NAME},
         ['resource_id', 'server_group', 'role_key', 'replaces', 'method'])
 
     @property
@@ -90,10 +103,17 @@ class Activate(nova_base.ServerAction):
                 and CONF.app_failover.webhook_secret):
             raise base.ActionError('an activation webhook needs a url and '
                                    '[app_failover] webhook_secret')
+        if self.method == HEAT_SIGNAL and not (
+                self.input_parameters.get('stack')
+                and self.input_parameters.get('signal_resource')):
+            raise base.ActionError('a Heat signal activation needs a stack '
+                                   'and a signal_resource')
 
     def execute(self):
         if self.method == WEBHOOK:
             self._deliver()
+        elif self.method == HEAT_SIGNAL:
+            self._signal()
         try:
             self.nova.servers.set_meta(self.uuid, {
                 self.input_parameters['role_key']: members.ACTIVE,
@@ -124,6 +144,34 @@ class Activate(nova_base.ServerAction):
             raise base.ActionError('the activation webhook %s refused the '
                                    'activation of member %s: %s'
                                    % (url, self.uuid, err))
+
+    def _signal(self):
+        """Signal the stack's resource, unless it holds this failover's
+        signal already."""
+        heat = heat_member.client(self)
+        stack = self.input_parameters['stack']
+        name = self.input_parameters['signal_resource']
+        replaces = self.input_parameters['replaces']
+        delivery = activation_webhook.delivery_id(replaces, self.uuid)
+        try:
+            if stacks.signalled(heat, stack, name, delivery):
+                return
+            heat.resources.signal(stack, name, data={
+                'id': delivery, 'status': 'SUCCESS',
+                # Heat's event keeps 255 characters of it, after its own
+                # 30: the id first.
+                'reason': 'activate %s: member %s in place of %s' % (
+                    delivery, self.uuid, replaces),
+                'data': {'event': 'activate', 'delivery_id': delivery,
+                         'server_group':
+                             self.input_parameters['server_group'],
+                         'server': self.uuid, 'replaces': replaces}})
+        except stacks.StackError as err:
+            raise base.ActionError(str(err))
+        except heat_exc.HTTPException as err:
+            raise base.ActionError('Heat refused the activation signal to '
+                                   '%s of stack %s: %s'
+                                   % (name, stack, stacks.said(err)))
 
     def _reboot(self):
         try:

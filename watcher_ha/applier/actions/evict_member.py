@@ -66,6 +66,15 @@ class EvictMember(nova_base.ServerAction):
                 'member %s was not evicted: its successor is to be '
                 'activated by a signed webhook, and this applier has no '
                 '[app_failover] webhook_secret' % self.uuid)
+        if self.input_parameters.get('activation') == \
+                members.ACTIVATE_HEAT_SIGNAL and \
+                clients.configured(CONF, clients.HEAT_GROUP):
+            # Past the eviction, the activation could not be sent.
+            raise base.ActionError(
+                'member %s was not evicted: its successor is to be '
+                'activated by a Heat signal, and this applier cannot reach '
+                'Heat: %s' % (self.uuid, clients.configured(
+                    CONF, clients.HEAT_GROUP)))
         if not self._gone():
             return
         host = self.input_parameters.get('host')

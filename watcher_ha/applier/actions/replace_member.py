@@ -1,6 +1,8 @@
-"""replace_member: create, through Nova, the member that takes a failed
-member's place in its application, as a standby (application failover,
-doc/source/app_failover.rst).
+"""replace_member: create the member that takes a failed member's place
+in its application, as a standby (application failover,
+doc/source/app_failover.rst): through the application's Heat stack
+(``method`` ``heat``: heat_member.py), or, by default, through Nova, as
+follows.
 
 The new server copies the failed member as the strategy read it when it
 planned (flavor, image, key, networks, metadata with ``<role_key>``
@@ -24,6 +26,7 @@ from novaclient import exceptions as nova_exc
 from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
+from watcher_ha.applier.actions import heat_member
 from watcher_ha.applier.actions import nova_base
 from watcher_ha.common import holds
 from watcher_ha.common.app_failover import members
@@ -33,19 +36,44 @@ CONF = cfg.CONF
 STRING_MAP = {'type': 'object', 'additionalProperties': {'type': 'string'}}
 
 
+NOVA, HEAT = members.REPLACE_NOVA, members.REPLACE_HEAT
+
+
 class ReplaceMember(nova_base.NovaAction):
     name = 'replace_member'
-    description = ('Creates, through Nova, the standby that takes a failed '
-                   'member\'s place in its server group.')
-    schema = base.input_schema(
+    description = ('Creates, through Nova or the application\'s Heat '
+                   'stack, the standby that takes a failed member\'s place '
+                   'in its server group.')
+    schema = dict(base.input_schema(
         {'replaces': nova_base.SERVER_UUID, 'server_group': base.NAME,
          'role_key': base.NAME, 'resource_name': base.NAME,
+         'method': {'enum': [NOVA, HEAT]},
          'flavor': base.NAME, 'image': base.NAME,
          'key_name': base.NAME_OR_NULL, 'metadata': STRING_MAP,
-         'networks': {'type': ['array', 'null'], 'items': base.NAME}},
-        ['replaces', 'server_group', 'role_key', 'resource_name', 'flavor',
-         'image', 'metadata'])
+         'networks': {'type': ['array', 'null'], 'items': base.NAME},
+         # Through Heat: the top stack, and where the member is.
+         'stack': base.NAME, 'member_stack': base.NAME,
+         'resource': base.NAME},
+        ['replaces', 'server_group', 'role_key', 'resource_name']),
+        allOf=[{'if': {'properties': {'method': {'const': HEAT}},
+                       'required': ['method']},
+                'then': {'required': ['stack', 'member_stack',
+                                      'resource']},
+                'else': {'required': ['flavor', 'image', 'metadata']}}])
     resources = base.holding(holds.SERVER, 'replaces')
+
+    def __init__(self, input_parameters, context=None, fence=None):
+        super().__init__(input_parameters, context, fence)
+        self._heat_member = None
+
+    @property
+    def through_heat(self):
+        """The Heat side (heat_member.py) when ``method`` is heat."""
+        if self.input_parameters.get('method', NOVA) != HEAT:
+            return None
+        if self._heat_member is None:
+            self._heat_member = heat_member.HeatMember(self)
+        return self._heat_member
 
     @property
     def replaces(self):
@@ -94,12 +122,22 @@ class ReplaceMember(nova_base.NovaAction):
                                        % (extra.id, self.replaces, err))
 
     def pre_condition(self):
-        found = self.replacement()
-        if found is not None and found.status == 'ACTIVE':
+        if self.through_heat:
+            found = self.through_heat.done()
+        else:
+            found = self.replacement()
+            found = found.id if found is not None and \
+                found.status == 'ACTIVE' else None
+        if found is not None:
             raise base.ActionSkipped('member %s is replaced already by %s'
-                                     % (self.replaces, found.id))
+                                     % (self.replaces, found))
 
     def execute(self):
+        if self.through_heat:
+            made = self.through_heat.execute()
+            self.outcome = 'member %s replaced by %s, through Heat' % (
+                self.replaces, made)
+            return
         found = self.replacement()
         if found is None:
             self._create()
@@ -151,12 +189,19 @@ class ReplaceMember(nova_base.NovaAction):
         return server if server.status == 'ACTIVE' else None
 
     def post_condition(self):
+        if self.through_heat:
+            if self.through_heat.done() is None:
+                raise base.ActionError('Heat has not replaced member %s'
+                                       % self.replaces)
+            return
         found = self.replacement()
         if found is None or found.status != 'ACTIVE':
             raise base.ActionError('member %s has no ACTIVE replacement'
                                    % self.replaces)
 
     def recover(self, started_at):
+        if self.through_heat:
+            return self.through_heat.recover()
         self._drop_duplicates()
         found = self.replacement()
         if found is None:

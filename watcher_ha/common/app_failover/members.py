@@ -40,12 +40,22 @@ REPLACES_KEY = 'watcher_ha:replaces'
 ACTIVATED_KEY = 'watcher_ha:activated_at'
 
 # How the member that takes over is made active (the activate action):
-# its metadata marked (always), and first a signed webhook, or then a
-# reboot through Nova.
+# its metadata marked (always), and first a signed webhook or a signal
+# to a resource of its Heat stack, or then a reboot through Nova.
 ACTIVATE_METADATA = 'metadata'
 ACTIVATE_WEBHOOK = 'webhook'
+ACTIVATE_HEAT_SIGNAL = 'heat_signal'
 ACTIVATE_REBOOT = 'reboot'
-ACTIVATIONS = (ACTIVATE_METADATA, ACTIVATE_WEBHOOK, ACTIVATE_REBOOT)
+ACTIVATIONS = (ACTIVATE_METADATA, ACTIVATE_WEBHOOK, ACTIVATE_HEAT_SIGNAL,
+               ACTIVATE_REBOOT)
+
+# How a failed member is replaced: a new server through Nova, through
+# the application's Heat stack (which then keeps a true view of it), or
+# not at all.
+REPLACE_NOVA = 'nova'
+REPLACE_HEAT = 'heat'
+REPLACE_NONE = 'none'
+REPLACEMENTS = (REPLACE_NOVA, REPLACE_HEAT, REPLACE_NONE)
 
 # What a trigger means: look, and fail over what Nova shows failed; or
 # the active has failed (an application monitor says so).

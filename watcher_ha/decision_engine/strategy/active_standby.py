@@ -57,6 +57,7 @@ from watcher_ha.db import action_plans
 from watcher_ha.db import models as db_models
 from watcher_ha.db import plan_holds
 from watcher_ha.db import recoveries
+from watcher_ha.decision_engine.strategy import app_stack
 from watcher_ha.decision_engine.strategy import base
 
 CONF = cfg.CONF
@@ -66,9 +67,8 @@ LOG = log.getLogger(__name__)
 INTERRUPTED = (ActionPlanState.FAILED, ActionPlanState.CANCELLED)
 FINISHED = (ActionState.SUCCEEDED, ActionState.SKIPPED)
 
-NOVA = 'nova'
-NO_REPLACEMENT = 'none'
 ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+ID_OR_NULL = dict(ID, type=['string', 'null'], default=None)
 
 
 class ActiveStandby(base.Strategy):
@@ -105,9 +105,11 @@ class ActiveStandby(base.Strategy):
                 'description': 'How the standby is made active: its '
                                'metadata role set to active (for an agent '
                                'in the guest), and first a signed webhook '
-                               'to activation_url ("webhook"), or then a '
-                               'reboot through Nova ("reboot"), so that it '
-                               'starts again in its new role.',
+                               'to activation_url ("webhook") or a signal '
+                               'to the signal_resource of its stack '
+                               '("heat_signal"), or then a reboot through '
+                               'Nova ("reboot"), so that it starts again '
+                               'in its new role.',
                 'enum': list(members_mod.ACTIVATIONS),
                 'default': members_mod.ACTIVATE_METADATA},
             'activation_url': {
@@ -119,9 +121,20 @@ class ActiveStandby(base.Strategy):
             'replacement': {
                 'description': 'How a failed member is replaced: a new '
                                'server through Nova (same flavor, image, '
-                               'key, metadata, in the server group), or '
-                               'not at all.',
-                'enum': [NOVA, NO_REPLACEMENT], 'default': NOVA},
+                               'key, networks, metadata, in the server '
+                               'group), through the application\'s Heat '
+                               'stack ("heat": its resource marked '
+                               'unhealthy and the stack updated), or not '
+                               'at all.',
+                'enum': list(members_mod.REPLACEMENTS),
+                'default': members_mod.REPLACE_NOVA},
+            'stack': dict(ID_OR_NULL, description=(
+                'The name or id of the application\'s Heat stack (its top '
+                'stack), for replacement "heat" and activation '
+                '"heat_signal".')),
+            'signal_resource': dict(ID_OR_NULL, description=(
+                'For activation "heat_signal": the resource of the stack '
+                'to signal (an OS::Heat::WaitConditionHandle).')),
             'networks': {
                 'description': 'The network ids of a replacement; null: '
                                'those of the member it replaces (its '
@@ -156,6 +169,7 @@ class ActiveStandby(base.Strategy):
         reason = clients.configured(CONF)
         if reason:
             raise base.StrategyError(reason)
+        stack = app_stack.of(parameters)
         nova = clients.nova(CONF)
         try:
             # A host reported failed to instance HA is down before Nova
@@ -187,15 +201,22 @@ class ActiveStandby(base.Strategy):
         moved = 0
         if decision.what == members_mod.FAIL_OVER:
             moved = self._fail_over(solution, nova, decision, parameters,
-                                    common)
+                                    common, stack)
         else:
             solution.add_action('evict_member', dict(
                 common, resource_id=decision.failed.uuid,
                 resource_name=decision.failed.name, fenced=False,
                 why=decision.reason, host=decision.failed.host))
-        replaced = self._replacement(solution, nova, decision.failed,
-                                     self._template(decision, members),
-                                     parameters, common)
+        if stack is not None and \
+                parameters['replacement'] == members_mod.REPLACE_HEAT:
+            replacement = stack.replacement(decision.failed, common)
+            if replacement is not None:
+                solution.add_action('replace_member', replacement)
+            replaced = int(replacement is not None)
+        else:
+            replaced = self._replacement(solution, nova, decision.failed,
+                                         self._template(decision, members),
+                                         parameters, common)
         solution.set_indicator('volumes_moved_count', moved)
         solution.set_indicator('members_replaced_count', replaced)
         return solution
@@ -281,7 +302,8 @@ class ActiveStandby(base.Strategy):
             a['action_type'] == 'replace_member' for a in after))
         return solution
 
-    def _fail_over(self, solution, nova, decision, parameters, common):
+    def _fail_over(self, solution, nova, decision, parameters, common,
+                   stack):
         failed, successor = decision.failed, decision.successor
         if failed.status == members_mod.GONE:
             raise base.NothingToDo(
@@ -312,7 +334,11 @@ class ActiveStandby(base.Strategy):
             common, resource_id=successor.uuid,
             resource_name=successor.name, replaces=failed.uuid,
             method=parameters['activation'],
-            url=parameters.get('activation_url')))
+            url=parameters.get('activation_url'),
+            **({'stack': stack.ref,
+                'signal_resource': parameters['signal_resource']}
+               if parameters['activation']
+               == members_mod.ACTIVATE_HEAT_SIGNAL else {})))
         return len(volumes)
 
     @staticmethod
@@ -348,7 +374,7 @@ class ActiveStandby(base.Strategy):
 
     @staticmethod
     def _replacement(solution, nova, failed, template, parameters, common):
-        if parameters['replacement'] == NO_REPLACEMENT:
+        if parameters['replacement'] == members_mod.REPLACE_NONE:
             return 0
         server = nova.servers.get(template.uuid)
         image = getattr(server, 'image', None)

@@ -22,10 +22,11 @@ errors.ResourceFailure with the exception class Heat's plugin meets.
   simulated scheduler keeps). Done once ACTIVE; ERROR fails it with
   Heat's ResourceInError; a scheduling failure reads as Nova's ERROR
   server does to Heat. Deleting one already gone from Nova succeeds
-  (Heat ignores NotFound). The simulator has no Glance nor Neutron:
-  ``image`` and ``networks`` are kept as given, not checked; the
-  ``networks`` and ``addresses`` attributes are empty, as the simulated
-  Nova's servers have no ports.
+  (Heat ignores NotFound). The simulator has no Glance: ``image`` is
+  kept as given. ``networks`` ([{network: <id>}]) become the server's
+  ports on the simulated Nova's networks (nova/networks.py; by id only,
+  an unknown one failing the server as Nova refuses it); none, Nova's
+  ``auto``. The ``networks`` and ``addresses`` attributes are empty.
 - ``OS::Cinder::Volume`` (size, name, description, volume_type,
   availability_zone, metadata): a volume of the simulated Cinder, done
   once ``available``.
@@ -213,7 +214,9 @@ class Server(ResourceType):
                 zone=props['availability_zone'],
                 metadata=_nova_metadata(props['metadata']),
                 tenant_id=resource.stack.tenant,
-                key_name=props['key_name'], group=hints.get('group'))
+                key_name=props['key_name'], group=hints.get('group'),
+                image=props['image'], networks=_nova_networks(
+                    props['networks']))
         except nova_model.Refused as refusal:
             raise nova_failure(refusal)
         resource.physical_id = server.uuid
@@ -273,6 +276,15 @@ class Server(ResourceType):
                           'OS-EXT-SRV-ATTR:host': server.host,
                           'metadata': dict(server.metadata)}
         return values.get(name)
+
+
+def _nova_networks(networks):
+    """Nova's ``networks`` for Heat's: a port on each network named by
+    id; Nova's own choice without any."""
+    if not networks:
+        return 'auto'
+    return [{'uuid': item.get('network')} for item in networks
+            if isinstance(item, dict)]
 
 
 class Volume(ResourceType):
