@@ -14,6 +14,7 @@ stopped on its live host, a failed standby replaced), or says why it
 does nothing (a healthy application, a failover under way, volumes it
 cannot move, the cloud-wide breaker open)."""
 
+import contextlib
 import datetime
 
 import pytest
@@ -56,7 +57,13 @@ def cloud():
     """(simulator URL, admin novaclient, the application), with [nova],
     [ironic] and [cinder] of this process on the simulator (served in
     this process: a test makes one of its own)."""
-    with served.simulator_serving(app_failover.spec()) as (_sim, url), \
+    with _app_cloud(app_failover.spec()) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def _app_cloud(spec):
+    with served.simulator_serving(spec) as (_sim, url), \
             cloud_mod.overridden(_simulated_clients(url)):
         nova = cloud_mod.nova(url)
         yield url, nova, app_failover.make(nova)
@@ -152,6 +159,28 @@ def test_a_fenced_member_is_evicted_and_its_volumes_move(cloud):
         'resource_id': app.standby, 'volume_id': 'v',
         'source_server': app.active}) == {('server', app.standby),
                                           ('volume', 'v')}
+
+
+def test_attachments_nova_left_in_cinder_are_deleted_before_the_move():
+    """Without Nova's service token, Cinder refused the attachment
+    deletes of the evicted member's local delete, and Nova ignored that:
+    the volumes stay in-use by a server that is gone, until deleted
+    through Cinder (which it allows once Nova no longer maps them)."""
+    with _app_cloud(app_failover.spec(nova_service_token=False)) as (
+            url, nova, app):
+        host_event(url, ACTIVE_HOST, 'fail')
+        fence_host(ACTIVE_HOST)
+        run('evict_member', evict(app).input_parameters)
+        for volume in app_failover.DATA_VOLUMES:
+            left = state(url)['volumes'][volume]
+            assert (left['status'], left['attached_to']) == (
+                'in-use', [app.active])
+            run('move_volume_attachment', move(app, volume).input_parameters)
+        found = state(url)
+        for volume in app_failover.DATA_VOLUMES:
+            assert found['volumes'][volume]['attached_to'] == [app.standby]
+            assert found['volumes'][volume]['writers'] == [app.standby]
+        assert found['shared_writes'] == []
 
 
 def test_a_member_deleted_by_somebody_else_is_fenced_before_moving(cloud):

@@ -14,6 +14,7 @@
     power_seconds: 5                  # a power action at a BMC (Ironic)
     shelve_seconds: 0                 # a shelve's snapshot upload
     reboot_seconds: 0                 # a server's reboot
+    nova_service_token: true          # Nova's deletes pass Cinder's guard
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute
@@ -127,6 +128,7 @@ def build(spec, cloud=None, clock=None):
         clock=clock)
     cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
     cloud.reboot_seconds = float(spec.get('reboot_seconds', 0))
+    cloud.nova_service_token = bool(spec.get('nova_service_token', True))
     if spec.get('networks'):
         cloud.networks = networks.Networks(spec['networks'])
     rng = random.Random(spec.get('seed', 0))

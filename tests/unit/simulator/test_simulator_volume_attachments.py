@@ -210,6 +210,32 @@ def test_a_local_delete_on_a_powered_off_host_frees_the_volume(sim):
     assert sim.cloud.storage.shared_writes == []
 
 
+@pytest.mark.parametrize('fail', [hosts.lose_power, hosts.partition],
+                         ids=['powered off', 'partitioned'])
+def test_without_a_service_token_a_delete_leaves_cinder_attached(sim, fail):
+    """Without Nova's service token Cinder refuses the attachment
+    deletes of Nova's delete, which Nova ignores: the volume stays in-use
+    by a server that is gone (a guest still running keeps writing), until
+    somebody deletes the attachment through Cinder, allowed then."""
+    active, standby = uuid_of(sim, 'active'), uuid_of(sim, 'standby')
+    sim.cloud.nova_service_token = False
+    fail(sim.cloud, 'compute-0')
+    assert nova(sim, 'DELETE', '/servers/%s' % active).status_int == 204
+    left = cinder_volume(sim, DATA)
+    assert left['status'] == 'in-use'
+    [attachment] = left['attachments']
+    assert attachment['server_id'] == active
+    assert attach(sim, standby, DATA).status_int == 400
+    running = fail is hosts.partition
+    assert sim.cloud.storage.writers(DATA) == ([active] if running else [])
+    done = request(sim, 'DELETE', '/volume/v3/attachments/%s'
+                   % attachment['attachment_id'], None,
+                   microversion('volume', '3.60'))
+    assert done.status_int == 200, done.text
+    assert cinder_volume(sim, DATA)['status'] == 'available'
+    assert sim.cloud.storage.writers(DATA) == ([active] if running else [])
+
+
 def test_a_partitioned_guest_keeps_writing_after_a_local_delete(sim):
     """Nova deletes a server on a host it counts down without the host:
     its guest, still running behind a partition, keeps the volume; an

@@ -13,7 +13,9 @@ reserves it, before the compute has connected it).
 A volume whose old holder is still in Nova (not evicted) fails the
 action before anything is asked: Nova would refuse it, or attach a
 multiattach volume beside it. A volume already attached to the member
-is skipped.
+is skipped. Attachments to the old holder that Nova's delete left in
+Cinder (Cinder refuses Nova's delete without a service token) are
+deleted through Cinder first.
 After its applier died, the action is done once the attachment shows,
 and may run again otherwise (an attach Nova already made is found, not
 made twice).
@@ -66,6 +68,7 @@ class MoveVolumeAttachment(nova_base.ServerAction):
                                'failed)' % (self.volume, source))
 
     def execute(self):
+        self._release_left_behind()
         try:
             self.nova.volumes.create_server_volume(self.uuid, self.volume)
         except nova_exc.ClientException as err:
@@ -75,6 +78,49 @@ class MoveVolumeAttachment(nova_base.ServerAction):
                         self.volume, self.uuid, err))
         self._wait_attached()
         self.outcome = 'volume %s attached to %s' % (self.volume, self.uuid)
+
+    def _cinder(self):
+        reason = clients.configured(CONF, clients.CINDER_GROUP)
+        if reason:
+            raise base.ActionError('cannot see volume %s attached: %s'
+                                   % (self.volume, reason))
+        return clients.cinder(CONF, before_write=lambda: self.fence())
+
+    def _cinder_volume(self, cinder):
+        """The volume as Cinder shows it, or None."""
+        try:
+            response = cinder.get('/volumes/%s' % self.volume,
+                                  raise_exc=False)
+        except ks_exc.ClientException as err:
+            raise base.ActionError('Cinder could not be reached: %s' % err)
+        return response.json()['volume'] if response.status_code == 200 \
+            else None
+
+    def _release_left_behind(self):
+        """Delete, through Cinder, the volume's attachments to its old
+        holder, which Nova deleted without them: Nova deletes a server's
+        attachments while it still maps them, and Cinder refuses that
+        unless Nova sends a service token (Nova's [service_user]
+        send_service_user_token, off by default); Nova ignores the
+        refusal, and the volume stays in-use by a server that is gone.
+        Cinder lets them be deleted once Nova no longer maps them. The
+        holder is proven fenced: evict_member deleted it only then, and
+        the pre-condition found it gone."""
+        cinder = self._cinder()
+        volume = self._cinder_volume(cinder) or {}
+        source = self.input_parameters['source_server']
+        for attachment in volume.get('attachments') or ():
+            if attachment.get('server_id') != source:
+                continue
+            response = cinder.delete(
+                '/attachments/%s' % attachment['attachment_id'],
+                raise_exc=False)
+            if response.status_code not in (200, 202, 204, 404):
+                raise base.ActionError(
+                    'Cinder did not delete attachment %s of volume %s to '
+                    '%s, which Nova deleted without it: %s %s' % (
+                        attachment['attachment_id'], self.volume, source,
+                        response.status_code, response.text[:200]))
 
     def _wait_attached(self):
         self.wait_for(self._attached,
@@ -97,18 +143,9 @@ class MoveVolumeAttachment(nova_base.ServerAction):
             return False
         # Nova maps the volume as it reserves it, before the compute
         # connects it: only Cinder shows the attachment complete.
-        reason = clients.configured(CONF, clients.CINDER_GROUP)
-        if reason:
-            raise base.ActionError('cannot see volume %s attached: %s'
-                                   % (self.volume, reason))
-        try:
-            response = clients.cinder(CONF).get(
-                '/volumes/%s' % self.volume, raise_exc=False)
-        except ks_exc.ClientException as err:
-            raise base.ActionError('Cinder could not be reached: %s' % err)
-        if response.status_code != 200:
+        volume = self._cinder_volume(self._cinder())
+        if volume is None:
             return False
-        volume = response.json()['volume']
         return volume['status'] == 'in-use' and any(
             a.get('server_id') == self.uuid
             for a in volume.get('attachments') or ())

@@ -526,6 +526,17 @@ class BlockStorage:
                                if a.server_uuid == server_uuid]:
                 self.detach(attachment.id, disconnected, guest_running)
 
+    def server_deleted_refused(self, server_uuid, disconnected=True,
+                               guest_running=None):
+        """Nova deleted a server but Cinder refused to delete its
+        attachments (no service token): they stay, and a guest its host
+        did not disconnect keeps reaching the volume."""
+        with self.lock:
+            for attachment in [a for a in self.attachments.values()
+                               if a.server_uuid == server_uuid]:
+                if attachment.status == 'attached' and not disconnected:
+                    self._keep_connection(attachment, guest_running)
+
     def _keep_connection(self, attachment, guest_running):
         server = self.cloud.servers.get(attachment.server_uuid)
         host = self.cloud.hosts.get(server.host) if server and \

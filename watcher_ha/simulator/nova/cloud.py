@@ -94,6 +94,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         self.shelve_seconds = 0.0
         # Seconds a reboot takes (0: done at once).
         self.reboot_seconds = 0.0
+        # Whether Nova sends Cinder a service token (volumes.py).
+        self.nova_service_token = True
         self.max_concurrent_live_migrations = max_concurrent_live_migrations
         # source host -> its live migrations running, and those queued
         # (server, migration, whether it is to fail), oldest first.

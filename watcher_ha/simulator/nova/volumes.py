@@ -210,12 +210,28 @@ class ServerVolumes:
         """A server being deleted loses its mappings and attachments. Its
         host's compute disconnects its guest first if it runs and
         reaches the bus; otherwise (Nova's local delete of a server on a
-        down host) a guest still running there keeps its volumes."""
+        down host) a guest still running there keeps its volumes.
+
+        Nova deletes each Cinder attachment while it still maps the
+        volume: Cinder refuses that (ConflictNovaUsingAttachment) unless
+        a service token comes with it. Without one (the cloud's
+        ``nova_service_token`` false: Nova's [service_user]
+        send_service_user_token, off by default), Nova ignores the
+        refusal and deletes the server anyway: its attachments stay in
+        Cinder, the volume in-use by a server that is gone, until
+        somebody deletes them through Cinder (allowed then: Nova no
+        longer maps them)."""
         if self.storage is None:
             return
         host = self.hosts.get(server.host) if server.host else None
         running = host is not None and hosts.guest_running(host, server)
         disconnected = host is not None and host.reporting
+        if not self.nova_service_token:
+            server.volumes.clear()
+            self._touch(server)
+            self.storage.server_deleted_refused(server.uuid, disconnected,
+                                                running)
+            return
         for mapping in list(server.volumes.values()):
             self._forget(server, mapping, disconnected, running)
         # Attachments Nova has no mapping of (made through Cinder alone).
