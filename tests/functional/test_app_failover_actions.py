@@ -57,7 +57,8 @@ def cloud():
     """(simulator URL, admin novaclient, the application), with [nova],
     [ironic] and [cinder] of this process on the simulator (served in
     this process: a test makes one of its own)."""
-    with _app_cloud(app_failover.spec()) as found:
+    with _app_cloud(app_failover.spec(
+            activation_secret=app_failover.SECRET)) as found:
         yield found
 
 
@@ -272,37 +273,41 @@ def test_quiesce_leaves_a_down_host_s_member_to_fencing(cloud):
 
 
 def test_activation_marks_the_standby_and_delivers_once(cloud):
+    """To the guests' activation endpoint of the simulator, restarting
+    for two deliveries."""
     url, nova, app = cloud
-    with app_failover.activation_endpoint(failures=2) as (target, server):
-        def run():
-            action = activate.Activate({
-                'resource_id': app.standby, 'server_group': app.group,
-                'role_key': 'role', 'replaces': app.active,
-                'method': 'webhook', 'url': target}, fence=Fence())
-            action.pre_condition()
-            action.execute()
-            return action
-        action = run()
-        metadata = nova.servers.get(app.standby).metadata
-        assert metadata['role'] == 'active'
-        assert members.activated_at(metadata) is not None
-        assert action.recover(None) == base.DONE
-        with pytest.raises(base.ActionSkipped):
-            action.pre_condition()
-        # The same failover activated again (another plan, a takeover):
-        # the same delivery id.
-        nova.servers.set_meta_item(app.standby, 'role', 'standby')
-        run()
-    deliveries = server.deliveries
-    assert len(deliveries) == 4     # two refused, then two acknowledged
+    requests.put(url + '/simulator/faults', json={
+        'activation_failures': 2}, timeout=10).raise_for_status()
+
+    def run():
+        action = activate.Activate({
+            'resource_id': app.standby, 'server_group': app.group,
+            'role_key': 'role', 'replaces': app.active,
+            'method': 'webhook', 'url': url + '/simulator/activations'},
+            fence=Fence())
+        action.pre_condition()
+        action.execute()
+        return action
+    action = run()
+    metadata = nova.servers.get(app.standby).metadata
+    assert metadata['role'] == 'active'
+    assert members.activated_at(metadata) is not None
+    assert action.recover(None) == base.DONE
+    with pytest.raises(base.ActionSkipped):
+        action.pre_condition()
+    # The same failover activated again (another plan, a takeover): the
+    # same delivery id.
+    nova.servers.set_meta_item(app.standby, 'role', 'standby')
+    run()
+    deliveries = state(url)['activations']
+    # Two refused, then two acknowledged, one acted on.
+    assert [(d['status'], d['acted']) for d in deliveries] == [
+        (503, False), (503, False), (200, True), (200, False)]
     assert all(d['signed'] for d in deliveries)
     assert {d['delivery'] for d in deliveries} == {
         activation_webhook.delivery_id(app.active, app.standby)}
-    assert len(server.acted) == 1
-    assert deliveries[-1]['body'] == {
-        'event': 'activate', 'delivery_id': server.acted[0],
-        'server_group': app.group, 'server': app.standby,
-        'replaces': app.active}
+    assert {(d['server_group'], d['server'], d['replaces'])
+            for d in deliveries} == {(app.group, app.standby, app.active)}
 
 
 def test_a_reboot_activation_reboots_the_member_once_after_marking_it(

@@ -27,11 +27,22 @@ class AdminAPI(web.Service):
         PUT   /faults                set_faults
         POST  /hosts/{name}/{event}  host_event
         PUT   /servers/{uuid}/load   set_load
+        POST  /activations           activate
     ''')
 
     def authorize(self, req):
         # Loopback tooling for tests and what-if runs; no keystone.
         pass
+
+    def activate(self, req, version):
+        """A guest's activation endpoint (guests.py)."""
+        status, _record = self.sim.activations.receive(
+            req.body, req.headers.get('X-Watcher-HA-Delivery'),
+            req.headers.get('X-Watcher-HA-Signature'))
+        if status >= 400:
+            raise web.Reply(status, {401: 'bad signature', 503:
+                                     'the agent is restarting'}[status])
+        return status, None
 
     def state(self, req, version):
         cloud = self.cloud
@@ -94,7 +105,9 @@ class AdminAPI(web.Service):
             'notifications_sent': getattr(self.sim.notifier, 'sent', 0),
             # Heat's stacks: their state, the updates each accepted, and
             # every signal each resource received.
-            'stacks': heat_state.stacks(self.sim.heat)}
+            'stacks': heat_state.stacks(self.sim.heat),
+            # Every delivery the guests' activation endpoint received.
+            'activations': self.sim.activations.state()}
 
     def get_faults(self, req, version):
         return 200, self.sim.faults.state()

@@ -1,7 +1,8 @@
 """Faults to inject into the simulated cloud, by the admin API or by a
 scenario's timeline: failed live migrations and volume migrations,
 failing or slow API calls, dropped or delayed notifications, unreachable
-BMCs, cinder-volume backends down. Host failures are nova/hosts.py."""
+BMCs, cinder-volume backends down, guests' activation endpoints
+restarting. Host failures are nova/hosts.py."""
 
 import random
 import re
@@ -29,6 +30,8 @@ class Faults:
         self.failing_volume_migrations = set()
         # cinder-volume services (host@backend) down ('*': all).
         self.storage_backends_down = set()
+        # Deliveries the guests' activation endpoint answers 503 first.
+        self.activation_failures = 0
 
     def configure(self, spec):
         """Apply a JSON/YAML fault description (see doc/source/
@@ -36,7 +39,7 @@ class Faults:
         known = {'fail_migrations', 'api_failures', 'api_delay',
                  'drop_notifications', 'notification_delay',
                  'bmc_unreachable', 'fail_volume_migrations',
-                 'storage_backends_down'}
+                 'storage_backends_down', 'activation_failures'}
         unknown = set(spec) - known
         if unknown:
             raise ValueError('unknown fault(s) %s; known: %s'
@@ -77,6 +80,12 @@ class Faults:
                     raise ValueError('bmc_unreachable is a list of host '
                                      'names')
                 self.unreachable_bmcs = {str(host) for host in hosts}
+            if 'activation_failures' in spec:
+                count = int(spec['activation_failures'])
+                if count < 0:
+                    raise ValueError('activation_failures is a number of '
+                                     'deliveries, 0 or more')
+                self.activation_failures = count
             for key, attribute in (
                     ('fail_volume_migrations', 'failing_volume_migrations'),
                     ('storage_backends_down', 'storage_backends_down')):
@@ -117,6 +126,15 @@ class Faults:
                             self.api_delay + float(failure.get('delay', 0)))
             return None, self.api_delay
 
+    def take_activation_failure(self):
+        """Whether the guests' activation endpoint fails this delivery
+        (the count of those to fail goes down)."""
+        with self._lock:
+            if self.activation_failures > 0:
+                self.activation_failures -= 1
+                return True
+            return False
+
     def bmc_reachable(self, host):
         with self._lock:
             return not ({host, '*'} & self.unreachable_bmcs)
@@ -140,4 +158,5 @@ class Faults:
                     'fail_volume_migrations':
                         sorted(self.failing_volume_migrations),
                     'storage_backends_down':
-                        sorted(self.storage_backends_down)}
+                        sorted(self.storage_backends_down),
+                    'activation_failures': self.activation_failures}

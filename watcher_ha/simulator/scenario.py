@@ -15,6 +15,8 @@
     shelve_seconds: 0                 # a shelve's snapshot upload
     reboot_seconds: 0                 # a server's reboot
     nova_service_token: true          # Nova's deletes pass Cinder's guard
+    activation_secret: null           # the guests' activation key
+                                      # (POST /simulator/activations)
     boot_seconds: 120                 # power on until nova-compute reports
     service_down_time: 0              # a silent service's grace (Nova: 60)
     rpc_response_timeout: 60          # nova-api's wait for a silent compute

@@ -5,6 +5,7 @@ the simulator's own API, under the path prefixes devstack uses."""
 from watcher_ha.simulator import admin_api
 from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import faults as faults_mod
+from watcher_ha.simulator import guests
 from watcher_ha.simulator import metrics
 from watcher_ha.simulator import notifications
 from watcher_ha.simulator import scenario as scenario_mod
@@ -49,6 +50,8 @@ class Simulator:
         self.cloud.faults = self.faults
         self.cloud.storage.faults = self.faults
         self.ironic = baremetal.Ironic(self.cloud, self.faults)
+        self.activations = guests.Activations(
+            self.faults, self.clock, secret=spec.get('activation_secret'))
         self.notifier = None
         if transport is None and transport_url:
             transport = notifications.nova_transport(transport_url)
