@@ -620,9 +620,9 @@ def test_a_stack_s_member_is_failed_over_and_heat_replaces_it(db,
     failed_host = getattr(nova.servers.get(app.active),
                           'OS-EXT-SRV-ATTR:host')
     host_event(url, failed_host, 'fail')
+    # replacement auto: through Heat, the member being the stack's.
     actions, indicators = plan_for(
-        app, replacement='heat', stack=app_stacks.STACK,
-        activation='heat_signal',
+        app, stack=app_stacks.STACK, activation='heat_signal',
         signal_resource=app_stacks.SIGNAL_RESOURCE)
     assert kinds(actions) == [
         'power_off_host', 'force_host_down', 'evict_member',
@@ -674,3 +674,21 @@ def test_a_stack_s_member_is_failed_over_and_heat_replaces_it(db,
     assert len([e for e in heat.events.list(app_stacks.STACK)
                 if e.resource_name == app_stacks.STACK
                 and e.resource_status == 'UPDATE_IN_PROGRESS']) == 1
+
+
+def test_a_member_no_stack_holds_is_replaced_through_nova(db, heat_cloud):
+    """replacement auto, with a stack that does not hold the member:
+    through Nova; heat: not at all, the failover going on."""
+    url, nova, _heat, _stacked = heat_cloud
+    app = app_failover.make(nova)
+    host_event(url, getattr(nova.servers.get(app.active),
+                            'OS-EXT-SRV-ATTR:host'), 'fail')
+    actions, _ = plan_for(app, stack=app_stacks.STACK)
+    [(kind, replace)] = [a for a in actions if a[0] == 'replace_member']
+    assert replace.get('method', 'nova') == 'nova'
+    assert replace['flavor'] == 'm1.small'
+    actions, indicators = plan_for(app, stack=app_stacks.STACK,
+                                   replacement='heat')
+    assert 'replace_member' not in kinds(actions)
+    assert 'activate' in kinds(actions)
+    assert indicators['members_replaced_count'] == 0

@@ -49,13 +49,14 @@ ACTIVATE_REBOOT = 'reboot'
 ACTIVATIONS = (ACTIVATE_METADATA, ACTIVATE_WEBHOOK, ACTIVATE_HEAT_SIGNAL,
                ACTIVATE_REBOOT)
 
-# How a failed member is replaced: a new server through Nova, through
-# the application's Heat stack (which then keeps a true view of it), or
-# not at all.
+# How a failed member is replaced: through the application's Heat stack
+# when it belongs to one (which then keeps a true view of it), else a
+# new server through Nova (auto); always one or the other; or not at all.
+REPLACE_AUTO = 'auto'
 REPLACE_NOVA = 'nova'
 REPLACE_HEAT = 'heat'
 REPLACE_NONE = 'none'
-REPLACEMENTS = (REPLACE_NOVA, REPLACE_HEAT, REPLACE_NONE)
+REPLACEMENTS = (REPLACE_AUTO, REPLACE_NOVA, REPLACE_HEAT, REPLACE_NONE)
 
 # What a trigger means: look, and fail over what Nova shows failed; or
 # the active has failed (an application monitor says so).

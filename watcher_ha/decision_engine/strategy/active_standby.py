@@ -119,15 +119,16 @@ class ActiveStandby(base.Strategy):
                 'type': ['string', 'null'], 'maxLength': 2048,
                 'pattern': '^https?://[^/?#]+', 'default': None},
             'replacement': {
-                'description': 'How a failed member is replaced: a new '
-                               'server through Nova (same flavor, image, '
-                               'key, networks, metadata, in the server '
-                               'group), through the application\'s Heat '
-                               'stack ("heat": its resource marked '
-                               'unhealthy and the stack updated), or not '
-                               'at all.',
+                'description': 'How a failed member is replaced: through '
+                               'the application\'s Heat stack when it is '
+                               'a resource of the audit\'s stack, else '
+                               'through Nova ("auto"); "heat" (its '
+                               'resource marked unhealthy and the stack '
+                               'updated); "nova" (a new server of the '
+                               'same flavor, image, key, networks, '
+                               'metadata, in the server group); or "none".',
                 'enum': list(members_mod.REPLACEMENTS),
-                'default': members_mod.REPLACE_NOVA},
+                'default': members_mod.REPLACE_AUTO},
             'stack': dict(ID_OR_NULL, description=(
                 'The name or id of the application\'s Heat stack (its top '
                 'stack), for replacement "heat" and activation '
@@ -207,12 +208,15 @@ class ActiveStandby(base.Strategy):
                 common, resource_id=decision.failed.uuid,
                 resource_name=decision.failed.name, fenced=False,
                 why=decision.reason, host=decision.failed.host))
-        if stack is not None and \
+        through_heat = stack.replacement(decision.failed, common) if \
+            stack is not None and parameters['replacement'] in (
+                members_mod.REPLACE_HEAT, members_mod.REPLACE_AUTO) \
+            else None
+        if through_heat is not None or \
                 parameters['replacement'] == members_mod.REPLACE_HEAT:
-            replacement = stack.replacement(decision.failed, common)
-            if replacement is not None:
-                solution.add_action('replace_member', replacement)
-            replaced = int(replacement is not None)
+            if through_heat is not None:
+                solution.add_action('replace_member', through_heat)
+            replaced = int(through_heat is not None)
         else:
             replaced = self._replacement(solution, nova, decision.failed,
                                          self._template(decision, members),

@@ -38,10 +38,8 @@ class AppStack:
                                      % (self.ref, stacks.said(err)))
         if found is None:
             LOG.warning('Application of server group %s: member %s is no '
-                        'resource of stack %s, which cannot replace it; '
-                        'replace it by hand (or set the audit\'s stack, or '
-                        'replacement "nova")', common['server_group'],
-                        failed.uuid, self.ref)
+                        'resource of stack %s, which cannot replace it',
+                        common['server_group'], failed.uuid, self.ref)
             return None
         return dict(common, method=members.REPLACE_HEAT,
                     replaces=failed.uuid,
@@ -54,7 +52,9 @@ def of(parameters):
     """The AppStack the audit's ``parameters`` need, or None; a
     StrategyError saying what to set when they cannot be served."""
     wanted = (parameters['replacement'] == members.REPLACE_HEAT
-              or parameters['activation'] == members.ACTIVATE_HEAT_SIGNAL)
+              or parameters['activation'] == members.ACTIVATE_HEAT_SIGNAL
+              or (parameters['replacement'] == members.REPLACE_AUTO
+                  and parameters.get('stack')))
     if not wanted:
         return None
     if not parameters.get('stack'):
