@@ -23,7 +23,6 @@ reported by its webhook, as an application monitor would.
   max_unhealthy 1: nothing moves, and the audit says why.
 """
 
-import threading
 import time
 
 import pytest
@@ -31,13 +30,20 @@ import requests
 
 from tests.functional import app_failover
 from tests.functional import services
+from tests.functional.app_failover import Sampler
+from tests.functional.app_failover import actions_of
+from tests.functional.app_failover import application
+from tests.functional.app_failover import audit_of
+from tests.functional.app_failover import declare
+from tests.functional.app_failover import host_event
+from tests.functional.app_failover import plans_of
+from tests.functional.app_failover import state
+from tests.functional.app_failover import trigger
 from tests.functional.cloud import nova as nova_client
-from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
 from tests.helpers import failed_host
-from tests.helpers import plans
 
 HOSTS = ['compute-%d' % i for i in range(9)]
 VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
@@ -50,23 +56,10 @@ SPEC = {
     'service_down_time': 60, 'rpc_response_timeout': 60,
     'hosts': [scenario_host(name) for name in HOSTS],
     'servers': [],
-    'storage': {
-        'backends': [{'host': 'stor1', 'backend': 'fast',
-                      'pools': [{'name': 'p1', 'total_capacity_gb': 500}]}],
-        'volumes': [{'id': volume, 'name': 'data-%s' % volume[:8],
-                     'size': 10, 'pool': app_failover.POOL}
-                    for ids in VOLUMES.values() for volume in ids]}}
+    'storage': app_failover.storage(
+        [volume for ids in VOLUMES.values() for volume in ids])}
 # Seconds from the trigger to the application whole again.
 WITHIN = 30
-
-
-def sections(sim_url):
-    found = nova_sections(sim_url)
-    found['ironic'] = dict(found['nova'], power_timeout=10)
-    found['cinder'] = dict(found['nova'])
-    found['app_failover'] = {'webhook_secret': app_failover.SECRET,
-                             'webhook_timeout': 20}
-    return found
 
 
 @pytest.fixture(scope='module')
@@ -74,7 +67,8 @@ def cloud(tmp_path_factory):
     """(cluster, simulator URL, novaclient), every host in one failover
     segment (recovery method auto)."""
     with services.cloud_cluster(tmp_path_factory.mktemp('app'), SPEC,
-                                sections) as (cluster, sim_url):
+                                app_failover.sections) as (cluster,
+                                                           sim_url):
         segment = failed_host.ha(cluster, 'POST', '/segments', {
             'segment': {'name': 'apps', 'recovery_method': 'auto',
                         'service_type': 'COMPUTE'}})['segment']
@@ -94,99 +88,10 @@ def report(cluster, sim_url, host, what='fail'):
     return failed_host.report(cluster, host)
 
 
-def make(nova, name, hosts, volumes):
-    """An application ``name``: its first member active on hosts[0], the
-    others standbys on the other hosts, ``volumes`` on the active."""
-    group = nova.server_groups.create(name=name, policy='anti-affinity')
-    flavor = nova.flavors.find(name='m1.small')
-    made = []
-    for index, host in enumerate(hosts):
-        role = 'active' if index == 0 else 'standby'
-        made.append(nova.servers.create(
-            '%s-%d' % (name, index), 'image', flavor, nics='auto',
-            meta={'role': role}, availability_zone='nova:' + host,
-            scheduler_hints={'group': group.id}).id)
-    for volume in volumes:
-        nova.volumes.create_server_volume(made[0], volume)
-    return group.id, made
-
-
-def declare(cluster, name, group, **parameters):
-    """The EVENT audit declaring the application, made with the watcher
-    CLI."""
-    options = []
-    for key, value in dict(server_group=group, **parameters).items():
-        options += ['-p', '%s=%s' % (key, value)]
-    return cli(cluster.url, 'audit', 'create', '-t', 'EVENT', '--name',
-               name, '-g', 'application_availability', '-s',
-               'active_standby', '--auto-trigger', *options)['UUID']
-
-
-def trigger(cluster, audit):
-    response = requests.post('%s/v1/webhooks/%s' % (cluster.url, audit),
-                             json={'alarm': 'app down'}, timeout=10)
-    assert response.status_code == 202, response.text
-
-
-def state(sim_url):
-    return requests.get(sim_url + '/simulator/state', timeout=10).json()
-
-
-def host_event(sim_url, host, what):
-    requests.post('%s/simulator/hosts/%s/%s' % (sim_url, host, what),
-                  timeout=10).raise_for_status()
-
-
-class Sampler(threading.Thread):
-    """Reads the simulator's volumes ten times a second and keeps every
-    moment one of ``volumes`` was writable by more than one guest."""
-
-    def __init__(self, sim_url, volumes):
-        super().__init__(daemon=True)
-        self.sim_url, self.volumes = sim_url, volumes
-        self.samples, self.shared = 0, []
-        self.stopping = threading.Event()
-
-    def run(self):
-        while not self.stopping.wait(0.1):
-            found = state(self.sim_url)['volumes']
-            self.samples += 1
-            for volume in self.volumes:
-                if len(found[volume]['writers']) > 1:
-                    self.shared.append((volume, found[volume]['writers']))
-
-    def stop(self):
-        self.stopping.set()
-        self.join(10)
-
-
 def audit_shown(cluster, audit):
     """The audit, as the watcher CLI shows it."""
     return cli(cluster.url, '--os-infra-optim-api-version', '1.7', 'audit',
                'show', audit)
-
-
-def api(cluster, path):
-    """GET ``path`` of the Watcher API at its latest microversion: what
-    the tests poll (a CLI call costs a second and a half of CPU)."""
-    response = requests.get(cluster.url + path, headers=plans.LATEST,
-                            timeout=10)
-    response.raise_for_status()
-    return response.json()
-
-
-def audit_of(cluster, audit):
-    return api(cluster, '/v1/audits/' + audit)
-
-
-def plans_of(cluster, audit):
-    return api(cluster, '/v1/action_plans?audit_uuid=' + audit)[
-        'action_plans']
-
-
-def actions_of(cluster, plan):
-    return api(cluster, '/v1/actions/detail?action_plan_uuid=' + plan)[
-        'actions']
 
 
 def said(cluster, audit, words):
@@ -199,7 +104,8 @@ def said(cluster, audit, words):
 def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['failover']
-    group, (active, standby) = make(nova, 'failover', HOSTS[0:2], volumes)
+    group, (active, standby) = application(nova, 'failover', HOSTS[0:2],
+                                           volumes)
     ordinary = nova.servers.create(
         'ordinary', 'image', nova.flavors.find(name='m1.small'),
         nics='auto', meta={'HA_Enabled': 'True'},
@@ -276,7 +182,7 @@ def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
 def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['live']
-    group, (active, standby) = make(nova, 'live', HOSTS[2:4], volumes)
+    group, (active, standby) = application(nova, 'live', HOSTS[2:4], volumes)
     audit = declare(cluster, 'live', group, trigger='failed',
                     replacement='none')
     trigger(cluster, audit)
@@ -309,7 +215,8 @@ def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
 def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['partition']
-    group, (active, standby) = make(nova, 'partition', HOSTS[4:6], volumes)
+    group, (active, standby) = application(nova, 'partition', HOSTS[4:6],
+                                           volumes)
     audit = declare(cluster, 'partition', group)
     requests.put(sim_url + '/simulator/faults', json={
         'bmc_unreachable': [HOSTS[4]]}, timeout=10).raise_for_status()
@@ -342,8 +249,8 @@ def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
 def test_too_many_unhealthy_members_move_nothing(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['breaker']
-    group, (active, first, second) = make(nova, 'breaker', HOSTS[6:9],
-                                          volumes)
+    group, (active, first, second) = application(nova, 'breaker',
+                                                  HOSTS[6:9], volumes)
     audit = declare(cluster, 'breaker', group, max_unhealthy=1)
     # Both down for Nova at once (forced down), then the monitor calls.
     for host in HOSTS[6:8]:
