@@ -69,7 +69,7 @@ ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
 
 class ActiveStandby(base.Strategy):
-    name = 'active_standby'
+    name = members_mod.STRATEGY
     display_name = 'Active/standby application failover'
     goal = 'application_availability'
     data_models = ()
