@@ -37,6 +37,7 @@ import shutil
 import tempfile
 
 from tests.functional import private_servers
+from tests.functional import sql_proxy
 from tests.functional.cloud import simulator
 from tests.functional.daemons import cluster
 from tests.functional.embedded_cloud import all_in_one as embedded_all_in_one
@@ -73,27 +74,32 @@ def private_redis(folder):
 @contextlib.contextmanager
 def cloud_cluster(tmp_path, spec, sections, rabbit=None, kind='mysql',
                   notifications=False, engines=('engine-1',),
-                  appliers=('applier-1',), **extra):
+                  appliers=('applier-1',), proxied=False, **extra):
     """A database of ``kind``, the simulator playing ``spec`` (sending
     its notifications on the RabbitMQ virtual host ``rabbit`` when
     ``notifications``), and a cluster on them whose configuration adds
     ``sections(simulator URL)`` and ``extra``, its daemons started:
     (cluster, simulator URL). ``rabbit``: a virtual host of the block's
     own when None. The cluster's ``engine`` is an SQLAlchemy engine on
-    its database."""
+    its database; ``proxied``: the daemons reach the database through
+    the cluster's ``proxy`` (sql_proxy.SqlProxy), which cuts their
+    connections as a test arms it (else ``proxy`` is None)."""
     with contextlib.ExitStack() as stack:
         if rabbit is None:
             rabbit = stack.enter_context(rabbit_vhost())
         db_url, engine = stack.enter_context(database(kind))
+        proxy = (stack.enter_context(sql_proxy.SqlProxy(db_url))
+                 if proxied else None)
         sent = {'transport_url': rabbit} if notifications else {}
         sim_url = stack.enter_context(
             simulator(tmp_path / 'sim', spec, **sent))
         options = sections(sim_url)
         for section, values in extra.items():
             options[section] = dict(options.get(section, {}), **values)
-        running = stack.enter_context(cluster(tmp_path, db_url, rabbit,
-                                              **options))
+        running = stack.enter_context(cluster(
+            tmp_path, proxy.url if proxied else db_url, rabbit, **options))
         running.engine = engine
+        running.proxy = proxy
         running.start_daemons(engines=list(engines),
                               appliers=list(appliers))
         yield running, sim_url

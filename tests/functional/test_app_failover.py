@@ -27,7 +27,6 @@ reported by its webhook, as an application monitor would.
   over though Nova shows it running.
 """
 
-import threading
 import time
 
 import pytest
@@ -35,13 +34,20 @@ import requests
 
 from tests.functional import app_failover
 from tests.functional import services
+from tests.functional.app_failover import Sampler
+from tests.functional.app_failover import actions_of
+from tests.functional.app_failover import application
+from tests.functional.app_failover import audit_of
+from tests.functional.app_failover import declare
+from tests.functional.app_failover import host_event
+from tests.functional.app_failover import plans_of
+from tests.functional.app_failover import state
+from tests.functional.app_failover import trigger
 from tests.functional.cloud import nova as nova_client
-from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
 from tests.functional.fixtures import wait_for
 from tests.helpers import failed_host
-from tests.helpers import plans
 
 HOSTS = ['compute-%d' % i for i in range(11)]
 VOLUMES = {app: tuple('0f00000%d-0000-4000-8000-00000000000%d' % (n, i)
@@ -54,23 +60,16 @@ SPEC = {
     'service_down_time': 60, 'rpc_response_timeout': 60,
     'hosts': [scenario_host(name) for name in HOSTS],
     'servers': [],
-    'storage': {
-        'backends': [{'host': 'stor1', 'backend': 'fast',
-                      'pools': [{'name': 'p1', 'total_capacity_gb': 500}]}],
-        'volumes': [{'id': volume, 'name': 'data-%s' % volume[:8],
-                     'size': 10, 'pool': app_failover.POOL}
-                    for ids in VOLUMES.values() for volume in ids]}}
+    'storage': app_failover.storage(
+        [volume for ids in VOLUMES.values() for volume in ids])}
 # Seconds from the trigger to the application whole again.
 WITHIN = 30
 
 
 def sections(sim_url):
-    found = nova_sections(sim_url)
-    found['ironic'] = dict(found['nova'], power_timeout=10)
-    found['cinder'] = dict(found['nova'])
-    found['app_failover'] = {'webhook_secret': app_failover.SECRET,
-                             'webhook_timeout': 20}
-    # Instance HA restarts a failed guest once, and gives up at once.
+    """app_failover.sections(); instance HA restarts a failed guest
+    once, and gives up at once."""
+    found = app_failover.sections(sim_url)
     found['instance_ha'] = {'recovery_attempts': 1,
                             'recovery_retry_interval': 1}
     return found
@@ -99,74 +98,6 @@ def report(cluster, sim_url, host, what='fail'):
     instance HA: the notification's uuid."""
     host_event(sim_url, host, what)
     return failed_host.report(cluster, host)
-
-
-def make(nova, name, hosts, volumes, **metadata):
-    """An application ``name``: its first member active on hosts[0], the
-    others standbys on the other hosts, ``volumes`` on the active; each
-    member with ``metadata`` too."""
-    group = nova.server_groups.create(name=name, policy='anti-affinity')
-    flavor = nova.flavors.find(name='m1.small')
-    made = []
-    for index, host in enumerate(hosts):
-        role = 'active' if index == 0 else 'standby'
-        made.append(nova.servers.create(
-            '%s-%d' % (name, index), 'image', flavor, nics='auto',
-            meta=dict(metadata, role=role),
-            availability_zone='nova:' + host,
-            scheduler_hints={'group': group.id}).id)
-    for volume in volumes:
-        nova.volumes.create_server_volume(made[0], volume)
-    return group.id, made
-
-
-def declare(cluster, name, group, **parameters):
-    """The EVENT audit declaring the application, made with the watcher
-    CLI."""
-    options = []
-    for key, value in dict(server_group=group, **parameters).items():
-        options += ['-p', '%s=%s' % (key, value)]
-    return cli(cluster.url, 'audit', 'create', '-t', 'EVENT', '--name',
-               name, '-g', 'application_availability', '-s',
-               'active_standby', '--auto-trigger', *options)['UUID']
-
-
-def trigger(cluster, audit):
-    response = requests.post('%s/v1/webhooks/%s' % (cluster.url, audit),
-                             json={'alarm': 'app down'}, timeout=10)
-    assert response.status_code == 202, response.text
-
-
-def state(sim_url):
-    return requests.get(sim_url + '/simulator/state', timeout=10).json()
-
-
-def host_event(sim_url, host, what):
-    requests.post('%s/simulator/hosts/%s/%s' % (sim_url, host, what),
-                  timeout=10).raise_for_status()
-
-
-class Sampler(threading.Thread):
-    """Reads the simulator's volumes ten times a second and keeps every
-    moment one of ``volumes`` was writable by more than one guest."""
-
-    def __init__(self, sim_url, volumes):
-        super().__init__(daemon=True)
-        self.sim_url, self.volumes = sim_url, volumes
-        self.samples, self.shared = 0, []
-        self.stopping = threading.Event()
-
-    def run(self):
-        while not self.stopping.wait(0.1):
-            found = state(self.sim_url)['volumes']
-            self.samples += 1
-            for volume in self.volumes:
-                if len(found[volume]['writers']) > 1:
-                    self.shared.append((volume, found[volume]['writers']))
-
-    def stop(self):
-        self.stopping.set()
-        self.join(10)
 
 
 def taken_over(sim_url, standby, volumes):
@@ -202,29 +133,6 @@ def audit_shown(cluster, audit):
                'show', audit)
 
 
-def api(cluster, path):
-    """GET ``path`` of the Watcher API at its latest microversion: what
-    the tests poll (a CLI call costs a second and a half of CPU)."""
-    response = requests.get(cluster.url + path, headers=plans.LATEST,
-                            timeout=10)
-    response.raise_for_status()
-    return response.json()
-
-
-def audit_of(cluster, audit):
-    return api(cluster, '/v1/audits/' + audit)
-
-
-def plans_of(cluster, audit):
-    return api(cluster, '/v1/action_plans?audit_uuid=' + audit)[
-        'action_plans']
-
-
-def actions_of(cluster, plan):
-    return api(cluster, '/v1/actions/detail?action_plan_uuid=' + plan)[
-        'actions']
-
-
 def said(cluster, audit, words):
     """The audit once it is SUCCEEDED saying ``words``, else None."""
     found = audit_of(cluster, audit)
@@ -235,7 +143,8 @@ def said(cluster, audit, words):
 def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['failover']
-    group, (active, standby) = make(nova, 'failover', HOSTS[0:2], volumes)
+    group, (active, standby) = application(nova, 'failover', HOSTS[0:2],
+                                           volumes)
     ordinary = nova.servers.create(
         'ordinary', 'image', nova.flavors.find(name='m1.small'),
         nics='auto', meta={'HA_Enabled': 'True'},
@@ -312,7 +221,7 @@ def test_a_failed_active_s_standby_takes_over_and_it_is_replaced(cloud):
 def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['live']
-    group, (active, standby) = make(nova, 'live', HOSTS[2:4], volumes)
+    group, (active, standby) = application(nova, 'live', HOSTS[2:4], volumes)
     audit = declare(cluster, 'live', group, trigger='failed',
                     replacement='none')
     trigger(cluster, audit)
@@ -333,7 +242,8 @@ def test_an_application_failed_on_a_live_host_is_stopped_there(cloud):
 def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['partition']
-    group, (active, standby) = make(nova, 'partition', HOSTS[4:6], volumes)
+    group, (active, standby) = application(nova, 'partition', HOSTS[4:6],
+                                           volumes)
     audit = declare(cluster, 'partition', group)
     requests.put(sim_url + '/simulator/faults', json={
         'bmc_unreachable': [HOSTS[4]]}, timeout=10).raise_for_status()
@@ -366,7 +276,7 @@ def test_a_partitioned_active_that_cannot_be_fenced_moves_nothing(cloud):
 def test_too_many_unhealthy_members_move_nothing(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['breaker']
-    group, (active, first, second) = make(nova, 'breaker', HOSTS[6:9],
+    group, (active, first, second) = application(nova, 'breaker', HOSTS[6:9],
                                           volumes)
     audit = declare(cluster, 'breaker', group, max_unhealthy=1)
     # Both down for Nova at once (forced down), then the monitor calls.
@@ -388,8 +298,8 @@ def test_too_many_unhealthy_members_move_nothing(cloud):
 def test_a_member_instance_ha_could_not_restart_is_failed_over(cloud):
     cluster, sim_url, nova = cloud
     volumes = VOLUMES['restarts']
-    group, (active, standby) = make(nova, 'restarts', HOSTS[9:11], volumes,
-                                    HA_Enabled='True')
+    group, (active, standby) = application(
+        nova, 'restarts', HOSTS[9:11], volumes, HA_Enabled='True')
     audit = declare(cluster, 'restarts', group, replacement='none')
     # The restart's first call (its stop) fails: Nova still shows the
     # server running, and only instance HA knows it failed.

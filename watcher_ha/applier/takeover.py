@@ -9,19 +9,20 @@ their effect may or may not be in the cloud.
 
 ``[watcher_applier] recovery`` says what happens to the plan of an
 applier that died: ``cancel`` ends it CANCELLED, ``resume`` lets it run
-on. A plan handed back by an applier that stopped runs on: nobody died.
-A plan whose taking or settling a database error cut short is settled
-again for what it was taken for (applier/manager.py remembers it until
-its settling is done): a plan adopted from a dead applier is still
-resolved as one, even once nothing of it is left interrupted. Any other
-stranded plan runs on if every interrupted action was started by this
-process (its run stopped on a database error); otherwise it is resolved
-as the plan of a dead applier. A plan being cancelled ends CANCELLED in
-every case, and so does a plan with a CANCELLED action, whoever looks at
-it and why: only a settling that chose to cancel it leaves one in a
-running plan. Whatever is chosen, a plan with a CANCELLED or FAILED
-action never ends SUCCEEDED: the action plan machine guards that move
-(common/state_machines.py, db/plan_runs.finish).
+on; the recovery of a failure (instance HA's, an application's failover)
+always runs on. A plan handed back by an applier that stopped runs on:
+nobody died. A plan whose taking or settling a database error cut short
+is settled again for what it was taken for (applier/manager.py remembers
+it until its settling is done): a plan adopted from a dead applier is
+still resolved as one, even once nothing of it is left interrupted. Any
+other stranded plan runs on if every interrupted action was started by
+this process (its run stopped on a database error); otherwise it is
+resolved as the plan of a dead applier. A plan being cancelled ends
+CANCELLED in every case, and so does a plan with a CANCELLED action,
+whoever looks at it and why: only a settling that chose to cancel it
+leaves one in a running plan. Whatever is chosen, a plan with a
+CANCELLED or FAILED action never ends SUCCEEDED: the action plan machine
+guards that move (common/state_machines.py, db/plan_runs.finish).
 
 Either way, each interrupted action that touches the cloud is first asked
 (``recover()``, through its fence) what became of it: DONE counts as
@@ -43,10 +44,10 @@ from watcher_ha.applier import fencing
 from watcher_ha.applier import metrics
 from watcher_ha.applier import plan_end
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.common import urgency
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import plan_runs
-from watcher_ha.db import recoveries
 from watcher_ha.notifications import notifier
 from watcher_ha.service import ownership
 
@@ -83,11 +84,13 @@ def reason_for(why, host, previous):
     }[why]
 
 
-# The recovery of a failure (a host's, a server's, a process's) is what
-# high availability is for: whoever takes it over carries it on,
-# whatever [watcher_applier] recovery says (its actions tell what is
-# done; an operator may still cancel it).
-ALWAYS_RESUMED = frozenset(recoveries.STRATEGIES.values())
+# The recovery of a failure (a host's, a server's, a process's, an
+# application's) is what high availability is for: whoever takes it over
+# carries it on, whatever [watcher_applier] recovery says (its actions
+# tell what is done; an operator may still cancel it). An application's
+# failover cancelled past its eviction would leave it with no active
+# member and its volumes attached to nobody.
+ALWAYS_RESUMED = urgency.RECOVERY_STRATEGIES
 
 
 class Takeover:

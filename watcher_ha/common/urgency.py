@@ -7,6 +7,11 @@ evacuation must not queue behind two optimisation plans live-migrating
 for an hour, nor fifty applications' failovers behind each other two at
 a time."""
 
-# The strategies whose plans are recoveries.
+from watcher_ha.common.app_failover import members
+
+# The strategies whose plans are recoveries: instance HA's (one per
+# notification type, db/recoveries.py) and application failover's. Their
+# plans are also carried on by whoever takes them over, whatever
+# [watcher_applier] recovery says (applier/takeover.py).
 RECOVERY_STRATEGIES = frozenset({'host_recovery', 'instance_recovery',
-                                 'process_recovery', 'active_standby'})
+                                 'process_recovery', members.STRATEGY})

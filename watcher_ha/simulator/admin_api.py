@@ -98,6 +98,9 @@ class AdminAPI(web.Service):
             if cloud.storage else {},
             'shared_writes': list(cloud.storage.shared_writes)
             if cloud.storage else [],
+            # Every attachment Cinder completed, in order.
+            'attaches': list(cloud.storage.attaches)
+            if cloud.storage else [],
             'split_brain': list(cloud.split_brain),
             # Calls of nova-api that no nova-compute answered (each held
             # its request for rpc_response_timeout).

@@ -15,6 +15,7 @@ from watcher_ha.applier import fencing
 from watcher_ha.applier import manager
 from watcher_ha.applier import takeover
 from watcher_ha.applier.actions import base as action_base
+from watcher_ha.common.app_failover import members
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import models
 from watcher_ha.db import plan_runs
@@ -241,6 +242,29 @@ def test_a_stranded_plan_whose_action_ran_here_resumes_at_once(
     plan, runs_on, waited = _stranded(db, admin_context, started_here=True)
     assert runs_on
     assert waited < 0.5
+    assert _states(db, plan)[2] == ['SUCCEEDED', 'PENDING', 'PENDING']
+
+
+def test_an_application_failover_adopted_runs_on_whatever_recovery_says(
+        db, admin_context, cancel_mode):
+    """recovery = cancel ends the plan of a lost applier, but not an
+    application's failover, as it does not end instance HA's recoveries:
+    cancelled past its eviction, the application would be left with no
+    active member and its volumes attached to nobody."""
+    with db.connect() as conn:
+        strategy = conn.execute(sa.select(models.Strategy.id).where(
+            models.Strategy.name == members.STRATEGY)).scalar_one()
+    audit = factories.audit(db, audit_type='EVENT', strategy_id=strategy)
+    # Adopted by applier-1 from applier-2.
+    plan, _ = factories.action_plan(
+        db, audit, state='ONGOING', hostname='applier-1',
+        kinds=[('timed', {})] * 3,
+        action_states=['SUCCEEDED', 'ONGOING', 'PENDING'])
+    runs_on = takeover.Takeover(
+        admin_context, plan_runs.get(admin_context, plan['uuid']),
+        'applier-1', {'timed': _Timed}, ownership.ADOPTED, 'applier-2',
+        threading.Event()).settle()
+    assert runs_on
     assert _states(db, plan)[2] == ['SUCCEEDED', 'PENDING', 'PENDING']
 
 

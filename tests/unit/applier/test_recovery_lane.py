@@ -8,6 +8,8 @@ from tests import factories
 from watcher_ha.applier import manager
 from watcher_ha.common import plugins
 from watcher_ha.common import urgency
+from watcher_ha.common.app_failover import members
+from watcher_ha.db import recoveries
 
 
 def test_recovery_plans_are_urgent_and_others_are_not(db):
@@ -26,3 +28,8 @@ def test_recovery_plans_are_urgent_and_others_are_not(db):
 def test_each_recovery_strategy_is_a_strategy_plugin():
     assert urgency.RECOVERY_STRATEGIES <= set(
         plugins.installed_names(plugins.STRATEGIES))
+
+
+def test_the_recovery_strategies_are_instance_ha_s_and_failover_s():
+    assert urgency.RECOVERY_STRATEGIES == frozenset(
+        recoveries.STRATEGIES.values()) | {members.STRATEGY}

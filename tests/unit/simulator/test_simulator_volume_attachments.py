@@ -208,6 +208,10 @@ def test_a_local_delete_on_a_powered_off_host_frees_the_volume(sim):
     assert attach(sim, standby, DATA).status_int == 200
     assert sim.cloud.storage.writers(DATA) == [standby]
     assert sim.cloud.storage.shared_writes == []
+    # Every attach completed is kept (the scenario's own is not one).
+    state = request(sim, 'GET', '/simulator/state').json
+    assert [(a['volume'], a['server'], a['host'])
+            for a in state['attaches']] == [(DATA, standby, 'compute-1')]
 
 
 @pytest.mark.parametrize('fail', [hosts.lose_power, hosts.partition],

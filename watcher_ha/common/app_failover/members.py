@@ -27,6 +27,9 @@ the new active is not failed over for it.
 import dataclasses
 import datetime
 
+# The strategy that fails an application over (goal
+# application_availability).
+STRATEGY = 'active_standby'
 ACTIVE = 'active'
 STANDBY = 'standby'
 # What the role of a member being failed over reads once it is replaced,

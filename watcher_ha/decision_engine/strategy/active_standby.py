@@ -72,7 +72,7 @@ ID_OR_NULL = dict(ID, type=['string', 'null'], default=None)
 
 
 class ActiveStandby(base.Strategy):
-    name = 'active_standby'
+    name = members_mod.STRATEGY
     display_name = 'Active/standby application failover'
     goal = 'application_availability'
     data_models = ()

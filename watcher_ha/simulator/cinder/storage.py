@@ -151,6 +151,11 @@ class BlockStorage:
         # two running guests at once: {volume, servers, at}.
         self.connections = []
         self.shared_writes = []
+        # Every attachment completed (a volume attached to a server):
+        # {attachment, volume, server, host, at}. Cinder keeps its
+        # attachments' rows, with their attach_time, after they are
+        # deleted.
+        self.attaches = []
         # Every migration and retype asked for (moves.Move).
         self.moves = []
         self.move_ids = itertools.count(1)
@@ -460,6 +465,11 @@ class BlockStorage:
             volume.status = 'in-use'
             self.touch(volume)
             self.notify('volume.attach.end', volume)
+            self.attaches.append({
+                'attachment': attachment.id, 'volume': volume.id,
+                'server': attachment.server_uuid,
+                'host': attachment.attached_host,
+                'at': attachment.attach_time.isoformat()})
             writers = self.writers(volume.id)
             if len(writers) > 1:
                 self.shared_writes.append({
