@@ -1,21 +1,14 @@
 """An active/standby application on the simulator, made as an operator
 makes one (an anti-affinity server group, two members marked active and
-standby, the active's data volumes attached through Nova), a guest
-activation endpoint that records each signed delivery, and what the end
+standby, the active's data volumes attached through Nova), and what the end
 to end tests declare, trigger and watch: the application's EVENT audit,
 its plans and actions through the Watcher API, the simulator's state
 sampled ten times a second."""
 
-import contextlib
-import hashlib
-import hmac
-import http.server
-import json
 import threading
 
 import requests
 
-from tests.functional import fixtures
 from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
@@ -189,52 +182,3 @@ def plans_of(cluster, audit):
 def actions_of(cluster, plan):
     return api(cluster, '/v1/actions/detail?action_plan_uuid=' + plan)[
         'actions']
-
-
-class Receiver(http.server.BaseHTTPRequestHandler):
-    """The guest's activation endpoint: checks each delivery's signature,
-    acts on a delivery id once, answers every delivery (or, while
-    ``failures`` is positive, a 503)."""
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers['Content-Length']))
-        server = self.server
-        expected = 'sha256=' + hmac.new(SECRET.encode(), body,
-                                        hashlib.sha256).hexdigest()
-        delivery = self.headers.get('X-Watcher-HA-Delivery')
-        with server.lock:
-            server.deliveries.append({
-                'delivery': delivery, 'body': json.loads(body),
-                'signed': hmac.compare_digest(
-                    expected, self.headers.get('X-Watcher-HA-Signature',
-                                               ''))})
-            if server.failures > 0:
-                server.failures -= 1
-                status = 503
-            else:
-                status = 200
-                if delivery not in server.acted:
-                    server.acted.append(delivery)
-        self.send_response(status)
-        self.send_header('Content-Length', '0')
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def activation_endpoint(failures=0):
-    """(its URL, the server: ``deliveries``, ``acted``)."""
-    server = http.server.ThreadingHTTPServer(
-        ('127.0.0.1', fixtures.free_port()), Receiver)
-    server.lock = threading.Lock()
-    server.deliveries, server.acted = [], []
-    server.failures = failures
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield 'http://127.0.0.1:%d/activate' % server.server_port, server
-    finally:
-        server.shutdown()
-        server.server_close()
