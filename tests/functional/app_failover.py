@@ -12,6 +12,7 @@ import requests
 from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.functional.daemons import cli
+from tests.helpers import failed_host
 from tests.helpers import plans
 
 SECRET = 'activation-secret'
@@ -182,3 +183,16 @@ def plans_of(cluster, audit):
 def actions_of(cluster, plan):
     return api(cluster, '/v1/actions/detail?action_plan_uuid=' + plan)[
         'actions']
+
+
+def one_segment(cluster, hosts):
+    """A failover segment of instance HA (recovery method auto) holding
+    every one of ``hosts``, none reserved."""
+    segment = failed_host.ha(cluster, 'POST', '/segments', {
+        'segment': {'name': 'apps', 'recovery_method': 'auto',
+                    'service_type': 'COMPUTE'}})['segment']
+    for host in hosts:
+        failed_host.ha(cluster, 'POST', '/segments/%s/hosts'
+                       % segment['uuid'], {'host': {
+                           'name': host, 'type': 'COMPUTE',
+                           'control_attributes': '', 'reserved': False}})

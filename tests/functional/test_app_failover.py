@@ -83,15 +83,7 @@ def cloud(tmp_path_factory):
     segment (recovery method auto)."""
     with services.cloud_cluster(tmp_path_factory.mktemp('app'), SPEC,
                                 sections) as (cluster, sim_url):
-        segment = failed_host.ha(cluster, 'POST', '/segments', {
-            'segment': {'name': 'apps', 'recovery_method': 'auto',
-                        'service_type': 'COMPUTE'}})['segment']
-        for host in HOSTS:
-            failed_host.ha(cluster, 'POST', '/segments/%s/hosts'
-                           % segment['uuid'], {'host': {
-                               'name': host, 'type': 'COMPUTE',
-                               'control_attributes': '',
-                               'reserved': False}})
+        app_failover.one_segment(cluster, HOSTS)
         yield cluster, sim_url, nova_client(sim_url)
 
 
