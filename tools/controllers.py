@@ -41,8 +41,10 @@ import time
 # Imported by the tests as tools.controllers, run as a script by hand.
 if __package__:
     from tools import children
+    from tools.machine_load import slowdown
 else:
     import children
+    from machine_load import slowdown
 
 CONTROLLERS = ('c1', 'c2', 'c3')
 DEFAULT_BASE_PORT = 21000
@@ -158,11 +160,17 @@ def _wait_gone(controller, timeout=30.0):
 
 
 def _wait(what, ready, timeout=READY_TIMEOUT):
-    deadline = time.monotonic() + timeout
+    """Until ``ready()``; ``timeout`` seconds on an idle machine,
+    stretched by its load as it goes (machine_load.slowdown: an Erlang
+    VM's start, each rabbitmqctl's included, takes that much longer on a
+    machine running a test suite's worth of daemons)."""
+    started = time.monotonic()
     while not ready():
-        if time.monotonic() > deadline:
-            raise ControllerError('%s not ready within %.0f s' % (
-                what, timeout))
+        allowed = timeout * slowdown()
+        if time.monotonic() - started > allowed:
+            raise ControllerError('%s not ready within %.0f s (%.0f s on '
+                                  'an idle machine)' % (what, allowed,
+                                                        timeout))
         time.sleep(0.5)
 
 
