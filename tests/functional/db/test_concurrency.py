@@ -314,16 +314,19 @@ def test_a_transaction_sits_idle_no_longer_than_a_member_is_silent(
     db_engine.limit_lock_waits(migrated_engine)
     migrated_engine.dispose()
     with migrated_engine.connect() as conn:
-        if migrated_engine.dialect.name == 'mysql':
-            shown = conn.exec_driver_sql(
-                'SELECT @@idle_transaction_timeout').scalar()
-        else:
-            shown = conn.exec_driver_sql(
-                'SHOW idle_in_transaction_session_timeout').scalar()
-    assert str(shown) in ('7', '7s'), shown
+        _lock_wait, idle = conn.exec_driver_sql(
+            LIMITS[migrated_engine.dialect.name]).one()
+    assert str(idle) in ('7', '7s'), idle
 
 
-# A daemon's first transaction, on the connection its engine opened first.
+# A session's (lock wait, idle-transaction timeout), by dialect.
+LIMITS = {'mysql': 'SELECT @@innodb_lock_wait_timeout, '
+                   '@@idle_transaction_timeout',
+          'postgresql': "SELECT current_setting('lock_timeout'), "
+                        "current_setting("
+                        "'idle_in_transaction_session_timeout')"}
+# A daemon's first transaction, on the connection its engine opened
+# first: its LIMITS (the query, argv[2]) printed.
 FIRST_CONNECTION = '''
 import sys
 import sqlalchemy as sa
@@ -333,13 +336,8 @@ from watcher_ha.db import engine
 CONF([], project='watcher-ha')
 CONF.set_override('connection', sys.argv[1], group='database')
 engine.configure(CONF)
-query = {'mysql': 'SELECT @@innodb_lock_wait_timeout, '
-                  '@@idle_transaction_timeout',
-         'postgresql': "SELECT current_setting('lock_timeout'), "
-                       "current_setting('idle_in_transaction_session_timeout')"}
 with engine.writer.using(context.admin_context()) as session:
-    print(*session.execute(sa.text(
-        query[engine.get_engine().dialect.name])).one())
+    print(*session.execute(sa.text(sys.argv[2])).one())
 '''
 
 
@@ -350,8 +348,9 @@ def test_a_daemons_first_connection_has_the_lock_limits(database):
     the lock-wait and idle-transaction limits."""
     import subprocess
     import sys
-    url, _ = database
-    shown = subprocess.run([sys.executable, '-c', FIRST_CONNECTION, url],
+    url, engine = database
+    shown = subprocess.run([sys.executable, '-c', FIRST_CONNECTION, url,
+                            LIMITS[engine.dialect.name]],
                            capture_output=True, text=True, check=True,
                            timeout=120).stdout.split()
     assert shown in (['10', '10'], ['10s', '10s']), shown
