@@ -41,7 +41,7 @@ def _usable(python, module):
 
 
 def _install_commands(venv, python, packages):
-    """Made with uv: resolved and installed in a quarter of pip's CPU
+    """Made with uv: resolved and installed in a third of pip's CPU
     time (a fresh clone's test run makes four of these virtualenvs, on
     two cores, beside the tests). Compiled as installed, as pip does: this
     machine's environment may say PYTHONDONTWRITEBYTECODE, and every
