@@ -1,7 +1,7 @@
 """The simulated Block Storage (Cinder): cinder-volume backends and their
 pools, volume types, volumes and their attachments to the cloud's
-servers, with Cinder's rules (see /work/cinder_contract.md, kept as
-doc/source/simulator.rst's Block Storage section).
+servers, with Cinder's rules (doc/source/simulator.rst, "Block Storage
+(Cinder)", lists what is served).
 
 It works on the cloud (nova/cloud.py) and under its lock: an operation
 either changes the storage or raises ``cloud.Refused`` with the status
