@@ -1,78 +1,27 @@
 """``GET /v1/action_plans/{uuid}/what_if`` (watcher-ha 1.3): a plan that
 has not started, run on a copy of a decision engine's compute model. The
-engine's RPC endpoint runs in this process on a model made by hand; its
-answer crosses a JSON round trip, as on the bus."""
-
-import json
+engine's RPC endpoint runs in this process on a model made by hand
+(tests/helpers/what_if.py)."""
 
 import jsonschema
 import pytest
 
 from tests import factories
-from tests import strategy_clusters as clusters
 from tests.helpers import segments
+from tests.helpers import what_if
+from tests.helpers.what_if import migrations
 from watcher_ha.api.schemas import what_if as schema
 from watcher_ha.common import exception
-from watcher_ha.common import plugins
 from watcher_ha.common.states import ActionPlanState
-from watcher_ha.decision_engine import manager as engine_manager
 from watcher_ha.decision_engine import rpcapi
-from watcher_ha.decision_engine.model import cluster
 from watcher_ha.policies import policy
 
 OURS = {'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.3'}
 
 
-def model(ready=True):
-    """A compute model: a busy host, an idle one, an empty one."""
-    state = clusters.build(
-        [clusters.node('busy', vcpus=8), clusters.node('idle', vcpus=8),
-         clusters.node('empty', vcpus=8)],
-        [clusters.server('a', 'busy', vcpus=4),
-         clusters.server('b', 'busy', vcpus=2),
-         clusters.server('c', 'idle', vcpus=1)])
-    made = cluster.ClusterModel()
-    if ready:
-        made.finish_resync(state)
-    return made
-
-
-class Engine:
-    """What the engine's what-if reads of a decision engine; its
-    ``what_if`` is the real one."""
-    host = 'engine-a'
-    what_if = engine_manager.DecisionEngineManager.what_if
-
-    def __init__(self, compute):
-        self._compute = compute
-        self.loaded = type('Loaded', (), {
-            'goals': plugins.load_classes(plugins.GOALS)})()
-        self.auditor = type('Auditor', (), {'datasources': []})()
-        self.collectors = type('Collectors', (), {
-            'get': lambda _self, name: type('Collector', (), {
-                'nova': staticmethod(lambda: None)})()})()
-
-    def model(self, name):
-        return self._compute
-
-
 @pytest.fixture
 def engine(monkeypatch):
-    """The engine's endpoints, called for the API's RPC calls."""
-    endpoints = engine_manager.Endpoints(Engine(model()))
-
-    def call(self, context, method, **kwargs):
-        answer = getattr(endpoints, method)(context, **kwargs)
-        return json.loads(json.dumps(answer))
-    monkeypatch.setattr(rpcapi.DecisionEngineAPI, '_call', call)
-    return endpoints
-
-
-def migrations(*moves):
-    return [('migrate', {'resource_id': 'uuid-' + server,
-                         'migration_type': 'live', 'source_node': source,
-                         'destination_node': destination})
-            for server, source, destination in moves]
+    return what_if.serve(monkeypatch)
 
 
 @pytest.fixture
@@ -225,11 +174,7 @@ def test_the_what_if_follows_the_rule_of_showing_the_plan(
 
 def test_an_engine_whose_model_is_not_built_is_503(api, db, plan,
                                                    monkeypatch):
-    endpoints = engine_manager.Endpoints(Engine(model(ready=False)))
-    monkeypatch.setattr(
-        rpcapi.DecisionEngineAPI, '_call',
-        lambda self, context, method, **kwargs: getattr(
-            endpoints, method)(context, **kwargs))
+    what_if.serve(monkeypatch, what_if.model(ready=False))
     resp = api.get(path(plan['uuid']), headers=OURS)
     assert resp.status == 503, resp
     assert 'still being built' in resp.fault

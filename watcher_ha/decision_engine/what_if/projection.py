@@ -25,14 +25,18 @@ ratios, as Placement counts them).
 import collections
 import dataclasses
 
+from watcher_ha.common import exception
 from watcher_ha.decision_engine.strategy import moves
 from watcher_ha.decision_engine.what_if import effects
 
 RESOURCES = moves.RESOURCES
 
 
-class Cycle(ValueError):
-    """The plan's parents make a cycle: no applier could run it."""
+class Cycle(exception.Conflict):
+    """The plan's parents make a cycle: no applier could run it (409)."""
+    error_code = 'action_plan_cycle'
+    msg_fmt = ('The parents of %(count)d action(s) of the plan make a '
+               'cycle: no applier could run it.')
 
 
 def steps(actions):
@@ -59,8 +63,7 @@ def steps(actions):
             if not waiting[child]:
                 ready.append(child)
     if len(depth) < len(actions):
-        raise Cycle('the parents of %d action(s) make a cycle'
-                    % (len(actions) - len(depth)))
+        raise Cycle(count=len(actions) - len(depth))
     found = collections.defaultdict(list)
     for action in actions:
         found[depth[action['uuid']]].append(action)
