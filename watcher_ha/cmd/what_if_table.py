@@ -10,15 +10,16 @@ RESOURCES = (('vcpus', 'vCPU'), ('memory_mb', 'RAM'), ('disk_gb', 'disk'))
 ROWS = 40
 
 
-def table(header, rows):
-    """``rows`` (lists of cells) under ``header``, in columns; the first
-    column left-aligned, the others right-aligned."""
+def table(header, rows, left=(0,)):
+    """``rows`` (lists of cells) under ``header``, in columns; those
+    ``left`` (their indexes: words) left-aligned, the others (numbers)
+    right-aligned."""
     cells = [list(header)] + [[str(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
 
     def line(row):
         return '  '.join(
-            cell.ljust(width) if i == 0 else cell.rjust(width)
+            cell.ljust(width) if i in left else cell.rjust(width)
             for i, (cell, width) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
     return [line(cells[0]), line(['-' * w for w in widths])] + [
@@ -89,7 +90,7 @@ def render(answer, rows=ROWS):
                       answer['hosts_changed'], answer['hosts_total'])]
     lines += table(['host', 'servers'] + ['%s %%' % name
                                           for _, name in RESOURCES]
-                   + ['load %', 'CPU used %', 'node'], shown)
+                   + ['load %', 'CPU used %', 'node'], shown, left=(0, 7))
     if more:
         lines.append('... %d more host(s) (--rows to show them)' % more)
     if not usage['available']:
@@ -107,7 +108,8 @@ def render(answer, rows=ROWS):
     lines += ['', 'Disruption budget (0: no limit)']
     lines += table(['limit', 'value', 'used', 'where', 'within'], [
         [b['name'], b['limit'], b['used'], b['where'] or '-',
-         'yes' if b['within'] else 'NO'] for b in answer['budgets']])
+         'yes' if b['within'] else 'NO'] for b in answer['budgets']],
+        left=(0, 3, 4))
     lines += _actions(answer['actions'])
     return lines
 
@@ -159,11 +161,21 @@ def _segments(segments):
                   after['reserved_free']['vcpus'], _value),
             arrow(before['reserved_free']['memory_mb'],
                   after['reserved_free']['memory_mb'], _value),
-            ', '.join(after['not_absorbed']) or '-'])
+            _some(after['not_absorbed'],
+                  after['hosts'] - after['absorbed'])])
     return ['', 'Failover segments: hosts whose failure the segment absorbs'
                 ] + table(['segment', 'method', 'absorbed', 'reserved',
                            'reserved vCPU free', 'reserved RAM MB free',
-                           'not absorbed after'], rows)
+                           'not absorbed after'], rows, left=(0, 1, 6))
+
+
+def _some(names, count, shown=3):
+    """The first ``shown`` of ``names`` and how many more of ``count``."""
+    if not count:
+        return '-'
+    more = count - min(shown, len(names))
+    return ', '.join(names[:shown]) + (' and %d more' % more if more
+                                       else '')
 
 
 def _actions(actions):

@@ -21,6 +21,7 @@ hosts that could fail (they have).
 
 from watcher_ha.common.instance_ha import packing
 from watcher_ha.common.instance_ha import statuses
+from watcher_ha.decision_engine.strategy import moves
 
 RESOURCES = packing.RESOURCES
 # How many hosts a segment's answer names that it would not absorb.
@@ -51,8 +52,7 @@ class Side:
 
     def servers_on(self, hostname):
         instances = self.state.instances
-        return {uuid: packing.Size(*(getattr(instances[uuid], r)
-                                     for r in RESOURCES))
+        return {uuid: packing.Size(*moves.need_of(instances[uuid]))
                 for uuid in self.state.placement.get(hostname, ())}
 
 
@@ -80,6 +80,8 @@ def _absorbs(side, segment, spare, protected):
                 and host['name'] not in side.held
                 and side.up(host['name'])]
     free = {name: side.free(name) for name in reserved}
+    room = {r: sum(f[r] for f in free.values()) for r in RESOURCES}
+    largest = free[packing.largest_first(free)[0]] if free else None
     members = [host['name'] for host in segment['hosts']
                if host['name'] not in reserved
                and not host['on_maintenance'] and side.up(host['name'])]
@@ -88,22 +90,36 @@ def _absorbs(side, segment, spare, protected):
         servers = side.servers_on(name)
         if not servers:
             continue
+        need = {r: sum(getattr(size, r) for size in servers.values())
+                for r in RESOURCES}
         fits = False
         if statuses.RESERVED_HOST in methods and free:
-            packed = packing.fewest_hosts(servers, free)
-            fits = not packed.unplaced
-            if fits:
-                most = max(most, len(packed.hosts))
+            taken = _reserved_hosts_taken(servers, need, free, room,
+                                          largest)
+            fits = taken is not None
+            most = max(most, taken or 0)
         if not fits and statuses.AUTO in methods:
             own = (side.free(name) if name not in protected
                    and side.nodes[name].status == 'enabled'
                    else dict.fromkeys(RESOURCES, 0.0))
-            fits = all(sum(getattr(size, r) for size in servers.values())
-                       <= spare[r] - max(0.0, own[r]) for r in RESOURCES)
+            fits = all(need[r] <= spare[r] - max(0.0, own[r])
+                       for r in RESOURCES)
         if not fits:
             missed.append(name)
-    room = {r: sum(f[r] for f in free.values()) for r in RESOURCES}
     return members, missed, most, reserved, room
+
+
+def _reserved_hosts_taken(servers, need, free, room, largest):
+    """How many reserved hosts the packing of ``servers`` takes, None if
+    they do not all fit; without packing when the answer is plain (more
+    than all the room: none; all in the largest host, which the packing
+    tries first: one)."""
+    if any(need[r] > room[r] for r in RESOURCES):
+        return None
+    if all(need[r] <= largest[r] for r in RESOURCES):
+        return 1
+    packed = packing.fewest_hosts(servers, free)
+    return None if packed.unplaced else len(packed.hosts)
 
 
 def capacity(segments, protected, before, after):

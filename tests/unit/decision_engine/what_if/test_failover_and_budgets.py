@@ -1,7 +1,10 @@
 """What a plan leaves each failover segment to absorb a host failure, and
 how much of its audit's disruption budget its moves take."""
 
+import random
+
 from tests import strategy_clusters as clusters
+from watcher_ha.common.instance_ha import packing
 from watcher_ha.decision_engine.what_if import budgets
 from watcher_ha.decision_engine.what_if import failover
 from watcher_ha.decision_engine.what_if import projection
@@ -112,3 +115,27 @@ def test_budgets_count_the_moves_against_the_audits_limits():
         rows['max_migrations_per_project'], limit=0, used=2, where='p2',
         within=True)
     assert 'per host' not in rows['max_migrations']['description']
+
+
+def test_what_the_reserved_hosts_take_is_what_the_claim_would_pack():
+    """The plain cases answered without packing agree with the packing
+    a recovery's claim makes (common/instance_ha/packing.py)."""
+    rng = random.Random(7)
+    for _ in range(300):
+        servers = {'s%d' % i: packing.Size(rng.randint(1, 8),
+                                           rng.randint(1, 16) * 1024,
+                                           rng.randint(1, 8) * 10)
+                   for i in range(rng.randint(1, 6))}
+        free = {'r%d' % i: {'vcpus': rng.randint(0, 24),
+                            'memory_mb': rng.randint(0, 48) * 1024,
+                            'disk_gb': rng.randint(0, 30) * 10}
+                for i in range(rng.randint(1, 4))}
+        need = {r: sum(getattr(s, r) for s in servers.values())
+                for r in failover.RESOURCES}
+        room = {r: sum(f[r] for f in free.values())
+                for r in failover.RESOURCES}
+        largest = free[packing.largest_first(free)[0]]
+        packed = packing.fewest_hosts(servers, free)
+        assert failover._reserved_hosts_taken(
+            servers, need, free, room, largest) == (
+            None if packed.unplaced else len(packed.hosts)), (servers, free)
