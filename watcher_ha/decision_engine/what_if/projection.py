@@ -155,7 +155,8 @@ class Projection:
     def schedule(self, size, exclude=(), zone=None):
         """The host Nova's default weighers would choose for ``size``:
         up, enabled, with room (in ``zone`` if given), the most free
-        memory; None if there is none."""
+        memory (the first by name of those with as much); None if there
+        is none."""
         best, most = None, None
         for hostname, node in self.nodes.items():
             if (node.status != 'enabled' or node.state != 'up'
@@ -164,8 +165,9 @@ class Projection:
                 continue
             free = self.free(hostname)
             if all(f >= n for f, n in zip(free, size, strict=True)) and (
-                    most is None or (free[1], hostname) > most):
-                best, most = hostname, (free[1], hostname)
+                    most is None or free[1] > most
+                    or (free[1] == most and hostname < best)):
+                best, most = hostname, free[1]
         return best
 
     def free(self, hostname):
