@@ -5,6 +5,7 @@ API's calls through a JSON round trip, as on the bus."""
 import json
 
 from tests import strategy_clusters as clusters
+from watcher_ha.common import exception
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine import manager as engine_manager
 from watcher_ha.decision_engine import rpcapi
@@ -51,13 +52,18 @@ class Engine:
                 'nova': staticmethod(lambda: None)})()})()
 
     def model(self, name):
+        if self._compute is None:
+            raise exception.NotFound('This decision engine (%s) keeps no '
+                                     '%s data model' % (self.host, name))
         return self._compute
 
 
-def serve(monkeypatch, compute=None):
-    """The engine's endpoints on ``compute`` (``model()`` by default)
-    answering the API's RPC calls in this process; the endpoints."""
-    endpoints = engine_manager.Endpoints(Engine(compute or model()))
+def serve(monkeypatch, compute=model):
+    """The engine's endpoints on ``compute`` (a ClusterModel, None for
+    none, or a function that makes it: ``model`` by default) answering
+    the API's RPC calls in this process; the endpoints."""
+    endpoints = engine_manager.Endpoints(Engine(
+        compute() if callable(compute) else compute))
 
     def call(self, context, method, **kwargs):
         answer = getattr(endpoints, method)(context, **kwargs)

@@ -270,8 +270,11 @@ class DecisionEngineManager:
         """The what-if of plan ``plan_uuid`` on the compute model (read
         with the engine's own context: the API checked the caller's
         right to it); ServiceUnavailable while the model has no first
-        sync."""
-        model = self.model('compute')
+        sync or without one."""
+        try:
+            model = self.model('compute')
+        except exception.NotFound as err:
+            raise exception.ServiceUnavailable(reason=str(err))
         if not model.ready:
             raise exception.ServiceUnavailable(
                 reason='The compute data model of decision engine %s is '

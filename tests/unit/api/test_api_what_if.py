@@ -180,6 +180,14 @@ def test_an_engine_whose_model_is_not_built_is_503(api, db, plan,
     assert 'still being built' in resp.fault
 
 
+def test_an_engine_without_a_compute_model_is_503(api, db, plan,
+                                                  monkeypatch):
+    what_if.serve(monkeypatch, None)
+    resp = api.get(path(plan['uuid']), headers=OURS)
+    assert resp.status == 503, resp
+    assert 'keeps no compute data model' in resp.fault
+
+
 def test_an_engine_error_keeps_its_status_and_code():
     err = rpcapi.EngineRefused(409, 'action_plan_not_projectable', 'no')
     assert isinstance(err, exception.WatcherHAError)
