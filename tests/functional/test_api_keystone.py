@@ -331,6 +331,8 @@ ROUTES = [
     ('POST', '/v1/action_plans/%s/start' % NOWHERE, None,
      'action_plan:start'),
     ('PATCH', '/v1/action_plans/' + NOWHERE, None, 'action_plan:update'),
+    ('GET', '/v1/action_plans/%s/what_if' % NOWHERE, None,
+     'action_plan:what_if'),
     ('DELETE', '/v1/action_plans/' + NOWHERE, None, 'action_plan:delete'),
     ('GET', '/v1/actions/' + NOWHERE, None, 'action:get'),
     ('PATCH', '/v1/actions/' + NOWHERE, '1.5', 'action:update'),

@@ -27,9 +27,10 @@ def setup_cfg():
 
 def test_every_command_is_listed():
     assert SCRIPTS == [
-        'watcher-ha-all-in-one', 'watcher-ha-api', 'watcher-ha-applier',
-        'watcher-ha-db-manage', 'watcher-ha-decision-engine',
-        'watcher-ha-simulator', 'watcher-ha-status']
+        'watcher-ha', 'watcher-ha-all-in-one', 'watcher-ha-api',
+        'watcher-ha-applier', 'watcher-ha-db-manage',
+        'watcher-ha-decision-engine', 'watcher-ha-simulator',
+        'watcher-ha-status']
 
 
 @pytest.mark.parametrize('script', SCRIPTS)

@@ -38,6 +38,8 @@ EXTENSION_VERSIONS = [
             # ages).
     '1.2',  # GET /v1/data_model?data_model_type=storage: the storage
             # model (Cinder's backends, pools and volumes).
+    '1.3',  # GET /v1/action_plans/{uuid}/what_if: a RECOMMENDED plan run
+            # on a copy of a decision engine's compute model.
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])

@@ -12,6 +12,7 @@ import urllib.parse
 import webob
 from oslo_config import cfg
 from oslo_middleware import request_id
+from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from watcher_ha.api import body_limit
@@ -173,6 +174,19 @@ def query_value(params, name):
         raise exception.InvalidParameter(
             name=name, reason='give it at most once')
     return value
+
+
+def bool_param(params, name, default=False):
+    """A boolean query parameter (true/false, yes/no, 1/0, on/off);
+    ``default`` when absent, 400 for another value."""
+    text = query_value(params, name)
+    if text is None:
+        return default
+    try:
+        return strutils.bool_from_string(text, strict=True)
+    except ValueError:
+        raise exception.InvalidParameter(
+            name=name, reason='give true or false, not %r' % text)
 
 
 def refuse_unknown_params(params, known):

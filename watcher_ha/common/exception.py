@@ -155,6 +155,9 @@ declare(globals(), 'Conflict', (
      'again and retry if still wanted.'),
     ('AlreadyExists', 'already_exists',
      'An %(resource)s with UUID or name %(name)s already exists'),
+    ('PlanNotProjectable', 'action_plan_not_projectable',
+     'Action plan %(plan)s is %(state)s: a what-if projects a plan that '
+     'has not started; the states allowed are %(allowed)s.'),
 ))
 
 # 503 -----------------------------------------------------------------------

@@ -52,6 +52,11 @@ class ActionPlanState:
     """Archived: hidden from the API, purged later."""
 
 
+# The states of an action plan a what-if projects (watcher-ha 1.3): one
+# that has not started, so that its actions all lie ahead.
+WHAT_IF_STATES = (ActionPlanState.RECOMMENDED,)
+
+
 class ActionState:
     PENDING = 'PENDING'
     """Waiting for its parents and for its plan to run."""

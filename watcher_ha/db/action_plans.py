@@ -8,6 +8,7 @@ from watcher_ha.common import exception
 from watcher_ha.common import holds
 from watcher_ha.common import plugins
 from watcher_ha.common import state_machines
+from watcher_ha.common import states
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.db import engine
@@ -53,6 +54,17 @@ ACTION_VIEW = query.View(
 
 def get_plan(context, uuid):
     return query.get_row(context, PLAN_VIEW, uuid)
+
+
+def get_projectable(context, uuid):
+    """The plan ``uuid`` if a what-if may project it (not started:
+    states.WHAT_IF_STATES); its 404, or PlanNotProjectable (409)."""
+    plan = get_plan(context, uuid)
+    if plan['state'] not in states.WHAT_IF_STATES:
+        raise exception.PlanNotProjectable(
+            plan=plan['uuid'], state=plan['state'],
+            allowed=', '.join(states.WHAT_IF_STATES))
+    return plan
 
 
 def get_action(context, uuid):

@@ -117,6 +117,27 @@ def delete_segment(context, uuid):
         session.delete(row)
 
 
+def every_segment(context):
+    """Every segment with its hosts, in two queries: [{uuid, name,
+    recovery_method, enabled, hosts: [{name, reserved, on_maintenance,
+    claimed_by}]}], by id."""
+    with engine.reader.connection.using(context) as conn:
+        segments = conn.execute(sa.select(
+            Segment.id, Segment.uuid, Segment.name, Segment.recovery_method,
+            Segment.enabled).order_by(Segment.id)).mappings().all()
+        hosts = conn.execute(sa.select(
+            Host.failover_segment_id, Host.name, Host.reserved,
+            Host.on_maintenance, Host.claimed_by).order_by(Host.id)).all()
+    found = {row['id']: dict(row, hosts=[]) for row in segments}
+    for segment_id, *host in hosts:
+        if segment_id in found:
+            found[segment_id]['hosts'].append(dict(zip(
+                ('name', 'reserved', 'on_maintenance', 'claimed_by'), host,
+                strict=True)))
+    return [dict((k, v) for k, v in segment.items() if k != 'id')
+            for segment in found.values()]
+
+
 # Hosts.
 
 def _host(session, segment, host_uuid):

@@ -34,6 +34,7 @@ from watcher_ha.decision_engine.model import listing
 from watcher_ha.decision_engine.model.collector import manager as \
     collector_manager
 from watcher_ha.decision_engine.planner import loader as planner_loader
+from watcher_ha.decision_engine.what_if import report as what_if_report
 from watcher_ha.notifications import notifier
 from watcher_ha.service import coordination
 from watcher_ha.service import daemon
@@ -84,6 +85,16 @@ class Endpoints:
         return {'context': listing.entries(snapshot, excluded),
                 'model': dict(model.info(), host=self._manager.host,
                               enabled=True)}
+
+    def what_if(self, context, plan_uuid, all_hosts=False):
+        """A RECOMMENDED plan run on a copy of this engine's compute model
+        (what_if/report.py), or {'error': ...} (rpcapi.what_if raises
+        it in the API)."""
+        try:
+            return self._manager.what_if(plan_uuid, all_hosts)
+        except exception.WatcherHAError as err:
+            return {'error': {'code': err.code, 'error_code': err.error_code,
+                              'message': err.message}}
 
     def get_strategy_info(self, context, strategy_name):
         """What the strategy needs (datasources, metrics, data models)."""
@@ -254,6 +265,28 @@ class DecisionEngineManager:
                 '[watcher_decision_engine] collectors and its log.'
                 % (self.host, name))
         return self.collectors.model(name)
+
+    def what_if(self, plan_uuid, all_hosts=False):
+        """The what-if of plan ``plan_uuid`` on the compute model (read
+        with the engine's own context: the API checked the caller's
+        right to it); ServiceUnavailable while the model has no first
+        sync or without one."""
+        try:
+            model = self.model('compute')
+        except exception.NotFound as err:
+            raise exception.ServiceUnavailable(reason=str(err))
+        if not model.ready:
+            raise exception.ServiceUnavailable(
+                reason='The compute data model of decision engine %s is '
+                       'still being built (no full sync of the cluster has '
+                       'completed yet); ask again shortly.' % self.host)
+        collector = self.collectors.get('compute')
+        return what_if_report.for_plan(
+            watcher_context.admin_context(), plan_uuid, model,
+            self.loaded.goals,
+            flavors=what_if_report.nova_flavors(collector.nova),
+            cpu_usage=what_if_report.cpu_reader(self.auditor.datasources),
+            all_hosts=all_hosts, host=self.host)
 
     def _compute_services(self):
         """Nova's compute services, through the compute collector's

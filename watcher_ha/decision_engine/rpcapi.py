@@ -13,6 +13,16 @@ LOG = log.getLogger(__name__)
 TOPIC = 'watcher_ha.decision_engine'
 
 
+class EngineRefused(exception.WatcherHAError):
+    """An error a decision engine answered a call with, as it said it
+    (its status, error code and message)."""
+
+    def __init__(self, code, error_code, message):
+        super().__init__(message)
+        self.code = code
+        self.error_code = error_code
+
+
 class DecisionEngineAPI:
 
     def __init__(self):
@@ -97,3 +107,14 @@ class DecisionEngineAPI:
     def get_strategy_info(self, context, strategy_name):
         return self._call(context, 'get_strategy_info',
                           strategy_name=strategy_name)
+
+    def what_if(self, context, plan_uuid, all_hosts=False):
+        """The what-if of a RECOMMENDED plan, computed by a decision
+        engine on its compute model (decision_engine/what_if/); an error
+        the engine found (the plan gone or started, its model not built
+        yet) is raised as it said it."""
+        found = self._call(context, 'what_if', plan_uuid=plan_uuid,
+                           all_hosts=all_hosts)
+        if 'error' in found:
+            raise EngineRefused(**found['error'])
+        return found

@@ -28,6 +28,7 @@ from oslo_config import cfg
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import heat_member
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.cloud import flavors
 from watcher_ha.common import holds
 from watcher_ha.common.app_failover import members
 
@@ -174,10 +175,7 @@ class ReplaceMember(nova_base.NovaAction):
         return [{'net-id': net} for net in networks] or 'none'
 
     def _flavor(self, ref):
-        try:
-            return self.nova.flavors.get(ref)
-        except nova_exc.NotFound:
-            return self.nova.flavors.find(name=ref)
+        return flavors.find(self.nova, ref)
 
     def _settled(self, uuid):
         server = self.server(uuid)

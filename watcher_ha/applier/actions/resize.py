@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from watcher_ha.applier.actions import base
 from watcher_ha.applier.actions import nova_base
+from watcher_ha.cloud import flavors
 
 CONF = cfg.CONF
 
@@ -46,11 +47,7 @@ class Resize(nova_base.ServerAction):
         """The flavor asked for, by id or else by name."""
         wanted = self.input_parameters['flavor']
         try:
-            return self.nova.flavors.get(wanted)
-        except nova_exc.NotFound:
-            pass
-        try:
-            return self.nova.flavors.find(name=wanted)
+            return flavors.find(self.nova, wanted)
         except nova_exc.NotFound:
             raise base.ActionError('flavor %s does not exist: no flavor '
                                    'has that id or name' % wanted)

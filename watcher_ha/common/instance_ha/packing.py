@@ -55,16 +55,23 @@ def _pack(servers, hosts, free):
     return placement, tuple(sorted(unplaced))
 
 
+def largest_first(free, held=()):
+    """The hosts of ``free`` but those ``held``, in the order
+    ``fewest_hosts`` takes them: the most free memory first (then vcpus,
+    disk, name)."""
+    return sorted((h for h in free if h not in held),
+                  key=lambda h: (tuple(-free[h][r] for r in
+                                       ('memory_mb', 'vcpus', 'disk_gb')),
+                                 h))
+
+
 def fewest_hosts(servers, free, held=()):
     """Pack ``servers`` ({name: Size}) into the hosts ``held`` first, then
     into as few of the other hosts of ``free`` ({host: {resource: free
     amount}}) as it takes. When all of them cannot hold every server, the
     packing uses every host that takes one and names the servers left
     over."""
-    others = sorted((h for h in free if h not in held),
-                    key=lambda h: (tuple(-free[h][r] for r in
-                                         ('memory_mb', 'vcpus', 'disk_gb')),
-                                   h))
+    others = largest_first(free, held)
     best = None
     for count in range(len(others) + 1):
         hosts = tuple(held) + tuple(others[:count])

@@ -54,6 +54,23 @@ class Goal:
                 if spec.required and spec.name not in indicator_values]
 
     @classmethod
+    def projected_indicators(cls, projected):
+        """{name: value} of the indicators this goal can tell from a
+        plan run on a copy of the model (a what-if's ``projected``: the
+        model ``before`` and ``after`` the plan, ClusterStates, and the
+        server ``moves`` as run: [(server, source, destination)]), to
+        set beside the values the strategy stored. By default: the
+        migrations, for a goal that counts them; an indicator that needs
+        metrics (a deviation of load) is not told."""
+        if 'instance_migrations_count' in cls._indicator_names():
+            return {'instance_migrations_count': len(projected.moves)}
+        return {}
+
+    @classmethod
+    def _indicator_names(cls):
+        return {spec.name for spec in cls.efficacy_specification}
+
+    @classmethod
     def global_efficacy(cls, indicator_values):
         """The plan's overall efficacy, as a list of {name, description,
         unit, value}; goals without a global measure return []."""

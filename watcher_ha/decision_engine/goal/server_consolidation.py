@@ -16,6 +16,20 @@ class ServerConsolidation(base.Goal):
     )
 
     @classmethod
+    def projected_indicators(cls, projected):
+        """The enabled nodes before the plan, those it leaves empty that
+        held servers, and its migrations."""
+        before, after = projected.before, projected.after
+        return {
+            'compute_nodes_count': sum(
+                1 for node in before.nodes.values()
+                if node.status == 'enabled'),
+            'released_compute_nodes_count': sum(
+                1 for hostname in before.placement
+                if not after.placement.get(hostname)),
+            'instance_migrations_count': len(projected.moves)}
+
+    @classmethod
     def global_efficacy(cls, indicator_values):
         released = efficacy.percent(
             indicator_values.get('released_compute_nodes_count', 0),

@@ -73,7 +73,7 @@ class Moves:
                         for key in ('max_migrations',
                                     'max_migrations_per_host',
                                     'max_migrations_per_project')}
-        self.used = {hostname: _used(cluster, node)
+        self.used = {hostname: used_on(cluster, node)
                      for hostname, node in cluster.nodes.items()}
         self.capacity = {hostname: {r: node.capacity(r) for r in RESOURCES}
                          for hostname, node in cluster.nodes.items()}
@@ -207,9 +207,10 @@ class Moves:
                 'destination_node': destination}, resource_id=instance.uuid)
 
 
-def _used(cluster, node):
+def used_on(cluster, node):
     """{resource: what ClusterState.used() gives} for ``node``, from
-    one read of its servers (unsorted) rather than one per resource."""
+    one read of its servers (unsorted) rather than one per resource: what
+    a plan starts from (here, and in a what-if's projection)."""
     instances = cluster.instances
     vcpus = memory_mb = disk_gb = 0
     # One pass with plain attributes: this runs for every server of the

@@ -99,6 +99,7 @@ ROUTES = (
     ('PATCH', '/v1/actions/{ident}', ACTIONS.patch),
     *_reads('action_plans', ACTION_PLANS),
     ('POST', '/v1/action_plans/{ident}/start', ACTION_PLANS.start),
+    ('GET', '/v1/action_plans/{ident}/what_if', ACTION_PLANS.what_if),
     ('PATCH', '/v1/action_plans/{ident}', ACTION_PLANS.patch),
     ('DELETE', '/v1/action_plans/{ident}', ACTION_PLANS.delete),
     *_reads('scoring_engines', SCORING_ENGINES),

@@ -5,6 +5,7 @@ from oslo_utils import uuidutils
 
 from watcher_ha.api import method
 from watcher_ha.api import patch
+from watcher_ha.api import request
 from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.applier import rpcapi
@@ -23,6 +24,11 @@ PATCH_TRANSITIONS = frozenset(
     (source, target)
     for source, target, actors in state_machines.ACTION_PLAN.edges()
     if state_machines.USER in actors and target != State.DELETED)
+
+
+# The what-if of a plan (ours: decision_engine/what_if/).
+WHAT_IF_VERSION = 'watcher-ha 1.3'
+WHAT_IF_PARAMS = ('all_hosts',)
 
 
 def require_uuid(value):
@@ -67,6 +73,23 @@ class ActionPlansController(base.ResourceController):
                                     % row['state'])
         self._launch(context, row)
         return self.serialize(call, self._find(context, ident))
+
+    @method.expose()
+    def what_if(self, call, ident):
+        """The plan run on a copy of a decision engine's compute model:
+        changes nothing, anywhere."""
+        context = call.context
+        policy.authorize(plan_policy.WHAT_IF, context)
+        if not call.version_at_least(WHAT_IF_VERSION):
+            raise exception.NotFound(
+                'A plan\'s what-if is served from microversion %s: ask '
+                'with "OpenStack-API-Version: %s".'
+                % (WHAT_IF_VERSION, WHAT_IF_VERSION))
+        request.refuse_unknown_params(call.params, WHAT_IF_PARAMS)
+        all_hosts = request.bool_param(call.params, 'all_hosts')
+        plan = db.get_projectable(context, require_uuid(ident))
+        return engine_rpcapi.DecisionEngineAPI().what_if(
+            context, plan['uuid'], all_hosts=all_hosts)
 
     @method.expose()
     def patch(self, call, ident):
