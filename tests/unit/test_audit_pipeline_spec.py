@@ -138,3 +138,288 @@ def test_an_action_plan_has_an_audit_or_a_pipeline_never_both():
                if isinstance(c, sa.CheckConstraint)]
     assert str(check.sqltext) == (
         '(audit_id IS NULL) <> (audit_pipeline_id IS NULL)'), where
+
+
+# The API.
+
+V13 = {'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.3'}
+
+
+def _route_status(operation):
+    from watcher_ha.api.controllers import v1
+    path = operation['path'].replace('{uuid}', '{ident}')
+    handler = dict(((m, p), h) for m, p, h in v1.ROUTES).get(
+        (operation['method'], path))
+    return handler
+
+
+def test_every_operation_of_the_spec_has_its_route():
+    where = section('api')
+    for operation in FACTS['api']['operations']:
+        assert _route_status(operation) is not None, (where, operation)
+
+
+@pytest.fixture
+def two_templates(api):
+    for name in ('t1', 't2'):
+        assert api.post('/v1/audit_templates', body={
+            'name': name, 'goal': 'dummy', 'strategy': 'dummy'}).status == 201
+
+
+def _pipeline_body(**fields):
+    body = {'audit_type': 'ONESHOT', 'execution_mode': 'cascade',
+            'stages': [{'audit_template': 't1', 'name': 'a',
+                        'description': 'first'},
+                       {'audit_template': 't2'}]}
+    body.update(fields)
+    return body
+
+
+def _status_of(api, operation, uuid, body=None):
+    path = operation['path'].replace('{uuid}', uuid)
+    return api.request(operation['method'], path, headers=V13,
+                       body=body).status
+
+
+def test_the_operations_answer_the_specs_statuses(api, db, two_templates):
+    """Each operation's normal status, on a pipeline in a state that
+    allows it; the ended pipeline of the delete made so by its engine."""
+    from watcher_ha.db import pipeline_runs
+    from watcher_ha.common import context
+    where = section('api')
+    ops = {op['name']: op for op in FACTS['api']['operations']}
+    created = api.post('/v1/audit_pipelines', headers=V13,
+                       body=_pipeline_body(auto_trigger=False))
+    assert created.status == ops['create']['status'], where
+    uuid = created.json['uuid']
+    stages = [{'uuid': s['uuid']} for s in created.json['stages']]
+    assert _status_of(api, ops['list'], uuid) == ops['list']['status'], where
+    assert _status_of(api, ops['show'], uuid) == ops['show']['status'], where
+    assert _status_of(api, ops['update'], uuid, {'stages': stages}) \
+        == ops['update']['status'], where
+    assert _status_of(api, ops['start'], uuid) == ops['start']['status'], \
+        where
+    assert _status_of(api, ops['cancel'], uuid) == ops['cancel']['status'], \
+        where
+    assert _status_of(api, ops['delete'], uuid) == ops['delete']['status'], \
+        where
+    # Each error the spec lists for an operation: unknown pipeline (404),
+    # a state that refuses it (409), a bad body (400).
+    missing = '44444444-4444-4444-8444-444444444444'
+    for name in ('show', 'update', 'start', 'cancel', 'delete'):
+        if 404 in ops[name]['errors']:
+            assert _status_of(api, ops[name], missing, {'stages': []}) \
+                == 404, (where, name)
+    other = api.post('/v1/audit_pipelines', headers=V13,
+                     body=_pipeline_body()).json['uuid']
+    pipeline_runs.claim(context.admin_context(), other, 'engine-1')
+    for name in ('update', 'start', 'delete'):
+        assert 409 in ops[name]['errors'], (where, name)
+        assert _status_of(api, ops[name], other, {'stages': [
+            {'uuid': s['uuid']} for s in pipeline_runs.get(
+                context.admin_context(), other)['stages']]}) == 409, (
+            where, name)
+    assert 400 in ops['create']['errors']
+    assert api.post('/v1/audit_pipelines', headers=V13,
+                    body=_pipeline_body(stages=[])).status == 400, where
+
+
+def test_the_create_schema_is_the_specs():
+    from watcher_ha.api.schemas import audit_pipelines as schema
+    facts = FACTS['api']['create']
+    where = section('api') + ', create'
+    created = schema.INPUT.create_schema
+    assert sorted(created['required']) == sorted(facts['required']), where
+    assert set(created['properties']) == set(facts['required']) | set(
+        facts['optional']), where
+    assert created['additionalProperties'] is facts[
+        'additional_properties'], where
+    assert schema.INPUT['auto_trigger'].default is facts[
+        'auto_trigger_default'], where
+    stage = created['properties']['stages']['items']
+    assert stage['required'] == facts['stage_required'], where
+    assert set(stage['properties']) == set(facts['stage_required']) | set(
+        facts['stage_optional']), where
+    assert stage['additionalProperties'] is False, where
+
+
+def test_responses_carry_the_specs_fields(api, db, two_templates):
+    where = section('api') + ', response'
+    created = api.post('/v1/audit_pipelines', headers=V13,
+                       body=_pipeline_body()).json
+    shown = api.get('/v1/audit_pipelines/' + created['uuid'],
+                    headers=V13).json
+    for body in (created, shown):
+        assert set(FACTS['api']['response']) <= set(body), where
+        for stage in body['stages']:
+            assert set(stage) == set(FACTS['api']['stage_response']), where
+    assert created['state'] == FACTS['states']['initial'], where
+
+
+def test_lists_filter_by_the_specs_fields():
+    from watcher_ha.db import audit_pipelines
+    assert set(audit_pipelines.VIEW.filters) == set(
+        FACTS['api']['list_filters']), section('api')
+
+
+def test_put_changes_the_specs_mutable_fields_only():
+    from watcher_ha.api.schemas import audit_pipelines as schema
+    facts = FACTS['api']['update']
+    where = section('api') + ', update'
+    assert set(schema.MUTABLE) == set(facts['mutable']) | {'stages'}, where
+    assert set(schema.MUTABLE_STAGE) == set(facts['stage_mutable']) | {
+        facts['stage_key']}, where
+    stage = schema.UPDATE['properties']['stages']['items']
+    assert set(stage['properties']) == set(schema.MUTABLE_STAGE), where
+    assert stage['additionalProperties'] is False, where
+
+
+def test_start_cancel_and_delete_in_the_specs_states():
+    facts = FACTS['api']
+    where = section('api')
+    # Start: PENDING only (db.audit_pipelines.trigger's condition).
+    assert facts['start_states'] == [AuditState.PENDING], where
+    # Cancel: PENDING moves to CANCELLED, ONGOING records a request.
+    assert MACHINE.sources_of(AuditState.CANCELLED, state_machines.USER) \
+        == {AuditState.PENDING}, where
+    assert set(facts['cancel_states']) == {AuditState.PENDING,
+                                           AuditState.ONGOING}, where
+    assert MACHINE.sources_of(AuditState.DELETED, state_machines.USER) \
+        == set(facts['delete_states']), where
+
+
+def test_a_new_microversion_serves_pipelines():
+    """The spec asks for a new microversion after the one of
+    default_parameters (infra-optim 1.7): ours is watcher-ha 1.3
+    (doc/source/watcher_differences.rst says why not infra-optim 1.8)."""
+    from watcher_ha.api import microversion
+    from watcher_ha.common import pipelines
+    where = section('api') + ': ' + FACTS['api']['microversion']
+    family, number = pipelines.SINCE.split()
+    assert family == microversion.EXTENSION_TYPE, where
+    assert number == microversion.EXTENSION_VERSIONS[-1], where
+
+
+def test_action_plans_name_their_pipeline():
+    from watcher_ha.api.schemas import action_plans
+    from watcher_ha.common import pipelines
+    where = section('api')
+    [field] = [f for f in action_plans.ACTION_PLAN.fields
+               if f.name == FACTS['api']['action_plan_field']]
+    assert field.since == pipelines.SINCE, where
+
+
+# Policy.
+
+def test_policy_rules_follow_the_audits_pattern():
+    from watcher_ha.policies import audit_pipeline
+    from watcher_ha.policies import base
+    facts = FACTS['policy']
+    where = section('policy')
+    rules = {rule.name: rule for rule in audit_pipeline.list_rules()}
+    names = {'get_all', 'detail', 'get', 'create', 'update', 'delete',
+             'start', 'cancel'}
+    assert set(rules) == {'audit_pipeline:%s' % n for n in names}, where
+    operations = {'create': ['create'], 'update': ['update'],
+                  'delete': ['delete'], 'action': ['start', 'cancel'],
+                  'read': ['get_all', 'detail', 'get']}
+    assert set(operations) == set(facts['operations']), where
+    for operation in facts['admin_for']:
+        for name in operations[operation]:
+            assert rules['audit_pipeline:' + name].check_str == base.ADMIN, \
+                (where, name)
+    # Reading is the audits' rule here (watcher_differences.rst).
+    for name in operations['read']:
+        assert rules['audit_pipeline:' + name].check_str == base.READER
+
+
+# RPC.
+
+def test_the_api_casts_trigger_audit_pipeline(monkeypatch):
+    from watcher_ha.decision_engine import rpcapi
+    from watcher_ha.service import rpc
+    facts = FACTS['rpc']
+    where = section('rpc')
+    sent = []
+    monkeypatch.setattr(rpc, 'cast_or_log', lambda client, context, name,
+                        **kwargs: sent.append((name, kwargs)))
+    getattr(rpcapi.DecisionEngineAPI(), facts['method'])(
+        None, audit_pipeline_uuid='u')
+    assert sent == [(facts['method'], {'audit_pipeline_uuid': 'u'})], where
+    assert facts['kind'] == 'cast'
+
+
+# Notifications.
+
+PAYLOAD_TYPES = {'UUID': str, 'String': str, 'Integer': int, 'Boolean': bool,
+                 'ListOfObjects': list, 'Object': dict}
+
+
+def _check_payload(name, data, where):
+    payloads = FACTS['notifications']['payloads']
+    fields = {}
+    spec = payloads[name]
+    while spec:
+        fields.update(spec['fields'])
+        spec = payloads.get(spec.get('extends'))
+    assert set(data) == set(fields), (where, name)
+    for field, fact in fields.items():
+        value = data[field]
+        if value is None:
+            assert fact.get('nullable'), (where, name, field)
+            continue
+        assert isinstance(value, PAYLOAD_TYPES[fact['type']]), (
+            where, name, field)
+        nested = ([value] if fact['type'] == 'Object' else value
+                  if fact['type'] == 'ListOfObjects' else [])
+        for item in nested:
+            if item['watcher_object.name'] in payloads:
+                assert item['watcher_object.name'] == fact['of'], where
+                _check_payload(fact['of'], item['watcher_object.data'],
+                               where)
+
+
+def test_notifications_carry_the_specs_payloads(api, db, two_templates,
+                                                notifications):
+    where = section('notifications')
+    made = api.post('/v1/audit_pipelines', headers=V13,
+                    body=_pipeline_body(auto_trigger=False)).json
+    api.post('/v1/audit_pipelines/%s/cancel' % made['uuid'], headers=V13)
+    api.delete('/v1/audit_pipelines/' + made['uuid'], headers=V13)
+    sent = [(message['event_type'], message['payload'])
+            for _, message, _, _ in notifications
+            if message['event_type'].startswith('audit_pipeline.')]
+    assert [event for event, _ in sent] == [
+        'audit_pipeline.create', 'audit_pipeline.update',
+        'audit_pipeline.delete'], where
+    payloads = FACTS['notifications']['payloads']
+    for (event, payload), name in zip(sent, (
+            'AuditPipelineCreatePayload', 'AuditPipelineUpdatePayload',
+            'AuditPipelineDeletePayload'), strict=True):
+        assert payload['watcher_object.name'] == name, where
+        assert payload['watcher_object.version'] == payloads[name][
+            'version'], where
+        _check_payload(name, payload['watcher_object.data'], where)
+    update = sent[1][1]['watcher_object.data']['state_update']
+    assert update['watcher_object.data']['old_state'] == 'PENDING'
+    assert update['watcher_object.data']['state'] == 'CANCELLED'
+
+
+def test_action_plan_notifications_name_their_pipeline(db, notifications):
+    from tests import factories
+    from watcher_ha.notifications import notifier
+    facts = FACTS['notifications']
+    where = section('notifications')
+    pipeline, _ = factories.audit_pipeline(db, state='SUCCEEDED')
+    with db.begin() as conn:
+        conn.execute(sa.insert(models.ActionPlan).values(
+            uuid='55555555-5555-4555-8555-555555555555', state='RECOMMENDED',
+            audit_pipeline_id=pipeline['id'], global_efficacy=[],
+            created_at=models.utcnow()))
+    notifier.action_plan('create', '55555555-5555-4555-8555-555555555555')
+    [(_, message, _, _)] = notifications
+    data = message['payload']['watcher_object.data']
+    assert data[facts['action_plan_field']] == pipeline['uuid'], where
+    assert 'audit' not in data, where + ': ' + facts[
+        'action_plan_nested_audit']
+    assert message['payload']['watcher_object.version'] != '1.0', where

@@ -38,6 +38,9 @@ EXTENSION_VERSIONS = [
             # ages).
     '1.2',  # GET /v1/data_model?data_model_type=storage: the storage
             # model (Cinder's backends, pools and volumes).
+    '1.3',  # /v1/audit_pipelines (watcher-specs audit-pipeline.rst);
+            # action plans: audit_pipeline_uuid, and pipelines' plans
+            # listed.
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])

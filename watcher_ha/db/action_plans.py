@@ -23,14 +23,26 @@ Action = models.Action
 Audit = models.Audit
 Strategy = models.Strategy
 
+# A filter no query parameter names: the plans made by audits, the only
+# ones an API version before audit pipelines shows.
+OF_AUDITS = 'of_audits'
+
 PLAN_VIEW = query.View(
     model=ActionPlan,
     not_found=exception.ActionPlanNotFound, not_found_arg='action_plan',
-    references=(query.Reference('audit_id', Audit, {'audit_uuid': 'uuid'}),
-                goals.STRATEGY_REFERENCE),
+    # An audit or an audit pipeline made the plan: one of the two is NULL.
+    references=(query.Reference('audit_id', Audit, {'audit_uuid': 'uuid'},
+                                optional=True),
+                goals.STRATEGY_REFERENCE,
+                query.Reference('audit_pipeline_id', models.AuditPipeline,
+                                {'audit_pipeline_uuid': 'uuid'},
+                                optional=True)),
     archivable=True,
     filters={'audit_uuid': query.refers_to(ActionPlan.audit_id, Audit),
-             'strategy': query.refers_to(ActionPlan.strategy_id, Strategy)},
+             'strategy': query.refers_to(ActionPlan.strategy_id, Strategy),
+             'audit_pipeline_uuid': query.refers_to(
+                 ActionPlan.audit_pipeline_id, models.AuditPipeline),
+             OF_AUDITS: lambda value: ActionPlan.audit_id.is_not(None)},
 )
 
 
