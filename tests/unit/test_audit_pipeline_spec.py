@@ -423,3 +423,32 @@ def test_action_plan_notifications_name_their_pipeline(db, notifications):
     assert 'audit' not in data, where + ': ' + facts[
         'action_plan_nested_audit']
     assert message['payload']['watcher_object.version'] != '1.0', where
+
+
+def test_the_decision_engine_serves_trigger_audit_pipeline():
+    import inspect
+    from watcher_ha.decision_engine import manager
+    facts = FACTS['rpc']
+    endpoint = getattr(manager.Endpoints, facts['method'])
+    assert list(inspect.signature(endpoint).parameters)[2:] == facts[
+        'arguments'], section('rpc')
+
+
+def test_efficacy_indicators_of_the_stages_are_concatenated(conf, db):
+    """Two stages whose strategies give indicators of one name: the plan
+    keeps both, in stage order."""
+    from tests.helpers import pipelines as cascade
+    from tests import factories
+    where = section('efficacy')
+    pipeline, _ = factories.audit_pipeline(db, stages=(cascade.BALANCE,
+                                                       cascade.BALANCE))
+    cascade.handler(conf).run(pipeline['uuid'])
+    with db.connect() as conn:
+        names = conn.execute(sa.select(models.EfficacyIndicator.name).join(
+            models.ActionPlan, models.EfficacyIndicator.action_plan_id
+            == models.ActionPlan.id).where(
+                models.ActionPlan.audit_pipeline_id == pipeline['id'])
+            .order_by(models.EfficacyIndicator.id)).scalars().all()
+    once = len(names) // 2
+    assert once and names[:once] == names[once:], where
+    assert FACTS['efficacy']['same_name_from_stages'] == 'concatenated'
