@@ -2,6 +2,8 @@
 of the cascade: four 16-vcpu nodes A to D, B busy, and a host_maintenance
 stage (A) and a workload_balance stage to plan on them."""
 
+import requests
+
 from tests import static_metrics
 from watcher_ha.decision_engine import loaded_plugins
 from watcher_ha.decision_engine import pipelines
@@ -43,3 +45,51 @@ def handler(conf, host='engine-1'):
         lambda name: model,
         datasources=[static_metrics.StaticDatasource(
             {'instance_cpu_usage': usage})])
+
+
+# Through a running cluster's API.
+
+V13 = {'OpenStack-API-Version': 'infra-optim 1.7, watcher-ha 1.3'}
+PIPELINE_ENDS = ('SUCCEEDED', 'FAILED', 'CANCELLED')
+
+
+def template(url, name, goal, strategy, default_parameters=None):
+    """A new audit template (default parameters need infra-optim 1.7)."""
+    body = {'name': name, 'goal': goal, 'strategy': strategy}
+    if default_parameters:
+        body['default_parameters'] = default_parameters
+    resp = requests.post(url + '/v1/audit_templates', json=body, timeout=10,
+                         headers={'OpenStack-API-Version': 'infra-optim 1.7'})
+    assert resp.status_code == 201, resp.text
+    return resp.json()['uuid']
+
+
+def create(url, templates, **fields):
+    """The uuid of a new ONESHOT cascade of ``templates`` (names)."""
+    body = {'audit_type': 'ONESHOT', 'execution_mode': 'cascade',
+            'stages': [{'name': name, 'audit_template': name}
+                       for name in templates]}
+    body.update(fields)
+    resp = requests.post(url + '/v1/audit_pipelines', json=body,
+                         headers=V13, timeout=10)
+    assert resp.status_code == 201, resp.text
+    return resp.json()['uuid']
+
+
+def shown(url, uuid):
+    resp = requests.get(url + '/v1/audit_pipelines/' + uuid, headers=V13,
+                        timeout=10)
+    assert resp.status_code == 200, resp.text
+    return resp.json()
+
+
+def plans_of(url, uuid):
+    """[(plan, [its actions])] of the pipeline ``uuid``."""
+    found = []
+    for plan in requests.get(
+            url + '/v1/action_plans?audit_pipeline_uuid=' + uuid,
+            headers=V13, timeout=10).json()['action_plans']:
+        found.append((plan, requests.get(
+            url + '/v1/actions/detail?action_plan_uuid=' + plan['uuid'],
+            timeout=10).json()['actions']))
+    return found
