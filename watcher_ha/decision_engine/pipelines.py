@@ -277,7 +277,7 @@ class Pipelines:
     """Audit pipelines as owned work (ownership.Domain): held while an
     engine plans them."""
 
-    kind = 'audit_pipeline'
+    kind = 'audit pipeline'
 
     def __init__(self, host):
         self.host = host
