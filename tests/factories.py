@@ -95,3 +95,31 @@ def host_notification(context, hostname='failed'):
         'type': 'COMPUTE_HOST', 'hostname': hostname,
         'generated_time': models.utcnow(),
         'payload': {'event': 'STOPPED'}}, 0)
+
+
+def audit_pipeline(engine, stages=(('dummy', 'dummy'), ('dummy', 'dummy')),
+                   state=AuditState.PENDING, triggered=True, **values):
+    """A ONESHOT cascade pipeline whose stages are (goal, strategy[,
+    parameters]), each with scope []; returns (pipeline, stages)."""
+    now = models.utcnow()
+    with engine.begin() as conn:
+        row = dict(uuid=uuidutils.generate_uuid(), execution_mode='cascade',
+                   audit_type='ONESHOT', state=state, auto_trigger=True,
+                   triggered_at=now if triggered else None, created_at=now)
+        row.update(values)
+        row['id'] = conn.execute(sa.insert(models.AuditPipeline).values(
+            **row)).inserted_primary_key[0]
+        made = []
+        for position, (goal, strategy, *parameters) in enumerate(stages):
+            goal_id, strategy_id = _goal_and_strategy(conn, goal, strategy)
+            stage = dict(uuid=uuidutils.generate_uuid(),
+                         audit_pipeline_id=row['id'], position=position,
+                         name='stage-%d' % position, goal_id=goal_id,
+                         strategy_id=strategy_id, scope=[],
+                         parameters=parameters[0] if parameters else {},
+                         created_at=now)
+            stage['id'] = conn.execute(sa.insert(
+                models.AuditPipelineStage).values(**stage)
+            ).inserted_primary_key[0]
+            made.append(stage)
+        return row, made

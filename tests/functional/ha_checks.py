@@ -24,6 +24,14 @@ MAX_AUDIT_WORKERS = 4
 STEP = datetime.timedelta(seconds=INTERVAL)
 
 
+# A new audit's (or pipeline's) strategy begins: cast to its engine at
+# once, or taken by the sweep once pending_grace has passed; then the
+# engine's own work (a claim, the model, the notification on the bus), on
+# an idle machine.
+STRATEGY_STARTED = fixtures.Bound(
+    daemons.PENDING_GRACE, daemons.SWEEP_INTERVAL, work=3)
+
+
 def create_audit(url, **body):
     body.setdefault('goal', 'dummy')
     body.setdefault('strategy', 'dummy')

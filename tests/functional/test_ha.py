@@ -37,6 +37,7 @@ from tests.functional.ha_checks import INTERVAL
 from tests.functional.ha_checks import owners
 from tests.functional.ha_checks import snapshot
 from tests.functional.ha_checks import spread_audits
+from tests.functional.ha_checks import STRATEGY_STARTED
 from tests.functional.ha_checks import strategy_started
 from tests.functional.cloud import auth_sections
 from tests.functional.ha_checks import action_starts
@@ -55,11 +56,6 @@ from watcher_ha.simulator import scenario
 TAKEOVER_MIN = 5
 # The scenario: continuous audits running this long.
 RUN_FOR = 60
-# A new audit's strategy begins: cast to its engine at once, or taken by
-# the sweep once pending_grace has passed; then the engine's own work (a
-# claim, the model, the notification on the bus), on an idle machine.
-STRATEGY_STARTED = fixtures.Bound(
-    daemons.PENDING_GRACE, daemons.SWEEP_INTERVAL, work=3)
 # A resumed engine owns its share again: it finds itself out of its
 # group and joins again (a membership read), is presumed nobody's for
 # member_timeout after joining, then each engine's next look at the ring

@@ -74,15 +74,18 @@ def check_applied(actions, state):
         assert state['hosts'][host]['status'] == status, action
 
 
-def start_and_wait(cluster, plan):
+def start_and_wait(cluster, plan, version='infra-optim 1.5'):
+    """Start ``plan`` and wait for its end; ``version``: the API
+    microversion asked (an audit pipeline's plan needs watcher-ha 1.4)."""
+    headers = {'OpenStack-API-Version': version}
     resp = requests.post('%s/v1/action_plans/%s/start' % (cluster.url,
-                                                           plan), timeout=10)
+                                                           plan),
+                         headers=headers, timeout=10)
     assert resp.status_code == 200, resp.text
 
     def ended():
         found = requests.get('%s/v1/action_plans/%s' % (cluster.url, plan),
-                             headers={'OpenStack-API-Version':
-                                      'infra-optim 1.5'}, timeout=10).json()
+                             headers=headers, timeout=10).json()
         return found if found['state'] in ('SUCCEEDED', 'FAILED',
                                            'CANCELLED') else None
     return wait_for(ended, 120, 'plan ended')

@@ -40,6 +40,9 @@ EXTENSION_VERSIONS = [
             # model (Cinder's backends, pools and volumes).
     '1.3',  # GET /v1/action_plans/{uuid}/what_if: a RECOMMENDED plan run
             # on a copy of a decision engine's compute model.
+    '1.4',  # /v1/audit_pipelines (watcher-specs audit-pipeline.rst);
+            # action plans: audit_pipeline_uuid, and pipelines' plans
+            # listed.
 ]
 
 MIN_VERSION = microversion_parse.parse_version_string(VERSIONS[0])

@@ -141,6 +141,8 @@ declare(globals(), 'NotFound', (
      'ActionPlan %(action_plan)s could not be found'),
     ('ActionNotFound', 'action_not_found',
      'Action %(action)s could not be found'),
+    ('AuditPipelineNotFound', 'audit_pipeline_not_found',
+     'AuditPipeline %(audit_pipeline)s could not be found'),
     ('ScoringEngineNotFound', 'scoring_engine_not_found',
      'ScoringEngine %(scoring_engine)s could not be found'),
     ('ServiceNotFound', 'service_not_found',
@@ -158,6 +160,10 @@ declare(globals(), 'Conflict', (
     ('PlanNotProjectable', 'action_plan_not_projectable',
      'Action plan %(plan)s is %(state)s: a what-if projects a plan that '
      'has not started; the states allowed are %(allowed)s.'),
+    # watcher-specs audit-pipeline.rst, "REST API impact": a pipeline
+    # whose state does not allow the request.
+    ('PipelineStateConflict', 'audit_pipeline_state_conflict',
+     'Audit pipeline %(uuid)s is %(state)s: %(reason)s'),
 ))
 
 # 503 -----------------------------------------------------------------------

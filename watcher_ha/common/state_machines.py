@@ -94,6 +94,26 @@ AUDIT = StateMachine(
                       S.PENDING: ONLY_USER},
     })
 
+# An audit pipeline (watcher-specs audit-pipeline.rst, "Audit Pipeline
+# Resource"): the audit's states, the reduced set of moves of a one-shot
+# pipeline and no other. An operator's cancel of an ONGOING pipeline is a
+# request its engine honours between stages (db/audit_pipelines.py); an
+# engine that stops hands its pipeline back ONGOING without an owner,
+# not PENDING, so that the machine stays the spec's.
+AUDIT_PIPELINE = StateMachine(
+    name='audit_pipeline',
+    states=frozenset((S.PENDING, S.ONGOING, S.SUCCEEDED, S.FAILED,
+                      S.CANCELLED, S.DELETED)),
+    transitions={
+        S.PENDING: {S.ONGOING: ONLY_SERVICE,
+                    S.CANCELLED: ONLY_USER},
+        S.ONGOING: {S.SUCCEEDED: ONLY_SERVICE,
+                    S.FAILED: ONLY_SERVICE,
+                    S.CANCELLED: ONLY_SERVICE},
+        **_archived(S.DELETED, ONLY_USER, S.SUCCEEDED, S.FAILED,
+                    S.CANCELLED),
+    })
+
 ACTION_PLAN = StateMachine(
     name='action_plan',
     states=frozenset((P.RECOMMENDED, P.PENDING, P.ONGOING, P.SUCCEEDED,
@@ -170,4 +190,5 @@ NOTIFICATION = StateMachine(
                   N.FAILED: ONLY_SERVICE},
     })
 
-MACHINES = {m.name: m for m in (AUDIT, ACTION_PLAN, ACTION, NOTIFICATION)}
+MACHINES = {m.name: m for m in (AUDIT, AUDIT_PIPELINE, ACTION_PLAN, ACTION,
+                                NOTIFICATION)}

@@ -1,4 +1,5 @@
-"""The life-cycle states of audits, action plans and actions.
+"""The life-cycle states of audits, audit pipelines, action plans and
+actions.
 
 The names are Watcher API v1 wire values and never change. Which state may
 follow which lives in :mod:`watcher_ha.common.state_machines`.
@@ -29,6 +30,17 @@ class AuditType:
     EVENT = 'EVENT'
 
     ALL = (ONESHOT, CONTINUOUS, EVENT)
+
+
+class ExecutionMode:
+    """How an audit pipeline runs its stages (watcher-specs
+    audit-pipeline.rst, "Cascade Execution Mode"): an audit pipeline
+    takes the states of an audit (AuditState)."""
+    CASCADE = 'cascade'
+    """Each stage after the one before, on the model as that one's
+    solution leaves it."""
+
+    ALL = (CASCADE,)
 
 
 class ActionPlanState:

@@ -3,6 +3,7 @@
 import datetime
 
 import sqlalchemy as sa
+from oslo_utils import uuidutils
 
 from watcher_ha.common import exception
 from watcher_ha.common import holds
@@ -23,14 +24,26 @@ Action = models.Action
 Audit = models.Audit
 Strategy = models.Strategy
 
+# A filter no query parameter names: the plans made by audits, the only
+# ones an API version before audit pipelines shows.
+OF_AUDITS = 'of_audits'
+
 PLAN_VIEW = query.View(
     model=ActionPlan,
     not_found=exception.ActionPlanNotFound, not_found_arg='action_plan',
-    references=(query.Reference('audit_id', Audit, {'audit_uuid': 'uuid'}),
-                goals.STRATEGY_REFERENCE),
+    # An audit or an audit pipeline made the plan: one of the two is NULL.
+    references=(query.Reference('audit_id', Audit, {'audit_uuid': 'uuid'},
+                                optional=True),
+                goals.STRATEGY_REFERENCE,
+                query.Reference('audit_pipeline_id', models.AuditPipeline,
+                                {'audit_pipeline_uuid': 'uuid'},
+                                optional=True)),
     archivable=True,
     filters={'audit_uuid': query.refers_to(ActionPlan.audit_id, Audit),
-             'strategy': query.refers_to(ActionPlan.strategy_id, Strategy)},
+             'strategy': query.refers_to(ActionPlan.strategy_id, Strategy),
+             'audit_pipeline_uuid': query.refers_to(
+                 ActionPlan.audit_pipeline_id, models.AuditPipeline),
+             OF_AUDITS: lambda value: ActionPlan.audit_id.is_not(None)},
 )
 
 
@@ -50,6 +63,32 @@ ACTION_VIEW = query.View(
                                                  ActionPlan),
              'audit_uuid': _actions_of_audit},
 )
+
+
+def insert_plan(session, planned, indicators, now, stage_ids=None,
+                **values):
+    """Insert an action plan (its columns: ``values``), its actions
+    (``planned``: PlannedActions, PENDING) and its efficacy indicators,
+    in the caller's transaction; the plan's id. ``stage_ids``: {action
+    uuid: the id of the pipeline stage that proposed it}."""
+    stage_ids = stage_ids or {}
+    plan_id = session.execute(sa.insert(ActionPlan).values(
+        created_at=now, **values)).inserted_primary_key[0]
+    if planned:
+        session.execute(sa.insert(Action), [
+            dict(uuid=action.uuid, action_plan_id=plan_id,
+                 action_type=action.action_type,
+                 input_parameters=action.input_parameters,
+                 state=ActionState.PENDING, parents=action.parents,
+                 audit_pipeline_stage_id=stage_ids.get(action.uuid),
+                 created_at=now)
+            for action in planned])
+    if indicators:
+        session.execute(sa.insert(models.EfficacyIndicator), [
+            dict(uuid=uuidutils.generate_uuid(), action_plan_id=plan_id,
+                 created_at=now, **indicator)
+            for indicator in indicators])
+    return plan_id
 
 
 def get_plan(context, uuid):

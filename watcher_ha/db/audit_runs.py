@@ -278,29 +278,15 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
         else:
             state = ActionPlanState.RECOMMENDED
         try:
-            plan_id = session.execute(sa.insert(models.ActionPlan).values(
-                uuid=plan_uuid, audit_id=row['id'], strategy_id=strategy_id,
-                state=state, status_message=refused,
-                global_efficacy=global_efficacy, created_at=now,
+            plan_id = action_plans.insert_plan(
+                session, planned, indicators, now, uuid=plan_uuid,
+                audit_id=row['id'], strategy_id=strategy_id, state=state,
+                status_message=refused, global_efficacy=global_efficacy,
                 audit_round=None if finish_audit else round_of(row),
                 planned_by=host, request_id=row['request_id'])
-            ).inserted_primary_key[0]
         except db_exc.DBDuplicateEntry:
             # The round has its plan already; the transaction rolls back.
             raise LostOwnership(audit=row['uuid'], host=host)
-        if planned:
-            session.execute(sa.insert(models.Action), [
-                dict(uuid=action.uuid, action_plan_id=plan_id,
-                     action_type=action.action_type,
-                     input_parameters=action.input_parameters,
-                     state=ActionState.PENDING, parents=action.parents,
-                     created_at=now)
-                for action in planned])
-        if indicators:
-            session.execute(sa.insert(models.EfficacyIndicator), [
-                dict(uuid=uuidutils.generate_uuid(), action_plan_id=plan_id,
-                     created_at=now, **indicator)
-                for indicator in indicators])
         if wanted is not None:
             # A hold taken elsewhere rolls the whole transaction back.
             plan_holds.insert(session, plan_id, wanted)

@@ -9,6 +9,7 @@ own table, the scripts' from their ``revision`` and ``down_revision``.
 """
 
 import ast
+import contextlib
 import functools
 import os
 import pathlib
@@ -37,16 +38,48 @@ def _config(connection):
     return cfg
 
 
+@contextlib.contextmanager
+def _migrating(bind):
+    """A connection in one transaction for the whole migration.
+
+    On SQLite, foreign keys are not enforced meanwhile: a revision that
+    changes a column there copies its table, and dropping the old copy
+    with foreign keys enforced would delete the rows that refer to it
+    (or refuse, for those that may not lose it). The pragma only takes
+    effect outside a transaction, so it is set on the driver's connection
+    before the migration's transaction begins; the references are checked
+    before it commits.
+    """
+    with (bind or engine.get_engine()).connect() as connection:
+        sqlite = connection.dialect.name == 'sqlite'
+        driver = connection.connection.dbapi_connection
+        if sqlite:
+            driver.execute('PRAGMA foreign_keys=OFF')
+        try:
+            with connection.begin():
+                yield connection
+                if sqlite:
+                    broken = connection.exec_driver_sql(
+                        'PRAGMA foreign_key_check').all()
+                    if broken:
+                        raise RuntimeError(
+                            'the migration left rows referring to rows '
+                            'that do not exist: %s' % broken)
+        finally:
+            if sqlite:
+                driver.execute('PRAGMA foreign_keys=ON')
+
+
 def upgrade(revision='head', bind=None):
     """Migrate up; ``bind`` is an engine, by default the configured one."""
     from alembic import command
-    with (bind or engine.get_engine()).begin() as connection:
+    with _migrating(bind) as connection:
         command.upgrade(_config(connection), revision)
 
 
 def downgrade(revision, bind=None):
     from alembic import command
-    with (bind or engine.get_engine()).begin() as connection:
+    with _migrating(bind) as connection:
         command.downgrade(_config(connection), revision)
 
 

@@ -148,6 +148,68 @@ class Audit(IdentityMixin, ArchivableMixin, Base):
         sa.String(REQUEST_ID_LEN))
 
 
+# Audit pipelines (watcher-specs audit-pipeline.rst, "Data model
+# impact"): the spec's columns, with this house's archive (state DELETED,
+# ``deleted_at``) instead of soft delete, and JSON columns for what the
+# spec stores as JSON-encoded text.
+STATUS_MESSAGE_LEN = 255
+
+
+class AuditPipeline(IdentityMixin, ArchivableMixin, Base):
+    """An ordered cascade of audit templates (stages) planned into one
+    action plan."""
+    __tablename__ = 'audit_pipelines'
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(NAME_LEN))
+    # Names are unique among pipelines that are not archived (the spec's
+    # unique (name, deleted)); NULL names never collide.
+    live_name: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(NAME_LEN),
+        sa.Computed("CASE WHEN state = 'DELETED' THEN NULL ELSE name END",
+                    persisted=True),
+        unique=True)
+    execution_mode: orm.Mapped[str] = orm.mapped_column(
+        sa.String(STATE_LEN))
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
+                                               index=True)
+    audit_type: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
+    auto_trigger: orm.Mapped[bool] = orm.mapped_column(default=True)
+    hostname: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(HOST_LEN))
+    status_message: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(STATUS_MESSAGE_LEN))
+    # Internal. When its planning was asked for (at creation under
+    # auto_trigger, else by start): a sweep takes only PENDING pipelines
+    # that were, whose message was lost.
+    triggered_at: orm.Mapped[datetime.datetime | None]
+    # Internal. When an operator asked to cancel it while ONGOING: its
+    # engine ends it CANCELLED between two stages, or instead of storing
+    # its plan.
+    cancel_requested_at: orm.Mapped[datetime.datetime | None]
+    # Internal: the API request that created it (common/tracing.py).
+    request_id: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(REQUEST_ID_LEN))
+
+
+class AuditPipelineStage(IdentityMixin, TimestampMixin, Base):
+    """One stage of a pipeline: what its audit template said when the
+    pipeline was made (later edits of the template change nothing)."""
+    __tablename__ = 'audit_pipeline_stages'
+    __table_args__ = (sa.UniqueConstraint('audit_pipeline_id', 'position'),)
+    audit_pipeline_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('audit_pipelines.id', ondelete='CASCADE'))
+    position: orm.Mapped[int]
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(NAME_LEN))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # Traceability only: NULL once the template is deleted.
+    source_audit_template_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('audit_templates.id', ondelete='SET NULL'))
+    goal_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('goals.id'))
+    strategy_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('strategies.id'))
+    scope: orm.Mapped[list[Any] | None]
+    parameters: orm.Mapped[dict[str, Any] | None]
+
+
 class ActionPlan(IdentityMixin, ArchivableMixin, Base):
     __tablename__ = 'action_plans'
     __table_args__ = (
@@ -155,9 +217,15 @@ class ActionPlan(IdentityMixin, ArchivableMixin, Base):
         # believe; NULL rounds (one-shot and event plans) never collide.
         sa.Index('uq_action_plans_audit_id_audit_round', 'audit_id',
                  'audit_round', unique=True),
+        # Made by an audit or by an audit pipeline, never both.
+        sa.CheckConstraint(
+            '(audit_id IS NULL) <> (audit_pipeline_id IS NULL)',
+            name='one_origin'),
     )
-    audit_id: orm.Mapped[int] = orm.mapped_column(sa.ForeignKey('audits.id'),
-                                                  index=True)
+    audit_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('audits.id'), index=True)
+    audit_pipeline_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('audit_pipelines.id'), index=True)
     strategy_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('strategies.id'))
     state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN),
@@ -190,6 +258,9 @@ class Action(IdentityMixin, ArchivableMixin, Base):
     state: orm.Mapped[str] = orm.mapped_column(sa.String(STATE_LEN))
     parents: orm.Mapped[list[Any]]
     status_message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # The pipeline stage whose strategy proposed it (NULL for an audit's).
+    audit_pipeline_stage_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('audit_pipeline_stages.id', ondelete='SET NULL'))
     # Internal. When the applier running the action last passed its fence
     # (its ownership checked just before a call to the cloud): an applier
     # that adopts the plan waits until a call let through then has

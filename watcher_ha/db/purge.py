@@ -18,9 +18,10 @@ def purge(context, age_in_days, dry_run=False):
     """Delete rows archived more than ``age_in_days`` days ago.
 
     Children go first: actions, then action plans (their efficacy
-    indicators cascade), then audits; an archived audit whose plans are
-    still live stays. Returns {table: rows deleted}; with ``dry_run``,
-    the rows that would be, the deletions rolled back.
+    indicators cascade), then audits and audit pipelines; an archived
+    audit or pipeline whose plans are still live stays. Returns {table:
+    rows deleted}; with ``dry_run``, the rows that would be, the
+    deletions rolled back.
     """
     cutoff = models.utcnow() - datetime.timedelta(days=age_in_days)
     counts = {}
@@ -50,11 +51,17 @@ def _delete(context, cutoff, counts, dry_run):
         counts['action_plans'] = session.execute(
             sa.delete(models.ActionPlan).where(
                 models.ActionPlan.id.in_(plan_ids))).rowcount
-        live_children = sa.select(models.ActionPlan.audit_id)
-        counts['audits'] = session.execute(
-            sa.delete(models.Audit).where(
-                models.Audit.state == AuditState.DELETED,
-                models.Audit.deleted_at < cutoff,
-                models.Audit.id.not_in(live_children))).rowcount
+        for parent, column in ((models.Audit, models.ActionPlan.audit_id),
+                               (models.AuditPipeline,
+                                models.ActionPlan.audit_pipeline_id)):
+            # A plan has one of the two: NULLs kept out of NOT IN, which
+            # would match nothing otherwise. A pipeline's stages go with
+            # it (ON DELETE CASCADE).
+            live_children = sa.select(column).where(column.is_not(None))
+            counts[parent.__tablename__] = session.execute(
+                sa.delete(parent).where(
+                    parent.state == AuditState.DELETED,
+                    parent.deleted_at < cutoff,
+                    parent.id.not_in(live_children))).rowcount
         if dry_run:
             raise _DryRun()

@@ -1,5 +1,6 @@
-"""The one write of every row with a life cycle (audits, action plans,
-actions): a compare-and-swap checked against the state machines.
+"""The one write of every row with a life cycle (audits, audit
+pipelines, action plans, actions): a compare-and-swap checked against the
+state machines.
 
 Two hosts may race on any such row. Every change is one ``UPDATE ... WHERE
 <which rows> AND state IN (:allowed) [AND hostname = :owner] [AND version
@@ -24,6 +25,7 @@ from watcher_ha.db import models
 # The machine of each model that has a life cycle.
 MACHINE_OF = {
     models.Audit: state_machines.AUDIT,
+    models.AuditPipeline: state_machines.AUDIT_PIPELINE,
     models.ActionPlan: state_machines.ACTION_PLAN,
     models.Action: state_machines.ACTION,
     models.HostNotification: state_machines.NOTIFICATION,

@@ -141,16 +141,7 @@ class Auditor:
         notifier.audit('update', row['uuid'], old_state=AuditState.ONGOING)
 
     def _strategy(self, row):
-        """The audit's strategy, or the goal's first one ("auto")."""
-        if row['strategy_name']:
-            name = row['strategy_name']
-        else:
-            candidates = self.loaded.strategies_for(row['goal_name'])
-            if not candidates:
-                raise AuditFailed('goal %s has no strategy installed'
-                                  % row['goal_name'])
-            name = candidates[0]
-        return self.loaded.strategy(name)
+        return strategy_of(self.loaded, row)
 
     def _execute(self, row, finish, next_run_time=None):
         uuid = row['uuid']
@@ -170,7 +161,7 @@ class Auditor:
                 solution = strategy.execute(
                     row, checked, models=snapshots,
                     metrics=audit_metrics.AuditMetrics(self.datasources))
-            indicators, global_efficacy = self._efficacy(strategy, solution)
+            indicators, global_efficacy = efficacy_of(strategy, solution)
             LOG.info('Audit %s: strategy %s proposes %s; %s', uuid,
                      strategy.name, _summary(solution.actions),
                      ', '.join('%s=%s' % (i['name'], i['value'])
@@ -237,21 +228,6 @@ class Auditor:
             LOG.warning('Action plan %s: %s', plan_uuid,
                         stored.start_refused)
 
-    @staticmethod
-    def _efficacy(strategy, solution):
-        """(efficacy indicators, global efficacy) of the solution, once
-        the strategy is known to have given every indicator its goal
-        requires (as Watcher: a strategy that gives none is left
-        alone)."""
-        given = solution.indicator_values
-        missing = solution.goal.missing_indicators(given)
-        if given and missing:
-            raise AuditFailed(
-                'strategy %s did not give the efficacy indicator(s) %s that '
-                'goal %s requires' % (strategy.name, ', '.join(missing),
-                                      solution.goal.name))
-        return solution.efficacy_indicators(), solution.global_efficacy()
-
     def _refresh(self, uuid, hosts):
         """Read the servers of ``hosts`` ({model: hostnames}) from the
         source; a failed read leaves the model as it is, logged."""
@@ -290,18 +266,8 @@ class Auditor:
                      uuid, name, found[name].generation,
                      info['seconds_since_resync'],
                      info['seconds_since_notification'])
-            if name == 'compute' and audit_scope.compute_rules(scope):
-                whole = found[name]
-                found[name] = compute_scope.apply(whole, scope)
-                LOG.info('Audit %s: its scope leaves %d of %d compute '
-                         'node(s) and %d of %d server(s) to its strategy',
-                         uuid, len(found[name].nodes), len(whole.nodes),
-                         len(found[name].instances), len(whole.instances))
-            if name == 'storage' and audit_scope.storage_rules(scope):
-                whole = found[name]
-                found[name] = storage_scope.apply(whole, scope)
-                LOG.info('Audit %s: its scope leaves %s to its strategy',
-                         uuid, storage_scope.summary(whole, found[name]))
+            found[name] = narrowed('Audit %s' % uuid, name, found[name],
+                                   scope)
         return found
 
     def _nothing_to_do(self, row, why, finish, next_run_time=None):
@@ -324,6 +290,53 @@ class Auditor:
             # A continuous audit carries on: the next round may succeed.
             audit_runs.advance_round(self._context(), row, self.host,
                                      next_run_time)
+
+
+def strategy_of(loaded, row):
+    """(strategy instance, catalog id) of ``row`` (an audit, a pipeline
+    stage: strategy_name, goal_name): its strategy, or its goal's first
+    one ("auto")."""
+    if row['strategy_name']:
+        name = row['strategy_name']
+    else:
+        candidates = loaded.strategies_for(row['goal_name'])
+        if not candidates:
+            raise AuditFailed('goal %s has no strategy installed'
+                              % row['goal_name'])
+        name = candidates[0]
+    return loaded.strategy(name)
+
+
+def efficacy_of(strategy, solution):
+    """(efficacy indicators, global efficacy) of the solution, once the
+    strategy is known to have given every indicator its goal requires
+    (as Watcher: a strategy that gives none is left alone)."""
+    given = solution.indicator_values
+    missing = solution.goal.missing_indicators(given)
+    if given and missing:
+        raise AuditFailed(
+            'strategy %s did not give the efficacy indicator(s) %s that '
+            'goal %s requires' % (strategy.name, ', '.join(missing),
+                                  solution.goal.name))
+    return solution.efficacy_indicators(), solution.global_efficacy()
+
+
+def narrowed(who, name, snapshot, scope):
+    """``snapshot`` of the data model ``name`` narrowed to ``scope`` (a
+    checked scope), saying so in the log for ``who``."""
+    if name == 'compute' and audit_scope.compute_rules(scope):
+        narrow = compute_scope.apply(snapshot, scope)
+        LOG.info('%s: its scope leaves %d of %d compute node(s) and %d of '
+                 '%d server(s) to its strategy', who, len(narrow.nodes),
+                 len(snapshot.nodes), len(narrow.instances),
+                 len(snapshot.instances))
+        return narrow
+    if name == 'storage' and audit_scope.storage_rules(scope):
+        narrow = storage_scope.apply(snapshot, scope)
+        LOG.info('%s: its scope leaves %s to its strategy', who,
+                 storage_scope.summary(snapshot, narrow))
+        return narrow
+    return snapshot
 
 
 def _summary(actions):

@@ -18,6 +18,7 @@ from watcher_ha.db import models
 from watcher_ha.db import services as services_db
 from watcher_ha.decision_engine import auditor
 from watcher_ha.decision_engine import loaded_plugins
+from watcher_ha.decision_engine import pipelines
 from watcher_ha.decision_engine import rpcapi
 from watcher_ha.decision_engine import scope as compute_scope
 from watcher_ha.decision_engine import storage_scope
@@ -54,6 +55,11 @@ class Endpoints:
 
     def trigger_audit(self, context, audit_uuid):
         self._manager.submit(audit_uuid)
+
+    def trigger_audit_pipeline(self, context, audit_pipeline_uuid):
+        """Plan the audit pipeline (watcher-specs audit-pipeline.rst,
+        "RPC and Service Routing"); whichever engine claims it first."""
+        self._manager.submit_pipeline(audit_pipeline_uuid)
 
     def recover_notification(self, context, notification_uuid):
         self._manager.recover(notification_uuid)
@@ -187,6 +193,12 @@ class DecisionEngineManager:
             self.audits, self.host,
             CONF.watcher_decision_engine.max_audit_workers,
             threading.Event())
+        # Audit pipelines, planned as one-shot audits are computed.
+        self.pipelines = pipelines.Pipelines(self.host)
+        self.pipeline_owner = ownership.Owner(
+            self.pipelines, self.host,
+            CONF.watcher_decision_engine.max_audit_workers,
+            threading.Event())
         # Host notifications (instance HA): their recoveries.
         stopping = threading.Event()
         self.recoveries = recoveries.Recoveries(self.host, stopping,
@@ -223,10 +235,14 @@ class DecisionEngineManager:
             refresh_servers=lambda name, host: self.collectors
             .refresh_servers(name, host),
             datasources=datasource_loader.load(CONF))
+        self.pipelines.handler = pipelines.Handler(
+            self.host, self.loaded, self.auditor.planners, self.model,
+            datasources=self.auditor.datasources)
         self._start_models()
         # One-shot audits stamped with this host were being computed by an
         # earlier life of this engine: computed again from scratch.
         self.owner.start(group)
+        self.pipeline_owner.start(group)
         self.recovery_owner.start(group)
 
     def _start_models(self):
@@ -301,6 +317,8 @@ class DecisionEngineManager:
         engine = CONF.watcher_decision_engine
         return self.owner.periodic(
             'audits', lambda: engine.sweep_interval) + (
+            self.pipeline_owner.periodic(
+                'audit_pipelines', lambda: engine.sweep_interval)) + (
             self.recovery_owner.periodic(
                 'notifications', lambda: engine.sweep_interval)) + [
             daemon.Periodic('continuous_audits', self.run_due_rounds,
@@ -328,6 +346,10 @@ class DecisionEngineManager:
 
     def submit(self, audit_uuid):
         self.owner.submit(audit_uuid, self.audits.take, audit_uuid)
+
+    def submit_pipeline(self, pipeline_uuid):
+        self.pipeline_owner.submit(pipeline_uuid, self.pipelines.take,
+                                   pipeline_uuid)
 
     def recover(self, notification_uuid):
         self.recovery_owner.submit(notification_uuid, self.recoveries.take,
@@ -413,6 +435,9 @@ class DecisionEngineManager:
         hand every audit this engine holds back to the others."""
         # Following a recovery stops at once: the others pick it up.
         self.recovery_owner.stop(min(timeout, 5))
+        # Planning a pipeline has no effect but its plan: handed back at
+        # once, another engine plans it again.
+        self.pipeline_owner.stop(min(timeout, 1))
         self.owner.stop(timeout)
         if self.collectors is not None:
             self.collectors.stop()

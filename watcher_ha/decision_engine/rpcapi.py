@@ -38,6 +38,14 @@ class DecisionEngineAPI:
         rpc.cast_or_log(self._client, context, 'trigger_audit',
                         audit_uuid=audit_uuid)
 
+    def trigger_audit_pipeline(self, context, audit_pipeline_uuid):
+        """Ask any decision engine to plan the audit pipeline (fire and
+        forget; watcher-specs audit-pipeline.rst, "RPC and Service
+        Routing"). Sent after the commit that triggered it; the engines'
+        sweep takes one whose message was lost."""
+        rpc.cast_or_log(self._client, context, 'trigger_audit_pipeline',
+                        audit_pipeline_uuid=audit_pipeline_uuid)
+
     def recover_notification(self, context, notification_uuid):
         """Ask any decision engine to recover from the failure a host
         notification reports (fire and forget; the engines' sweep takes a

@@ -15,6 +15,7 @@ from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
 from watcher_ha.db import action_plans
+from watcher_ha.db import audit_pipelines
 from watcher_ha.db import audits
 from watcher_ha.db import engine
 from watcher_ha.db import models
@@ -111,6 +112,21 @@ def audit(event, uuid, old_state=None, error=None):
                               _row(models.Strategy, row['strategy_id']),
                               **extra)
     _send('audit.' + event, build, error)
+
+
+def audit_pipeline(event, uuid, old_state=None, error=None):
+    """audit_pipeline.create|update|delete, or audit_pipeline.strategy.*
+    (each stage) and audit_pipeline.planner.* (the pipeline planner)."""
+    def build():
+        row = audit_pipelines.with_stages(
+            watcher_context.admin_context(),
+            [audit_pipelines.get(watcher_context.admin_context(), uuid,
+                                 archived_too=True)])[0]
+        name, extra = _payload('AuditPipeline', event, row, old_state, error,
+                               'AuditPipelineActionPayload',
+                               status_message=row['status_message'])
+        return payloads.audit_pipeline(name, row, **extra)
+    _send('audit_pipeline.' + event, build, error)
 
 
 def action_plan(event, uuid, old_state=None, error=None):

@@ -103,10 +103,46 @@ def _terse_plan_data(row):
         host=row['hostname'] or CONF.host, **_times(row))
 
 
+# The version of action plan payloads that name the audit pipeline that
+# made the plan (watcher-specs audit-pipeline.rst, "Notifications
+# impact"): only the plans of pipelines carry it, so that an audit's plan
+# is notified exactly as Watcher notifies it.
+PIPELINE_PLAN_VERSION = '1.1'
+
+
 def action_plan(name, row, audit_row, strategy_row, **extra):
     data = _terse_plan_data(row)
     data.update(audit=terse_audit(audit_row) if audit_row else None,
                 strategy=strategy(strategy_row), **extra)
+    if row.get('audit_pipeline_uuid'):
+        # No audit made it: no nested audit payload.
+        data['audit_pipeline_uuid'] = row['audit_pipeline_uuid']
+        data.pop('audit')
+        return versioned(name, data, PIPELINE_PLAN_VERSION)
+    return versioned(name, data)
+
+
+def _terse_stage(stage):
+    return versioned('TerseAuditPipelineStagePayload', dict(
+        uuid=stage['uuid'], position=stage['position'], name=stage['name'],
+        goal_uuid=stage['goal_uuid'], strategy_uuid=stage['strategy_uuid']))
+
+
+def _terse_pipeline_data(row):
+    return dict(
+        uuid=row['uuid'], name=row['name'], audit_type=row['audit_type'],
+        execution_mode=row['execution_mode'], state=row['state'],
+        auto_trigger=row['auto_trigger'], hostname=row['hostname'],
+        status_message=row['status_message'],
+        stages=[_terse_stage(stage) for stage in row['stages']])
+
+
+def audit_pipeline(name, row, **extra):
+    """AuditPipelineCreatePayload, ...UpdatePayload (with its
+    state_update), ...DeletePayload, ...ActionPayload (with its fault),
+    as watcher-specs audit-pipeline.rst lists their fields."""
+    data = _terse_pipeline_data(row)
+    data.update(extra)
     return versioned(name, data)
 
 

@@ -5,6 +5,7 @@ import itertools
 from watcher_ha.policies import action
 from watcher_ha.policies import action_plan
 from watcher_ha.policies import audit
+from watcher_ha.policies import audit_pipeline
 from watcher_ha.policies import audit_template
 from watcher_ha.policies import base
 from watcher_ha.policies import data_model
@@ -23,6 +24,7 @@ def list_rules():
         strategy.list_rules(),
         audit_template.list_rules(),
         audit.list_rules(),
+        audit_pipeline.list_rules(),
         action_plan.list_rules(),
         action.list_rules(),
         scoring_engine.list_rules(),

@@ -334,15 +334,15 @@ def test_a_strategy_missing_a_required_indicator_fails_its_audit():
     goal = plugins.load_classes(plugins.GOALS)['server_consolidation']
     strategy = types.SimpleNamespace(name='partial')
     solution = solution_mod.Solution('partial', goal)
-    assert auditor.Auditor._efficacy(strategy, solution)[0] == []
+    assert auditor.efficacy_of(strategy, solution)[0] == []
     solution.set_indicator('instance_migrations_count', 3)
     with pytest.raises(auditor.AuditFailed,
                        match='compute_nodes_count, '
                              'released_compute_nodes_count'):
-        auditor.Auditor._efficacy(strategy, solution)
+        auditor.efficacy_of(strategy, solution)
     solution.set_indicator('compute_nodes_count', 4)
     solution.set_indicator('released_compute_nodes_count', 1)
-    indicators, efficacy = auditor.Auditor._efficacy(strategy, solution)
+    indicators, efficacy = auditor.efficacy_of(strategy, solution)
     assert [i['name'] for i in indicators] == [
         'compute_nodes_count', 'released_compute_nodes_count',
         'instance_migrations_count']

@@ -1,6 +1,7 @@
 """Action plans and actions: response fields and PATCH documents."""
 
 from watcher_ha.api import fields as f
+from watcher_ha.common import pipelines
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 
@@ -16,6 +17,10 @@ ACTION_PLAN = f.Fields(
     f.Field('efficacy_indicators', INDICATORS, in_list=True),
     f.Field('uuid', f.UUID, in_list=True),
     f.Field('audit_uuid', f.NULLABLE_UUID, in_list=True),
+    # The pipeline that made the plan (null for an audit's); before this
+    # version, pipelines' plans are not shown at all.
+    f.Field('audit_pipeline_uuid', f.NULLABLE_UUID, in_list=True,
+            since=pipelines.SINCE),
     f.Field('strategy_uuid', f.NULLABLE_UUID, in_list=True),
     f.Field('strategy_name', f.NULLABLE_STRING, in_list=True),
     f.Field('global_efficacy', f.ARRAY, in_list=True),

@@ -2,6 +2,7 @@
 
 from watcher_ha.api.controllers.v1 import action_plans
 from watcher_ha.api.controllers.v1 import actions
+from watcher_ha.api.controllers.v1 import audit_pipelines
 from watcher_ha.api.controllers.v1 import audit_templates
 from watcher_ha.api.controllers.v1 import audits
 from watcher_ha.api.controllers.v1 import data_model
@@ -11,6 +12,7 @@ from watcher_ha.api.controllers.v1 import services
 from watcher_ha.api.controllers.v1 import strategies
 from watcher_ha.api.controllers.v1 import webhooks
 from watcher_ha.api import method
+from watcher_ha.common import pipelines
 
 MEDIA_TYPES = [{'base': 'application/json',
                 'type': 'application/vnd.openstack.watcher.v1+json'}]
@@ -26,6 +28,7 @@ COLLECTIONS = [
     ('scoring_engines', None),
     ('services', None),
     ('webhooks', '1.4'),
+    ('audit_pipelines', pipelines.SINCE),
 ]
 
 
@@ -58,6 +61,7 @@ class VersionController:
 VERSION = VersionController()
 AUDIT_TEMPLATES = audit_templates.AuditTemplatesController()
 AUDITS = audits.AuditsController()
+AUDIT_PIPELINES = audit_pipelines.AuditPipelinesController()
 DATA_MODEL = data_model.DataModelController()
 ACTIONS = actions.ActionsController()
 ACTION_PLANS = action_plans.ActionPlansController()
@@ -94,6 +98,12 @@ ROUTES = (
     *_writes('audit_templates', AUDIT_TEMPLATES),
     *_reads('audits', AUDITS),
     *_writes('audits', AUDITS),
+    *_reads('audit_pipelines', AUDIT_PIPELINES),
+    ('POST', '/v1/audit_pipelines', AUDIT_PIPELINES.post),
+    ('PUT', '/v1/audit_pipelines/{ident}', AUDIT_PIPELINES.put),
+    ('DELETE', '/v1/audit_pipelines/{ident}', AUDIT_PIPELINES.delete),
+    ('POST', '/v1/audit_pipelines/{ident}/start', AUDIT_PIPELINES.start),
+    ('POST', '/v1/audit_pipelines/{ident}/cancel', AUDIT_PIPELINES.cancel),
     ('GET', '/v1/data_model', DATA_MODEL.get_all),
     *_reads('actions', ACTIONS),
     ('PATCH', '/v1/actions/{ident}', ACTIONS.patch),

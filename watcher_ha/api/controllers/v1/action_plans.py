@@ -10,6 +10,7 @@ from watcher_ha.api.controllers.v1 import base
 from watcher_ha.api.schemas import action_plans as schema
 from watcher_ha.applier import rpcapi
 from watcher_ha.common import exception
+from watcher_ha.common import pipelines
 from watcher_ha.common import state_machines
 from watcher_ha.common.states import ActionPlanState as State
 from watcher_ha.db import action_plans as db
@@ -38,6 +39,11 @@ def require_uuid(value):
 
 
 class ActionPlansController(base.ResourceController):
+    """Before watcher-ha 1.4 (common/pipelines.SINCE), the plans of audit
+    pipelines are not shown, as watcher-specs audit-pipeline.rst says:
+    their audit_uuid and strategy_uuid would be null, which no older
+    client expects. Named, they are not found."""
+
     view = db.PLAN_VIEW
     fields = schema.ACTION_PLAN
     policy_module = plan_policy
@@ -47,6 +53,32 @@ class ActionPlansController(base.ResourceController):
         if filters['audit_uuid'] is not None:
             require_uuid(filters['audit_uuid'])
         return filters
+
+    def query_filters(self, call):
+        hidden = {db.OF_AUDITS}
+        if not call.version_at_least(pipelines.SINCE):
+            hidden.add('audit_pipeline_uuid')
+        return tuple(name for name in self.filter_names
+                     if name not in hidden)
+
+    def version_filters(self, call):
+        if call.version_at_least(pipelines.SINCE):
+            return {}
+        return {db.OF_AUDITS: True}
+
+    def _find_shown(self, call, ident):
+        """The plan ``ident`` names, if ``call``'s version shows it."""
+        row = self._find(call.context, ident)
+        if row['audit_pipeline_id'] is not None and not \
+                call.version_at_least(pipelines.SINCE):
+            raise exception.ActionPlanNotFound(action_plan=ident)
+        return row
+
+    @method.expose()
+    def get_one(self, call, ident):
+        policy.authorize(plan_policy.GET, call.context)
+        request.refuse_unknown_params(call.params, ())
+        return self.serialize(call, self._find_shown(call, ident))
 
     def _annotate(self, context, rows):
         indicators = db.indicators_of(context, [row['id'] for row in rows])
@@ -67,7 +99,7 @@ class ActionPlansController(base.ResourceController):
     def start(self, call, ident):
         context = call.context
         policy.authorize(plan_policy.START, context)
-        row = self._find(context, ident)
+        row = self._find_shown(call, ident)
         if row['state'] != State.RECOMMENDED:
             raise exception.Invalid("Couldn't start when state is '%s'."
                                     % row['state'])
@@ -96,7 +128,7 @@ class ActionPlansController(base.ResourceController):
         context = call.context
         policy.authorize(plan_policy.UPDATE, context)
         ops = patch.parse(call.json_body())
-        row = self._find(context, ident)
+        row = self._find_shown(call, ident)
         # The other fields are shown so that patching them says why it is
         # refused.
         document = {'state': row['state'], 'hostname': row['hostname'],
@@ -129,7 +161,7 @@ class ActionPlansController(base.ResourceController):
     def delete(self, call, ident):
         context = call.context
         policy.authorize(plan_policy.DELETE, context)
-        row = self._find(context, ident)
+        row = self._find_shown(call, ident)
         try:
             moved = db.transition(context, row, State.DELETED)
         except exception.StateTransitionNotAllowed:

@@ -5,6 +5,7 @@ from watcher_ha.api import fields
 from watcher_ha.api import method
 from watcher_ha.api import patch
 from watcher_ha.api import request
+from watcher_ha.common import exception
 from watcher_ha.db import query
 from watcher_ha.policies import policy
 
@@ -23,6 +24,15 @@ class ResourceController:
     policy_module: object      # rule constants GET_ALL, DETAIL, GET
     marker_is_uuid = True
     link_column = 'uuid'
+    # The first microversion serving the resource ('watcher-ha X.Y' for
+    # ours); earlier ones get 406, as Watcher answers for a resource a
+    # version does not have. None: every version.
+    since = None
+
+    def served(self, call):
+        """406 unless the request's version serves the resource."""
+        if self.since is not None and not call.version_at_least(self.since):
+            raise exception.NotAcceptable()
 
     @property
     def collection(self):
@@ -32,6 +42,15 @@ class ResourceController:
     @property
     def filter_names(self):
         return tuple(self.view.filters)
+
+    def query_filters(self, call):
+        """The filters a query of ``call``'s version may name."""
+        return self.filter_names
+
+    def version_filters(self, call):
+        """{filter: value} that ``call``'s version applies whatever the
+        query names (what an older version does not show)."""
+        return {}
 
     def _filters(self, params):
         """Validated filters from the query string: {name: value}."""
@@ -53,14 +72,16 @@ class ResourceController:
     def _collection(self, call, detail, rule, path):
         context = call.context
         params = call.params
+        self.served(call)
         policy.authorize(rule, context)
         request.refuse_unknown_params(
-            params, request.PAGING_PARAMS + self.filter_names)
+            params, request.PAGING_PARAMS + self.query_filters(call))
         filters = self._filters(params)
         paging = request.paging(params, self.view.sort_keys(),
                                 marker_is_uuid=self.marker_is_uuid)
-        rows = self._annotate(
-            context, query.list_rows(context, self.view, paging, filters))
+        rows = self._annotate(context, query.list_rows(
+            context, self.view, paging,
+            dict(filters, **self.version_filters(call))))
         output = self.output(call, detail)
         body = {self.collection: [self.fields.render(row, output)
                                   for row in rows]}
@@ -87,6 +108,7 @@ class ResourceController:
     @method.expose()
     def get_one(self, call, ident):
         context = call.context
+        self.served(call)
         policy.authorize(self.policy_module.GET, context)
         request.refuse_unknown_params(call.params, ())
         return self.serialize(call, self._find(context, ident))
@@ -118,6 +140,7 @@ class EditableController(ResourceController):
     @method.expose(status_code=201)
     def post(self, call):
         context = call.context
+        self.served(call)
         policy.authorize(self.policy_module.CREATE, context)
         body = self.inputs.checked_create(call.json_body())
         row = self._create(call, body)
@@ -136,5 +159,6 @@ class EditableController(ResourceController):
     @method.expose(status_code=204)
     def delete(self, call, ident):
         context = call.context
+        self.served(call)
         policy.authorize(self.policy_module.DELETE, context)
         self._delete(context, self._find(context, ident))
