@@ -19,12 +19,10 @@ from tests.functional.cloud import nova_sections
 from tests.functional.cloud import scenario_host
 from tests.helpers.failed_host import make_segment
 from tests.helpers.plans import audit
+from tests.helpers.plans import off_projection
 from tests.helpers.plans import plan_of
 from tests.helpers.plans import start_and_wait
 from watcher_ha.simulator import scenario
-
-RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
-
 
 HOSTS = ['compute-%04d' % index for index in range(6)]
 # A failover segment of every host, the last one reserved (empty; the
@@ -70,10 +68,6 @@ def what_if(cluster, plan, *options):
     return done.stdout
 
 
-def within_one_percent(projected, actual):
-    return abs(projected - actual) <= 0.01 * max(abs(actual), 1)
-
-
 @pytest.mark.parametrize('strategy', sorted(CASES))
 def test_the_cloud_ends_as_the_what_if_said(tmp_path, own_rabbit, strategy):
     goal, parameters = CASES[strategy]
@@ -108,17 +102,8 @@ def test_the_cloud_ends_as_the_what_if_said(tmp_path, own_rabbit, strategy):
         after = requests.get(sim_url + '/simulator/state',
                              timeout=10).json()['hosts']
         assert len(answer['hosts']) == len(after)
-        moved = 0
-        for host in answer['hosts']:
-            name = host['name']
-            for resource in RESOURCES:
-                assert within_one_percent(
-                    host['before'][resource]['used'],
-                    before[name]['used'][resource]), (name, resource)
-                assert within_one_percent(
-                    host['after'][resource]['used'],
-                    after[name]['used'][resource]), (name, resource, host)
-            moved += host['changed']
+        assert off_projection(answer, before, after) == []
+        moved = sum(host['changed'] for host in answer['hosts'])
         # The plan changed the cloud, and the what-if saw where.
         assert moved >= 2
         assert any(before[name]['used'] != after[name]['used']

@@ -89,3 +89,29 @@ def start_and_wait(cluster, plan, version='infra-optim 1.5'):
         return found if found['state'] in ('SUCCEEDED', 'FAILED',
                                            'CANCELLED') else None
     return wait_for(ended, 120, 'plan ended')
+
+
+# What a what-if projects of each host, and how close the cloud must
+# come to it.
+PROJECTED = ('vcpus', 'memory_mb', 'disk_gb')
+
+
+def within_one_percent(projected, actual):
+    return abs(projected - actual) <= 0.01 * max(abs(actual), 1)
+
+
+def off_projection(answer, before, after):
+    """[(host, resource, side, projected, actual)] of every host of a
+    what-if ``answer`` whose usage before or after the plan (the
+    simulator's state's hosts ``before`` and ``after`` it ran) is off the
+    projection by more than 1 %."""
+    off = []
+    for host in answer['hosts']:
+        for resource in PROJECTED:
+            for side, hosts in (('before', before), ('after', after)):
+                projected = host[side][resource]['used']
+                actual = hosts[host['name']]['used'][resource]
+                if not within_one_percent(projected, actual):
+                    off.append((host['name'], resource, side, projected,
+                                actual))
+    return off

@@ -70,7 +70,9 @@ _ACTIONS = _object({
 WHAT_IF = _object({
     'action_plan_uuid': f.UUID,
     'state': f.STRING,
-    'audit_uuid': f.UUID,
+    # An audit's plan, or an audit pipeline's (watcher-ha 1.4).
+    'audit_uuid': f.NULLABLE_UUID,
+    'audit_pipeline_uuid': f.NULLABLE_UUID,
     'goal': f.STRING,
     'strategy': f.NULLABLE_STRING,
     'model': _object({

@@ -24,6 +24,7 @@ from novaclient import exceptions as nova_exc
 
 from watcher_ha.cloud import flavors as flavors_mod
 from watcher_ha.db import action_plans
+from watcher_ha.db import audit_pipelines
 from watcher_ha.db import audit_runs
 from watcher_ha.db import failover_segments
 from watcher_ha.db import plan_runs
@@ -86,7 +87,7 @@ def for_plan(context, uuid, model, goals, flavors=None, cpu_usage=None,
     the engine ``host``); ``goals``: {name: goal class}; ``flavors``,
     ``cpu_usage``: as ``answer`` takes them."""
     plan = action_plans.get_projectable(context, uuid)
-    audit = audit_runs.get(context, plan['audit_uuid'])
+    audit = _maker(context, plan)
     plan = dict(plan, efficacy_indicators=action_plans.indicators_of(
         context, [plan['id']])[plan['id']])
     return answer(
@@ -96,6 +97,23 @@ def for_plan(context, uuid, model, goals, flavors=None, cpu_usage=None,
         failover_segments.every_segment(context),
         reserved_hosts.kept_for_failover(context), flavors=flavors,
         cpu_usage=cpu_usage, all_hosts=all_hosts)
+
+
+def _maker(context, plan):
+    """What made ``plan``, as ``answer`` reads it: its audit; or, for an
+    audit pipeline's plan, the pipeline: its stages' goals and strategies
+    in order, and no budget of its own (each stage's audit template has
+    its own, none of them the plan's as a whole)."""
+    if plan.get('audit_uuid'):
+        return audit_runs.get(context, plan['audit_uuid'])
+    pipeline = audit_pipelines.get(context, plan['audit_pipeline_uuid'],
+                                   archived_too=True)
+    stages = audit_pipelines.stages_of(context, [pipeline['id']])[
+        pipeline['id']]
+    return {'goal_name': ', '.join(s['goal_name'] for s in stages),
+            'strategy_name': ', '.join(s['strategy_name'] or '?'
+                                       for s in stages),
+            'parameters': {}}
 
 
 def answer(plan, actions, audit, goal, state, model_info, segments,
@@ -115,6 +133,7 @@ def answer(plan, actions, audit, goal, state, model_info, segments,
         'action_plan_uuid': plan['uuid'],
         'state': plan['state'],
         'audit_uuid': plan['audit_uuid'],
+        'audit_pipeline_uuid': plan.get('audit_pipeline_uuid'),
         'goal': audit['goal_name'],
         'strategy': audit.get('strategy_name'),
         'model': {key: model_info.get(key) for key in (
