@@ -1,8 +1,11 @@
 """Placement's resource class names, and what a flavor asks Placement
 for."""
 
+import json
+
 import pytest
 
+from tests import reference_data
 from watcher_ha.common import resources
 
 
@@ -29,3 +32,10 @@ def test_a_flavors_resources_extra_specs_override_and_add():
         'resources:gpu': '1', 'resources:VGPU': 'two'}) == {
         'PCPU': 4, 'MEMORY_MB': 4096, 'DISK_GB': 20, 'CUSTOM_GPU': 2}
 
+
+
+def test_the_standard_classes_are_os_resource_classes():
+    reference = json.loads((reference_data.ROOT / 'os-resource-classes'
+                            / 'standards.json').read_text())
+    assert list(resources.STANDARD_CLASSES) == reference['standards']
+    assert resources.CUSTOM_CLASS.startswith(reference['custom_namespace'])
