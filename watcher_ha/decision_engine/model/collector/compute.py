@@ -97,21 +97,33 @@ class ComputeCollector(base.Collector):
             providers = pool.submit(self._providers, pool=pool,
                                     usages=True)
             changes = model_state.ClusterState().changes()
+            # Placement's allocations go with each server as it is
+            # converted once they are read (mostly before the servers'
+            # pages end); those converted before are given theirs after.
+            allocated, early = None, []
             for page in _pages(nova, '/servers/detail?all_tenants=1',
                                'servers', reader=pager):
+                if allocated is None and providers.done():
+                    allocated = _consumers(providers.result().values())
                 for server in page:
-                    instance = self._instance(server, stamp)
+                    instance = self._instance(
+                        server, stamp,
+                        None if allocated is None
+                        else allocated.get(server['id']))
                     if instance.state not in elements.GONE_STATES:
                         changes.put_instance(instance)
+                        if allocated is None:
+                            early.append(instance.uuid)
             servers = changes.state()
             changes = servers.changes()
             providers = providers.result()
-            for uuid, amounts in _consumers(providers.values()).items():
-                instance = servers.instance(uuid)
-                if instance is not None:
+            if allocated is None:
+                allocated = _consumers(providers.values())
+            for uuid in early:
+                if uuid in allocated:
                     changes.put_instance(dataclasses.replace(
-                        instance,
-                        allocations=elements.frozen_mapping(amounts)))
+                        servers.instance(uuid), allocations=(
+                            elements.frozen_mapping(allocated[uuid]))))
             self._put_nodes(changes, stamp, aggregates.result(),
                             services.result(), providers,
                             hypervisors.result(), counted=servers.used)
