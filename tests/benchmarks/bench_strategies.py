@@ -73,9 +73,9 @@ NOT_OPTIMISING = ('host_recovery', 'instance_recovery', 'process_recovery',
                   'actuator', 'dummy', 'dummy_with_resize',
                   'dummy_with_scorer')
 # They plan on more than the reference clusters hold (a storage model,
-# Ironic's nodes).
+# Ironic's nodes, servers of preemptible flavors with their ages).
 NOT_ON_COMPUTE_ALONE = ('saving_energy', 'storage_capacity_balance',
-                        'zone_migration')
+                        'workload_preemption', 'zone_migration')
 
 
 def description(n_nodes, n_instances, seed, workdir):

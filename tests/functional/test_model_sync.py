@@ -117,9 +117,9 @@ def test_full_sync_asks_for_the_next_page_while_converting_one(
                 waited.append(converting.wait(10))
         return send(self, url, method, **kwargs)
 
-    def instance(info, stamp):
+    def instance(info, stamp, *allocations):
         converting.set()
-        return convert(info, stamp)
+        return convert(info, stamp, *allocations)
     monkeypatch.setattr(session.Session, 'request', request)
     monkeypatch.setattr(compute.ComputeCollector, '_instance',
                         staticmethod(instance))

@@ -56,15 +56,17 @@ OPTS = [
     cfg.IntOpt(
         'shelve_timeout', default=900, min=1, mutable=True,
         help=prose.paragraph("""Seconds a shelve action waits for Nova to
-            shelve a server (its snapshot uploaded, and offloaded when Nova's
-            shelved_offload_time is 0) before it fails; also what its revert
-            waits for the unshelve. Not in Watcher, which has no shelve
-            action.""")),
+            shelve a server (its snapshot uploaded), and again to offload it
+            when Nova keeps it on its host (shelved_offload_time other than
+            0), before it fails; also what its revert waits for the
+            unshelve. Not in Watcher, which has no shelve action.""")),
     cfg.IntOpt(
         'delete_timeout', default=300, min=1, mutable=True,
         help=prose.paragraph("""Seconds a delete action waits for Nova to
-            delete a server (until Nova answers 404, or shows it SOFT_DELETED)
-            before it fails. Not in Watcher, which has no delete action.""")),
+            delete a server (until Nova answers 404; a server Nova only
+            soft-deletes, by its reclaim_instance_interval, is deleted for
+            good) before it fails. Not in Watcher, which has no delete
+            action.""")),
     cfg.IntOpt(
         'change_node_power_state_timeout', default=600, min=1,
         mutable=True,

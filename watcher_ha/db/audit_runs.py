@@ -210,7 +210,7 @@ class Stored:
 
 def store_plan(context, row, host, strategy_id, planned, indicators,
                global_efficacy, finish_audit, next_run_time=None,
-               start=False):
+               start=False, note=None):
     """Store the plan an audit produced, in one transaction, if ``host``
     still owns the audit. ``finish_audit`` also moves a one-shot or event
     audit to SUCCEEDED, if nobody changed the audit since ``row`` was read
@@ -227,11 +227,14 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
     its holds on what it touches, in the same transaction: no crash
     between the two can leave it unstarted. If another started plan holds
     some of that, it is stored RECOMMENDED with the reason as its status
-    message. Returns Stored."""
+    message. ``note``: what the strategy says of its plan (that it falls
+    short of the goal), the plan's status message (after the reason it
+    was not started, if any). Returns Stored."""
     plan_uuid = uuidutils.generate_uuid()
     stored = functools.partial(_store, context, plan_uuid, row, host,
                                strategy_id, planned, indicators,
-                               global_efficacy, finish_audit, next_run_time)
+                               global_efficacy, finish_audit, next_run_time,
+                               note=note)
     if not (start and planned):
         return stored()
     wanted = action_plans.resources_of(
@@ -249,7 +252,7 @@ def store_plan(context, row, host, strategy_id, planned, indicators,
 @engine.retry_on_deadlock
 def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
            global_efficacy, finish_audit, next_run_time, wanted=None,
-           refused=None):
+           refused=None, note=None):
     """store_plan's transaction; ``wanted``: start the plan, holding
     those resources (DBDuplicateEntry if one is held)."""
     now = models.utcnow()
@@ -281,7 +284,9 @@ def _store(context, plan_uuid, row, host, strategy_id, planned, indicators,
             plan_id = action_plans.insert_plan(
                 session, planned, indicators, now, uuid=plan_uuid,
                 audit_id=row['id'], strategy_id=strategy_id, state=state,
-                status_message=refused, global_efficacy=global_efficacy,
+                status_message='; '.join(
+                    m for m in (refused, note) if m) or None,
+                global_efficacy=global_efficacy,
                 audit_round=None if finish_audit else round_of(row),
                 planned_by=host, request_id=row['request_id'])
         except db_exc.DBDuplicateEntry:

@@ -193,13 +193,14 @@ class Auditor:
                 self._context(), row, self.host, strategy_id, planned,
                 indicators, global_efficacy,
                 finish_audit=finish, next_run_time=next_run_time,
-                start=row['auto_trigger'])
+                start=row['auto_trigger'], note=solution.note)
         except audit_runs.LostOwnership as err:
             LOG.info('%s', err)
             return
         plan_uuid = stored.plan
-        LOG.info('Audit %s produced action plan %s with %d action(s)',
-                 uuid, plan_uuid, len(planned))
+        LOG.info('Audit %s produced action plan %s with %d action(s)%s',
+                 uuid, plan_uuid, len(planned),
+                 ': %s' % solution.note if solution.note else '')
         notifier.action_plan('create', plan_uuid)
         if stored.started:
             # auto_trigger: stored started, as the operator would have

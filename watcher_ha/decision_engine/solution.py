@@ -20,6 +20,9 @@ class Solution:
         self.goal = goal
         self.actions = []
         self.indicator_values = {}
+        # What an operator must read about the plan (that it cannot
+        # reach the goal, and why): its status message once stored.
+        self.note = None
 
     def add_action(self, action_type, input_parameters=None,
                    resource_id=None):

@@ -30,11 +30,14 @@
          ephemeral: 0, swap: 0, extra_specs: {}}
     hosts:
       - {name: compute-0001, vcpus: 32, memory_mb: 131072, disk_gb: 1000,
-         availability_zone: nova, aggregates: [rack-1], reserved: false}
-    servers:
+         availability_zone: nova, aggregates: [rack-1], reserved: false,
+         inventory: {CUSTOM_GPU: 4}}  # more classes on its provider
+    servers:                          # a flavor's 'resources:CUSTOM_GPU':
+                                      # '1' extra spec allocates one
       - {name: vm-1, flavor: m1.small, host: compute-0001, state: active,
          metadata: {HA_Enabled: 'True'}, boot_from_volume: false,
          pinned_availability_zone: null,      # the zone it was booted in
+         age: 0,                      # seconds since it was created
          load: {profile: diurnal, cpu: 0.4, seed: 7}}
     timeline:
       - {at: 60, fail_host: compute-0001}       # power loss
@@ -64,6 +67,7 @@
 metrics) that OpenStack Watcher 17 was benchmarked on.
 """
 
+import datetime
 import gzip
 import json
 import random
@@ -154,6 +158,8 @@ def build(spec, cloud=None, clock=None):
                 vcpu_ratio=float(item.get('vcpu_ratio', 16.0)),
                 memory_ratio=float(item.get('memory_ratio', 1.5)),
                 disk_ratio=float(item.get('disk_ratio', 1.0)),
+                inventory={str(cls): int(total) for cls, total in (
+                    item.get('inventory') or {}).items()},
                 created_at=cloud.clock.now()))
             aggregates.register(cloud, cloud.hosts[item['name']])
         except KeyError as err:
@@ -165,7 +171,8 @@ def build(spec, cloud=None, clock=None):
             raise ScenarioError('server %s: unknown host %s'
                                 % (item.get('name'), host))
         state = item.get('state', 'active')
-        created = cloud.clock.now()
+        created = cloud.clock.now() - datetime.timedelta(
+            seconds=float(item.get('age', 0)))
         cloud.add_server(nova_model.Server(
             uuid=item.get('uuid') or _uuid(rng),
             name=item.get('name') or 'vm-%06d' % index, flavor=flavor,

@@ -102,7 +102,7 @@ def watcher17_goals():
     """Our goals that Watcher 17 has: all but our own."""
     return {name: goal
             for name, goal in plugins.load_classes(plugins.GOALS).items()
-            if not goal.watcher_ha_only}
+            if not (goal.watcher_ha_only or goal.watcher_spec)}
 
 
 def _scorers_in_watcher_order():

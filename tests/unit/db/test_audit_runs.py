@@ -5,6 +5,7 @@ import logging
 import types
 
 import pytest
+from oslo_utils import uuidutils
 
 from tests import factories
 from watcher_ha.common import context
@@ -231,6 +232,36 @@ def test_an_auto_trigger_that_cannot_start_says_why(api, db):
     assert holder['uuid'] in shown['status_message']
     assert api.get('/v1/audits/' + audit['uuid']).json['state'] == \
         'SUCCEEDED'
+
+
+def test_a_strategys_note_is_its_plans_status_message(api, db):
+    """A strategy that falls short of its goal says so in its solution's
+    note: the plan's status message, after the reason auto_trigger could
+    not start it when there is one."""
+    def migrate_x():
+        return [weight.PlannedAction(
+            uuidutils.generate_uuid(), 'migrate',
+            {'resource_id': 'x', 'migration_type': 'live',
+             'source_node': 'n1'}, [])]
+
+    def stored_with(planned, **options):
+        audit = _one_shot_to_store(db)
+        stored = audit_runs.store_plan(
+            context.admin_context(), audit, 'engine-1',
+            audit['strategy_id'], planned, None, [], finish_audit=True,
+            **options)
+        shown = api.get('/v1/action_plans/' + stored.plan,
+                        version='1.5').json
+        return stored, shown['state'], shown['status_message']
+
+    assert stored_with(migrate_x(), note='falls short')[1:] == (
+        'RECOMMENDED', 'falls short')
+    assert stored_with([], note='nothing may go')[1:] == (
+        'SUCCEEDED', 'nothing may go')
+    assert stored_with(migrate_x(), start=True)[0].started
+    refused, state, message = stored_with(migrate_x(), start=True,
+                                          note='short')
+    assert message == refused.start_refused + '; short'
 
 
 def test_a_one_shot_result_is_dropped_if_the_audit_changed_meanwhile(db):

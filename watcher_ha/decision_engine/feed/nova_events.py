@@ -195,7 +195,7 @@ def _instance(changes, event):
     else:
         host, placed = _placement(rule, event), event.stamp
     flavor = (data.get('flavor') or {}).get('nova_object.data', {})
-    changes.put_instance(elements.Instance(
+    instance = elements.Instance(
         uuid=uuid,
         name=data.get('display_name') or '',
         state=data.get('state') or 'active',
@@ -212,9 +212,24 @@ def _instance(changes, event):
                                   if current else None),
         flavor_extra_specs=elements.frozen_mapping(
             flavor.get('extra_specs')),
+        created_at=parse_created(data.get('created_at')),
         stamp=event.stamp,
-        placed_stamp=None if placed == event.stamp else placed))
+        placed_stamp=None if placed == event.stamp else placed)
+    if current is not None and current.same_flavor(instance):
+        # Notifications do not carry Placement's allocation: what the
+        # last read found holds while the flavor does.
+        instance = dataclasses.replace(instance,
+                                       allocations=current.allocations)
+    changes.put_instance(instance)
     return _unknown(changes, host)
+
+
+def parse_created(text):
+    """When Nova created a server, as its API (``created``) or a
+    notification (``created_at``) writes it ('2026-11-22T06:21:07Z'):
+    naive UTC, None when missing or unreadable."""
+    created = parse_time(text)
+    return None if created == elements.EPOCH else created
 
 
 def _placement(rule, event):

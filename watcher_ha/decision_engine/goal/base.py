@@ -26,6 +26,10 @@ class Goal:
     efficacy_specification: tuple = ()
     # A goal of watcher_ha's own, which Watcher does not have.
     watcher_ha_only = False
+    # A goal that one of Watcher's approved specs (its name, in
+    # openstack/watcher-specs) adds and Watcher 17 does not have yet;
+    # None for Watcher 17's goals and for our own.
+    watcher_spec = None
 
     @classmethod
     def check_indicator(cls, name, value):

@@ -9,6 +9,8 @@ one.
 import dataclasses
 import datetime
 
+from watcher_ha.common import resources
+
 # Instance states (Nova's vm_state) that mean the server is gone.
 GONE_STATES = frozenset(('deleted', 'soft-delete', 'soft_deleted'))
 
@@ -86,6 +88,13 @@ class Instance:
     locked: bool = False
     pinned_availability_zone: str | None = None
     flavor_extra_specs: tuple = ()
+    # When Nova created it (naive UTC); None when not told.
+    created_at: datetime.datetime | None = None
+    # What Placement allocates to it, per resource class, summed over its
+    # providers ((class, amount) pairs, as frozen_mapping makes them), as
+    # the last read of Placement found it; None when Placement was not
+    # read for it since it took its flavor (see ``allocation``).
+    allocations: tuple | None = None
     stamp: datetime.datetime = EPOCH
     # The stamp of what last said where the server runs, when older than
     # ``stamp`` (None: the same). Some events do not say it (the last ones
@@ -104,6 +113,27 @@ class Instance:
     @property
     def flavor_extra_specs_dict(self):
         return dict(self.flavor_extra_specs)
+
+    def allocation(self, resource_class):
+        """What the server holds of ``resource_class`` in Placement: its
+        allocation as read, or, when not read, what its flavor asks for
+        (its vcpus, memory and disk, and its ``resources:<CLASS>`` extra
+        specs); 0 of a class it holds none of."""
+        if self.allocations is not None:
+            return dict(self.allocations).get(resource_class, 0)
+        return resources.requested(
+            {'VCPU': self.vcpus, 'MEMORY_MB': self.memory_mb,
+             'DISK_GB': self.disk_gb},
+            self.flavor_extra_specs_dict).get(resource_class, 0)
+
+    def same_flavor(self, other):
+        """Whether ``other`` (an element of the same server) has this
+        one's flavor: Placement's allocation read for one holds for the
+        other."""
+        return (self.vcpus, self.memory_mb, self.disk_gb,
+                self.flavor_extra_specs) == (
+            other.vcpus, other.memory_mb, other.disk_gb,
+            other.flavor_extra_specs)
 
 
 def frozen_mapping(mapping):

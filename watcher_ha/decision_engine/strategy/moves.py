@@ -44,6 +44,11 @@ BUDGET_PARAMETERS = {
 }
 
 
+# The budget's limits (BUDGET_PARAMETERS but min_improvement).
+LIMITS = ('max_migrations', 'max_migrations_per_host',
+          'max_migrations_per_project')
+
+
 def parameters_spec(properties, required=()):
     """A strategy's parameters_spec: its own ``properties`` and the
     budget and hysteresis parameters of every strategy that moves
@@ -62,6 +67,55 @@ def is_destination(node, protected=frozenset()):
             and node.hostname not in protected)
 
 
+class Budget:
+    """The audit's disruption budget (LIMITS, 0: no limit): how many
+    servers one plan may take off their hosts, in all, off any one host,
+    of any one project; and what the plan has spent of it."""
+
+    def __init__(self, parameters):
+        self.limits = {key: parameters.get(key, 0) for key in LIMITS}
+        self.spent = 0
+        self._per_host = collections.Counter()
+        self._per_project = collections.Counter()
+
+    def allows(self, servers):
+        """Whether the budget lets every one of ``servers`` ((host,
+        project) pairs) leave its host in this plan, besides what it
+        spent so far."""
+        servers = list(servers)
+        limit = self.limits
+        left = self.left()
+        if left is not None and len(servers) > left:
+            return False
+        asked_hosts = collections.Counter(host for host, _ in servers)
+        asked_projects = collections.Counter(project
+                                             for _, project in servers)
+        return not (
+            _over(limit['max_migrations_per_host'], self._per_host,
+                  asked_hosts)
+            or _over(limit['max_migrations_per_project'],
+                     self._per_project, asked_projects))
+
+    def spend(self, host, project):
+        """Count one server leaving ``host``, of ``project``."""
+        self.spent += 1
+        self._per_host[host] += 1
+        self._per_project[project] += 1
+
+    def left(self):
+        """Servers the overall budget still allows (None: no limit)."""
+        if not self.limits['max_migrations']:
+            return None
+        return self.limits['max_migrations'] - self.spent
+
+
+def _over(most, spent, asked):
+    """Whether ``asked`` ({name: count}) on top of ``spent`` passes
+    ``most`` (0: no limit) for any name."""
+    return bool(most) and any(spent[name] + count > most
+                              for name, count in asked.items())
+
+
 class Moves:
     """The moves of one plan over a cluster snapshot (a ClusterState,
     never changed: the moves are kept beside it)."""
@@ -69,10 +123,7 @@ class Moves:
     def __init__(self, cluster, parameters, protected=frozenset()):
         self.cluster = cluster
         self.protected = frozenset(protected)
-        self._limits = {key: parameters.get(key, 0)
-                        for key in ('max_migrations',
-                                    'max_migrations_per_host',
-                                    'max_migrations_per_project')}
+        self.budget = Budget(parameters)
         self.used = {hostname: used_on(cluster, node)
                      for hostname, node in cluster.nodes.items()}
         self.capacity = {hostname: {r: node.capacity(r) for r in RESOURCES}
@@ -81,8 +132,6 @@ class Moves:
         self.moved = {}
         self._arrived = collections.defaultdict(set)
         self._left = collections.defaultdict(set)
-        self._per_host = collections.Counter()
-        self._per_project = collections.Counter()
         # (instance, source, destination, migration type), in order.
         self.made = []
 
@@ -128,46 +177,18 @@ class Moves:
     def within_budget(self, instance):
         """Whether the audit's budget lets one more move take
         ``instance`` off its current host."""
-        limit = self._limits
-        if limit['max_migrations'] and len(self.made) >= \
-                limit['max_migrations']:
-            return False
-        if limit['max_migrations_per_host'] and self._per_host[
-                self.host_of(instance)] >= limit['max_migrations_per_host']:
-            return False
-        return not (limit['max_migrations_per_project']
-                    and self._per_project[instance.project_id]
-                    >= limit['max_migrations_per_project'])
+        return self.within_budget_all([instance])
 
     def within_budget_all(self, instances):
         """Whether the audit's budget lets every one of ``instances``
         move off its current host in this plan: for strategies that move
         a group or nothing (emptying a host whole)."""
-        instances = list(instances)
-        limit = self._limits
-        left = self.budget_left()
-        if left is not None and len(instances) > left:
-            return False
-        if limit['max_migrations_per_host']:
-            per_host = collections.Counter(map(self.host_of, instances))
-            if any(self._per_host[host] + count
-                   > limit['max_migrations_per_host']
-                   for host, count in per_host.items()):
-                return False
-        if limit['max_migrations_per_project']:
-            per_project = collections.Counter(i.project_id
-                                              for i in instances)
-            if any(self._per_project[project] + count
-                   > limit['max_migrations_per_project']
-                   for project, count in per_project.items()):
-                return False
-        return True
+        return self.budget.allows((self.host_of(i), i.project_id)
+                                  for i in instances)
 
     def budget_left(self):
         """Moves the overall budget still allows (None: no limit)."""
-        if not self._limits['max_migrations']:
-            return None
-        return self._limits['max_migrations'] - len(self.made)
+        return self.budget.left()
 
     def can_move(self, instance, hostname):
         return self.within_budget(instance) and self.fits(instance,
@@ -192,8 +213,7 @@ class Moves:
             amount = getattr(instance, resource)
             self.used[source][resource] -= amount
             self.used[destination][resource] += amount
-        self._per_host[source] += 1
-        self._per_project[instance.project_id] += 1
+        self.budget.spend(source, instance.project_id)
         self.made.append((instance, source, destination, migration_type))
 
     def add_to(self, solution):

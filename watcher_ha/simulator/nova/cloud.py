@@ -174,7 +174,7 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
         for server in self._near(host):
             for needs in self.allocations_on(server, host):
                 for resource, amount in needs.items():
-                    totals[resource] += amount
+                    totals[resource] = totals.get(resource, 0) + amount
         return totals
 
     def allocations_on(self, server, host):
@@ -191,8 +191,8 @@ class Cloud(migrations.Migrations, server_actions.ServerActions,
 
     def fits(self, host, needs):
         used = self.used(host.name)
-        return all(used[r] + needs[r] <= host.capacity(r)
-                   for r in model.RESOURCES)
+        return all(used.get(r, 0) + amount <= host.capacity(r)
+                   for r, amount in needs.items())
 
     def _schedule(self, needs, exclude=(), zone=None, group=None,
                   moving=None):

@@ -10,12 +10,12 @@ import datetime
 import math
 import uuid as uuidlib
 
+from watcher_ha.common import resources as resources_mod
 from watcher_ha.simulator import clock as clock_mod
 
-RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
+RESOURCES = resources_mod.RESOURCES
 # Placement's resource class of each.
-RESOURCE_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
-                    'DISK_GB': 'disk_gb'}
+RESOURCE_CLASSES = resources_mod.RESOURCE_CLASSES
 
 
 class Refused(Exception):
@@ -43,14 +43,17 @@ class Flavor:
         request spec asks for it: a ``resources:<CLASS>`` extra spec
         overrides the flavor's amount, swap (MB) counts as disk rounded up
         to whole GB, and a server booted from a volume takes no local root
-        disk."""
-        amounts = {'vcpus': self.vcpus, 'memory_mb': self.ram,
-                   'disk_gb': (0 if volume_backed else self.disk)
-                   + self.ephemeral + math.ceil(self.swap / 1024)}
-        for resource_class, resource in RESOURCE_CLASSES.items():
-            override = self.extra_specs.get('resources:' + resource_class)
-            if override is not None:
-                amounts[resource] = int(override)
+        disk. Keyed by RESOURCES, and by its class name for any other
+        class a ``resources:`` extra spec asks for (a custom class, VGPU,
+        PCPU...)."""
+        asked = resources_mod.requested({
+            'VCPU': self.vcpus, 'MEMORY_MB': self.ram,
+            'DISK_GB': (0 if volume_backed else self.disk)
+            + self.ephemeral + math.ceil(self.swap / 1024)},
+            self.extra_specs)
+        amounts = {resource: asked.pop(resource_class, 0)
+                   for resource_class, resource in RESOURCE_CLASSES.items()}
+        amounts.update(asked)
         return amounts
 
 
@@ -72,6 +75,9 @@ class Host:
     disk_ratio: float = 1.0
     availability_zone: str = 'nova'
     aggregates: list = dataclasses.field(default_factory=list)
+    # Its provider's inventory of the classes beyond RESOURCES (a custom
+    # class, VGPU...): {class: total}, none reserved, ratio 1.
+    inventory: dict = dataclasses.field(default_factory=dict)
     # A failover segment's reserved host (instance HA).
     reserved: bool = False
     status: str = 'enabled'
@@ -128,6 +134,8 @@ class Host:
         return self.clock.now() if self.reporting else self.silent_since
 
     def capacity(self, resource):
+        if resource not in RESOURCES:
+            return self.inventory.get(resource, 0)
         total, reserved, ratio = {
             'vcpus': (self.vcpus, self.vcpu_reserved, self.vcpu_ratio),
             'memory_mb': (self.memory_mb, self.memory_mb_reserved,

@@ -7,6 +7,8 @@ from watcher_ha.simulator.nova import model as nova_model
 CLASSES = (('VCPU', 'vcpus', 'vcpu_reserved', 'vcpu_ratio'),
            ('MEMORY_MB', 'memory_mb', 'memory_mb_reserved', 'memory_ratio'),
            ('DISK_GB', 'disk_gb', 'disk_gb_reserved', 'disk_ratio'))
+_CLASS_OF = {resource: cls
+             for cls, resource in nova_model.RESOURCE_CLASSES.items()}
 TRAITS = ['COMPUTE_NET_ATTACH_INTERFACE', 'COMPUTE_VOLUME_ATTACH',
           'HW_CPU_X86_AVX2']
 
@@ -65,17 +67,27 @@ class PlacementAPI(web.Service):
 
     def inventories(self, req, version, uuid):
         host = self._provider(uuid)
-        return 200, {'resource_provider_generation': 1, 'inventories': {
+        inventories = {
             cls: {'total': getattr(host, total),
                   'reserved': getattr(host, reserved),
                   'min_unit': 1, 'max_unit': getattr(host, total),
                   'step_size': 1, 'allocation_ratio': getattr(host, ratio)}
-            for cls, total, reserved, ratio in CLASSES}}
+            for cls, total, reserved, ratio in CLASSES}
+        for cls, total in sorted(host.inventory.items()):
+            inventories[cls] = {'total': total, 'reserved': 0,
+                                'min_unit': 1, 'max_unit': total,
+                                'step_size': 1, 'allocation_ratio': 1.0}
+        return 200, {'resource_provider_generation': 1,
+                     'inventories': inventories}
 
     def usages(self, req, version, uuid):
-        used = self.cloud.used(self._provider(uuid).name)
-        return 200, {'resource_provider_generation': 1,
-                     'usages': self._resources(used)}
+        # Placement's usages: every class of the provider's inventory,
+        # 0 where nothing is allocated.
+        host = self._provider(uuid)
+        used = self._resources(self.cloud.used(host.name))
+        return 200, {'resource_provider_generation': 1, 'usages': {
+            cls: used.get(cls, 0)
+            for cls in [cls for cls, *_ in CLASSES] + sorted(host.inventory)}}
 
     def aggregates(self, req, version, uuid):
         return 200, {'resource_provider_generation': 1,
@@ -90,8 +102,13 @@ class PlacementAPI(web.Service):
 
     @staticmethod
     def _resources(needs):
-        return {cls: needs[key]
-                for cls, key in nova_model.RESOURCE_CLASSES.items()}
+        """{class: amount} of ``needs`` (keyed by resource, or by class
+        beyond RESOURCES), without the classes it holds none of: an
+        allocation never holds 0 of a class in Placement (a server
+        booted from a volume, without ephemeral disk, holds no
+        DISK_GB)."""
+        return {_CLASS_OF.get(key, key): amount
+                for key, amount in needs.items() if amount}
 
     def rp_allocations(self, req, version, uuid):
         host = self._provider(uuid)

@@ -23,12 +23,14 @@ UUID = '9d5e3c55-0000-4000-8000-000000000000'
 
 
 class StubServers:
-    """novaclient's ``servers`` over one server (None: 404)."""
+    """novaclient's ``servers`` over one server (None: 404); the
+    requests made of it are recorded in ``asked``."""
 
     def __init__(self, status=None, task=None, held=()):
         self.found = None if status is None else types.SimpleNamespace(
             id=UUID, status=status, **{'OS-EXT-STS:task_state': task})
         self.held = list(held)
+        self.asked = []
 
     def get(self, uuid):
         if self.found is None:
@@ -61,7 +63,8 @@ def test_server_actions_hold_their_server(plugin):
 
 @pytest.mark.parametrize('status, task, outcome', [
     (None, None, 'does not exist any more'),
-    ('SHELVED', None, 'SHELVED already'),
+    # Kept on its host: to be offloaded.
+    ('SHELVED', None, None),
     ('SHELVED_OFFLOADED', None, 'SHELVED_OFFLOADED already'),
     ('VERIFY_RESIZE', None, 'Nova shelves only ACTIVE, SHUTOFF'),
     ('ACTIVE', None, None), ('SHUTOFF', None, None),
@@ -80,7 +83,7 @@ def test_shelve_pre_condition(status, task, outcome):
 
 
 @pytest.mark.parametrize('status, outcome', [
-    (None, base.ActionSkipped), ('SOFT_DELETED', base.ActionSkipped),
+    (None, base.ActionSkipped), ('SOFT_DELETED', None),
     ('ACTIVE', None), ('ERROR', None), ('SHELVED_OFFLOADED', None)])
 def test_delete_pre_condition(status, outcome):
     action = with_nova(delete.Delete({'resource_id': UUID}),
@@ -98,7 +101,7 @@ def test_delete_cannot_be_reverted():
 
 
 @pytest.mark.parametrize('status, task, expected', [
-    (None, None, base.DONE), ('SOFT_DELETED', None, base.DONE),
+    (None, None, base.DONE), ('SOFT_DELETED', None, base.NOT_DONE),
     ('ACTIVE', None, base.NOT_DONE)])
 def test_delete_recovers_from_what_nova_shows(status, task, expected):
     action = with_nova(delete.Delete({'resource_id': UUID}),
@@ -201,9 +204,85 @@ def test_the_actions_are_installed_and_weighed():
 
 
 @pytest.mark.parametrize('status, expected', [
-    (None, base.NOT_DONE), ('SHELVED', base.DONE),
+    (None, base.NOT_DONE), ('SHELVED', base.NOT_DONE),
     ('SHELVED_OFFLOADED', base.DONE), ('ACTIVE', base.NOT_DONE)])
 def test_shelve_recovers_from_what_nova_shows(status, expected):
     action = with_nova(shelve.Shelve({'resource_id': UUID}),
                        StubServers(status))
     assert action.recover(None) == expected
+
+
+class NovaSteps(StubServers):
+    """A server that goes through ``steps`` (statuses): each request the
+    action makes moves it to the next one; ``gone`` after the last."""
+
+    def __init__(self, *steps):
+        super().__init__(steps[0])
+        self.steps = list(steps[1:])
+
+    def _next(self, request):
+        self.asked.append(request)
+        if not self.steps:
+            self.found = None
+            return
+        following = self.steps.pop(0)
+        if following is None:
+            self.found = None
+        else:
+            self.found.status = following
+
+    def delete(self, uuid):
+        self._next('delete')
+
+    def force_delete(self, uuid):
+        self._next('force_delete')
+
+    def shelve(self, uuid):
+        self._next('shelve')
+
+    def shelve_offload(self, uuid):
+        self._next('shelve_offload')
+
+
+def run_action(action):
+    action.pre_condition()
+    action.execute()
+    action.post_condition()
+
+
+@pytest.mark.parametrize('steps, asked', [
+    (['ACTIVE', None], ['delete']),
+    # Nova's reclaim_instance_interval: soft-deleted, it still holds its
+    # allocation until deleted for good.
+    (['ACTIVE', 'SOFT_DELETED', None], ['delete', 'force_delete']),
+    (['SOFT_DELETED', None], ['force_delete'])])
+def test_delete_ends_with_the_server_gone(steps, asked):
+    nova = NovaSteps(*steps)
+    run_action(with_nova(delete.Delete({'resource_id': UUID}), nova))
+    assert nova.asked == asked
+    assert nova.found is None
+
+
+def test_a_server_still_there_fails_deletes_post_condition():
+    with pytest.raises(base.ActionError, match='still exists'):
+        with_nova(delete.Delete({'resource_id': UUID}),
+                  StubServers('SOFT_DELETED')).post_condition()
+
+
+@pytest.mark.parametrize('steps, asked', [
+    (['ACTIVE', 'SHELVED_OFFLOADED'], ['shelve']),
+    # Nova's shelved_offload_time other than 0: kept on its host.
+    (['ACTIVE', 'SHELVED', 'SHELVED_OFFLOADED'],
+     ['shelve', 'shelve_offload']),
+    (['SHELVED', 'SHELVED_OFFLOADED'], ['shelve_offload'])])
+def test_shelve_ends_offloaded(steps, asked):
+    nova = NovaSteps(*steps)
+    run_action(with_nova(shelve.Shelve({'resource_id': UUID}), nova))
+    assert nova.asked == asked
+    assert nova.found.status == 'SHELVED_OFFLOADED'
+
+
+def test_a_server_kept_on_its_host_fails_shelves_post_condition():
+    with pytest.raises(base.ActionError, match='not shelved and offloaded'):
+        with_nova(shelve.Shelve({'resource_id': UUID}),
+                  StubServers('SHELVED')).post_condition()

@@ -585,3 +585,38 @@ def test_a_batch_arriving_during_a_resync_is_replayed():
 ])
 def test_envelope_timestamps_are_read_as_naive_utc(text, expected):
     assert nova_events.parse_time(text) == expected
+
+
+def test_a_server_is_dated_by_its_created_at():
+    notification = LIVE['instance.update']
+    model = model_with()
+    model.apply(event(notification))
+    uuid = notification['payload']['nova_object.data']['uuid']
+    assert model.snapshot().instance(uuid).created_at == \
+        datetime.datetime(2026, 11, 22, 6, 20, 32)
+
+
+def test_placements_allocation_holds_until_the_flavor_changes():
+    """Notifications do not carry Placement's allocations: an event
+    keeps what the last read found while the server keeps its flavor,
+    and forgets it (the flavor's request stands for it) once the flavor
+    is another."""
+    notification = LIVE['instance.update']
+    data = notification['payload']['nova_object.data']
+    flavor = data['flavor']['nova_object.data']
+    read = elements.Instance(
+        uuid=data['uuid'], vcpus=flavor['vcpus'],
+        memory_mb=flavor['memory_mb'], disk_gb=flavor['root_gb'],
+        allocations=elements.frozen_mapping({'VCPU': 1, 'CUSTOM_GPU': 1}),
+        stamp=T0 - datetime.timedelta(minutes=1))
+    model = model_with(instances=[read])
+    model.apply(event(notification))
+    kept = model.snapshot().instance(data['uuid'])
+    assert kept.allocation('CUSTOM_GPU') == 1
+    resized = dict(notification, payload={'nova_object.data': dict(
+        data, flavor={'nova_object.data': dict(flavor, vcpus=4)})})
+    model.apply(event(resized, T0 + datetime.timedelta(minutes=1)))
+    after = model.snapshot().instance(data['uuid'])
+    assert after.allocations is None
+    assert after.allocation('CUSTOM_GPU') == 0
+    assert after.allocation('VCPU') == 4

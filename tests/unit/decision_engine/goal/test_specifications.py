@@ -46,6 +46,9 @@ INDICATORS = {
 
 # watcher_ha's own goals, which Watcher does not have.
 OWN_GOALS = {'application_availability': 'Application Availability'}
+# Goals of Watcher's approved specs that Watcher 17 does not have.
+SPEC_GOALS = {'workload_optimization': ('Workload Optimization',
+                                        'preemptible-instances')}
 
 
 @pytest.fixture(scope='module')
@@ -56,12 +59,20 @@ def installed():
 @pytest.fixture(scope='module')
 def goals(installed):
     return {name: goal for name, goal in installed.items()
-            if not goal.watcher_ha_only}
+            if not (goal.watcher_ha_only or goal.watcher_spec)}
 
 
 def test_our_own_goals_say_so(installed):
     assert {name: goal.display_name for name, goal in installed.items()
             if goal.watcher_ha_only} == OWN_GOALS
+
+
+def test_goals_of_watchers_specs_say_which(installed):
+    assert {name: (goal.display_name, goal.watcher_spec)
+            for name, goal in installed.items()
+            if goal.watcher_spec} == SPEC_GOALS
+    assert not any(goal.watcher_ha_only for goal in installed.values()
+                   if goal.watcher_spec)
 
 
 def test_every_watcher17_goal_is_installed_in_name_order(goals):

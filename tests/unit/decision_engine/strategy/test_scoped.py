@@ -25,7 +25,9 @@ NOT_MOVING = ('active_standby', 'actuator', 'dummy', 'dummy_with_resize',
               'host_maintenance', 'host_recovery', 'instance_recovery',
               'process_recovery', 'saving_energy',
               # Moves volumes, on the storage model: test_storage_scope.
-              'storage_capacity_balance')
+              'storage_capacity_balance',
+              # Removes servers: test_workload_preemption scopes it.
+              'workload_preemption')
 # Those that must find work inside the scope of this cluster: each has a
 # hot host with busy servers, an idle one and a cool one to receive.
 FINDS_WORK = ('basic', 'node_resource_consolidation', 'outlet_temperature',

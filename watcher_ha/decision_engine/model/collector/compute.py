@@ -6,12 +6,17 @@ state, disabled reason), the hypervisors (their uuid), the aggregates and
 availability zones and every server with its flavor; Placement (through a
 keystoneauth adapter) gives each node's inventory: totals, reserved
 amounts and allocation ratios, which Nova's API no longer shows since
-microversion 2.88.
+microversion 2.88; and, at a full read and when a host's servers are
+read, what each server is allocated of every resource class (custom ones
+too), one request per resource provider.
 
 Credentials and endpoints: ``[nova]`` and ``[placement]`` (see
 watcher_ha.cloud.clients).
 """
 
+import collections
+import dataclasses
+import typing
 from concurrent import futures
 from urllib import parse
 
@@ -36,6 +41,16 @@ LOG = log.getLogger(__name__)
 # waits for the per-provider reads it hands to the others, so there must
 # be more than one.
 READERS = 8
+
+
+class Provider(typing.NamedTuple):
+    """A resource provider as Placement showed it: its uuid, {class:
+    inventory}, {class: amount used} (when read) and its allocations
+    ({consumer uuid: {class: amount}}, when read)."""
+    uuid: str
+    inventory: dict
+    usages: dict
+    allocations: dict
 
 
 class ComputeCollector(base.Collector):
@@ -82,16 +97,35 @@ class ComputeCollector(base.Collector):
             providers = pool.submit(self._providers, pool=pool,
                                     usages=True)
             changes = model_state.ClusterState().changes()
+            # Placement's allocations go with each server as it is
+            # converted once they are read (mostly before the servers'
+            # pages end); those converted before are given theirs after.
+            allocated, early = None, []
             for page in _pages(nova, '/servers/detail?all_tenants=1',
                                'servers', reader=pager):
+                if allocated is None and providers.done():
+                    allocated = _consumers(providers.result().values())
                 for server in page:
-                    instance = self._instance(server, stamp)
+                    instance = self._instance(
+                        server, stamp,
+                        None if allocated is None
+                        else allocated.get(server['id']))
                     if instance.state not in elements.GONE_STATES:
                         changes.put_instance(instance)
+                        if allocated is None:
+                            early.append(instance.uuid)
             servers = changes.state()
             changes = servers.changes()
+            providers = providers.result()
+            if allocated is None:
+                allocated = _consumers(providers.values())
+            for uuid in early:
+                if uuid in allocated:
+                    changes.put_instance(dataclasses.replace(
+                        servers.instance(uuid), allocations=(
+                            elements.frozen_mapping(allocated[uuid]))))
             self._put_nodes(changes, stamp, aggregates.result(),
-                            services.result(), providers.result(),
+                            services.result(), providers,
                             hypervisors.result(), counted=servers.used)
             return changes.state()
         finally:
@@ -135,12 +169,19 @@ class ComputeCollector(base.Collector):
                           self._zones(nova.aggregates.list()), stamp)
 
     def fetch_servers(self, hostname, stamp):
-        """The servers Nova has on ``hostname`` now."""
+        """The servers Nova has on ``hostname`` now, with what Placement
+        allocates to them on the providers of their hypervisors."""
         path = '/servers/detail?all_tenants=1&host=%s' % parse.quote(
             hostname)
-        return [instance for page in _pages(self.nova(), path, 'servers')
-                for instance in (self._instance(s, stamp) for s in page)
-                if instance.state not in elements.GONE_STATES]
+        found = [server for page in _pages(self.nova(), path, 'servers')
+                 for server in page]
+        names = {server.get('OS-EXT-SRV-ATTR:hypervisor_hostname')
+                 for server in found} - {None}
+        allocated = _consumers(self._providers(
+            names=names, allocations=True).values()) if names else {}
+        return [instance for instance in (
+            self._instance(s, stamp, allocated.get(s['id'])) for s in found)
+            if instance.state not in elements.GONE_STATES]
 
     @staticmethod
     def _zones(aggregates):
@@ -153,10 +194,11 @@ class ComputeCollector(base.Collector):
                 found[host] = (zone or known_zone, names | {aggregate.name})
         return found
 
-    def _providers(self, names=None, pool=None, usages=False):
-        """{provider name: (provider uuid, {resource class: inventory},
-        {resource class: amount used})}, the usages only when asked for;
-        with ``pool``, each provider is read in its threads."""
+    def _providers(self, names=None, pool=None, usages=False,
+                   allocations=False):
+        """{provider name: Provider}, the usages only when asked for, the
+        allocations with the usages or when asked for; with ``pool``,
+        each provider is read in its threads."""
         placement = self.placement()
         if names is None:
             providers = placement.get('/resource_providers').json()[
@@ -173,7 +215,9 @@ class ComputeCollector(base.Collector):
                 'inventories']
             used = (placement.get(path + 'usages').json()['usages']
                     if usages else {})
-            return provider['uuid'], inventory, used
+            held = (placement.get(path + 'allocations').json()[
+                'allocations'] if usages or allocations else {})
+            return Provider(provider['uuid'], inventory, used, held)
         each = map if pool is None else pool.map
         return {provider['name']: found for provider, found in zip(
             providers, each(read, providers), strict=True)}
@@ -187,8 +231,9 @@ class ComputeCollector(base.Collector):
         service = services.get(host)
         if service is None:
             return None
-        uuid, inventory, usages = providers.get(
-            hypervisor.hypervisor_hostname, (str(hypervisor.id), {}, {}))
+        uuid, inventory, usages, _ = providers.get(
+            hypervisor.hypervisor_hostname,
+            Provider(str(hypervisor.id), {}, {}, {}))
         zone, aggregates = zones.get(host, (None, frozenset()))
         held = {}
         if counted is not None:
@@ -218,8 +263,10 @@ class ComputeCollector(base.Collector):
             aggregates=frozenset(aggregates), stamp=stamp, **held)
 
     @staticmethod
-    def _instance(info, stamp):
-        """An Instance from a server as Nova's API shows it (a dict)."""
+    def _instance(info, stamp, allocations=None):
+        """An Instance from a server as Nova's API shows it (a dict);
+        ``allocations``: what Placement allocates to it ({class:
+        amount}), None when not read."""
         flavor = info.get('flavor') or {}
         return elements.Instance(
             uuid=info['id'], name=info.get('name') or '',
@@ -233,6 +280,9 @@ class ComputeCollector(base.Collector):
             pinned_availability_zone=info.get('pinned_availability_zone'),
             flavor_extra_specs=elements.frozen_mapping(
                 flavor.get('extra_specs')),
+            created_at=nova_events.parse_created(info.get('created')),
+            allocations=(None if allocations is None
+                         else elements.frozen_mapping(allocations)),
             stamp=stamp)
 
     # Notifications.
@@ -244,6 +294,17 @@ class ComputeCollector(base.Collector):
         return [dispatch.Handler('compute', r'^nova-', event_types,
                                  self.model.apply,
                                  handle_many=self.model.apply_many)]
+
+
+def _consumers(providers):
+    """{consumer uuid: {class: amount}} over ``providers`` (Provider),
+    each consumer's allocations summed over the providers that hold
+    them."""
+    found = collections.defaultdict(collections.Counter)
+    for provider in providers:
+        for consumer, held in provider.allocations.items():
+            found[consumer].update(held.get('resources') or {})
+    return {consumer: dict(amounts) for consumer, amounts in found.items()}
 
 
 def _pages(nova, path, collection, reader=None):
