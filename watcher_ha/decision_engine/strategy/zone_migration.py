@@ -253,8 +253,8 @@ def _rank(names, value):
 
 # priority key -> {target kind: the sort key it gives an item}. A list
 # priority (project, compute_node, storage_pool) ranks by position in the
-# list; ``compute`` and ``storage`` name one attribute. Instances have no
-# creation time in the model: ``compute: created_at`` leaves their order.
+# list; ``compute`` and ``storage`` name one attribute (``created_at``:
+# the oldest first, one not known first of all).
 _PRIORITY_KEYS = {
     'project': {
         INSTANCE: lambda names: lambda s: _rank(names, s.project_id),
@@ -268,7 +268,7 @@ _PRIORITY_KEYS = {
             'vcpu_num': lambda s: -s.vcpus,
             'mem_size': lambda s: -s.memory_mb,
             'disk_size': lambda s: -s.disk_gb,
-            'created_at': lambda s: 0}[key]},
+            'created_at': lambda s: s.created_at or OLDEST}[key]},
     'storage': {
         VOLUME: lambda key: {
             'size': lambda v: -v.size,

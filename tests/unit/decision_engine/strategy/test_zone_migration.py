@@ -4,6 +4,7 @@ the priority parameter, within the parallel_* limits as Watcher counts
 them, never to a host kept for failover; and, on random inputs, the
 same plan as Watcher's algorithm (followed step by step below)."""
 
+import datetime
 import random
 
 import pytest
@@ -227,6 +228,24 @@ def test_priorities_order_servers_first_key_strongest():
     assert names(run(compute, priority={
         'compute_node': ['n2'], 'compute': 'created_at'}, **given)) == [
         'e', 'a', 'b', 'c', 'd']
+
+
+def test_created_at_orders_servers_oldest_first():
+    """``compute: created_at``: the oldest server first, one whose
+    creation the model does not know before all."""
+    made = {'a': datetime.datetime(2026, 1, 3), 'b': None,
+            'c': datetime.datetime(2026, 1, 1)}
+    changes = cluster(NODES, []).changes()
+    for name, created in made.items():
+        changes.put_instance(elements.Instance(
+            uuid='uuid-' + name, name=name, host='n1', state='active',
+            project_id='p1', vcpus=1, memory_mb=512, disk_gb=10,
+            created_at=created))
+    given = dict(compute_nodes=[{'src_node': 'n1', 'dst_node': 'n3'}],
+                 parallel_per_node=10, parallel_total=10,
+                 priority={'compute': 'created_at'})
+    assert [name for _, name, _ in plan(run(changes.state(), **given))] \
+        == ['b', 'c', 'a']
 
 
 def test_priorities_order_volumes():
