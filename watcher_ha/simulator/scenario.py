@@ -129,25 +129,45 @@ def _uuid(rng):
     return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
 
 
+# How long the cloud's operations take (the keys of a scenario, and their
+# defaults): the speed of a migration, an evacuation's rebuild, a power
+# action, a host's boot, a shelve's upload, a reboot; how many live
+# migrations one source host runs at once (0: no limit).
+TIMINGS = {
+    'bandwidth_mb_per_s': 1000.0,
+    'evacuate_seconds': cloud_mod.EVACUATE_SECONDS,
+    'power_seconds': cloud_mod.POWER_SECONDS,
+    'boot_seconds': cloud_mod.BOOT_SECONDS,
+    'shelve_seconds': 0.0,
+    'reboot_seconds': 0.0,
+    'max_concurrent_live_migrations':
+        cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS,
+}
+
+
+def timings(spec):
+    """{key of TIMINGS: its value in ``spec``, or the default}."""
+    return {key: type(default)(spec.get(key, default))
+            for key, default in TIMINGS.items()}
+
+
 def build(spec, cloud=None, clock=None):
     """A Cloud holding what ``spec`` describes, on ``clock`` (real time
     when None)."""
+    timed = timings(spec)
     cloud = cloud or cloud_mod.Cloud(
-        bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)),
-        evacuate_seconds=float(spec.get('evacuate_seconds',
-                                        cloud_mod.EVACUATE_SECONDS)),
-        power_seconds=float(spec.get('power_seconds',
-                                     cloud_mod.POWER_SECONDS)),
-        boot_seconds=float(spec.get('boot_seconds', cloud_mod.BOOT_SECONDS)),
+        bandwidth_mb_per_s=timed['bandwidth_mb_per_s'],
+        evacuate_seconds=timed['evacuate_seconds'],
+        power_seconds=timed['power_seconds'],
+        boot_seconds=timed['boot_seconds'],
         service_down_time=float(spec.get('service_down_time', 0)),
-        max_concurrent_live_migrations=int(spec.get(
-            'max_concurrent_live_migrations',
-            cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)),
+        max_concurrent_live_migrations=timed[
+            'max_concurrent_live_migrations'],
         rpc_response_timeout=float(spec.get(
             'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
         clock=clock)
-    cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
-    cloud.reboot_seconds = float(spec.get('reboot_seconds', 0))
+    cloud.shelve_seconds = timed['shelve_seconds']
+    cloud.reboot_seconds = timed['reboot_seconds']
     cloud.nova_service_token = bool(spec.get('nova_service_token', True))
     if spec.get('networks'):
         cloud.networks = networks.Networks(spec['networks'])
