@@ -124,6 +124,12 @@ def _replay_arguments(what_if):
                        help='actions run at once at least, when the plan '
                             'allows, as [watcher_applier] workers '
                             '(default %(default)s)')
+    group.add_argument('--replay-speedup', type=float, default=1.0,
+                       metavar='N',
+                       help='run the simulated cloud and the applier\'s '
+                            'waits N times faster, the timing still told '
+                            'in the cloud\'s time; at most --poll-interval '
+                            '/ 0.1 (default %(default)s)')
 
 
 
@@ -177,12 +183,7 @@ def _what_if(args, out):
     read = reader(args)
     answer = read(path)
     if args.replay:
-        # The applier, its plugins and a simulator: loaded for a replay
-        # only (they double the time a what-if takes to start).
-        from watcher_ha.cmd import replay
-        answer['replay'] = replay.run(read, args.plan, answer, replay.Settings(
-            {key: getattr(args, key) for key, _ in TIMING_OPTIONS},
-            args.poll_interval, args.workers))
+        answer['replay'] = _replay(args, read, answer)
     if args.format == 'json':
         json.dump(answer, out, indent=2, sort_keys=True)
         out.write('\n')
@@ -192,6 +193,21 @@ def _what_if(args, out):
         lines += what_if_table.render_replay(answer['replay'])
     for line in lines:
         out.write(line + '\n')
+
+
+def _replay(args, read, answer):
+    # The applier, its plugins and a simulator: loaded for a replay only
+    # (they double the time a what-if takes to start).
+    from watcher_ha.cmd import replay
+    fastest = replay.fastest(args.poll_interval)
+    if not 1 <= args.replay_speedup <= fastest:
+        raise Refused('--replay-speedup must be from 1 to %g with '
+                      '--poll-interval %g: the applier looks every %g s at '
+                      'least' % (fastest, args.poll_interval,
+                                 replay.LEAST_POLL_INTERVAL))
+    return replay.run(read, args.plan, answer, replay.Settings(
+        {key: getattr(args, key) for key, _ in TIMING_OPTIONS},
+        args.poll_interval, args.workers, args.replay_speedup))
 
 
 def main(argv=None, out=None):

@@ -15,6 +15,17 @@ least): each waits for the simulated cloud as it would for a real one,
 looking every ``poll_interval``. Each action is timed from its
 pre-condition to its post-condition, as the applier's metrics time it.
 
+At a speedup N (``--replay-speedup``), everything that waits runs N
+times faster, and the timing is told in the cloud's time: the
+simulator's clock (clock.ScaledClock: its migrations, evacuations, power
+actions... each N times sooner), the applier's looks (poll_interval / N)
+and time-outs (/ N), a sleep action's duration (/ N); the timing is read
+on the simulator's clock. What does not wait but works (this process's
+requests and bookkeeping, the simulator's answers) takes the same real
+time, so it counts N times: the report gives the share of the replay
+this process was busy (``cpu_share``), and says when it was busy enough
+to lengthen the timing.
+
 Meanwhile, and only meanwhile (conf.overridden), this process's clients
 ([nova], [placement], [ironic], [cinder], [heat]) point at the simulator
 without credentials, and its [database] at an empty database in memory:
@@ -29,6 +40,7 @@ report names them.
 """
 
 import dataclasses
+import math
 import time
 import urllib.parse
 
@@ -39,7 +51,9 @@ from watcher_ha.applier.actions import base as action_base
 from watcher_ha.applier import workflow
 from watcher_ha.common import plugins
 from watcher_ha.conf import overridden
+from watcher_ha.conf import CONF
 from watcher_ha.decision_engine.what_if import projection
+from watcher_ha.simulator import clock as clock_mod
 from watcher_ha.simulator import embedded
 from watcher_ha.simulator import scenario
 
@@ -66,6 +80,25 @@ NOT_REPLAYED = {
 # An evacuation of a recovery records its move in the database.
 _RECOVERY_EVACUATION = ('notification_uuid', 'destination_from_claim')
 
+# The time-outs of the actions' waits ((group, option), whole seconds,
+# at least 1), divided by the speedup.
+TIMEOUTS = (('watcher_applier', 'migration_timeout'),
+            ('watcher_applier', 'shelve_timeout'),
+            ('watcher_applier', 'delete_timeout'),
+            ('watcher_applier', 'change_node_power_state_timeout'),
+            ('watcher_applier', 'volume_migration_timeout'),
+            ('ironic', 'power_timeout'))
+# The parameters that are a wait of the action's own (type: parameter),
+# divided by the speedup.
+WAITS = {'sleep': 'duration'}
+# [watcher_applier] poll_interval's least value: how much a speedup may
+# shorten the applier's looks.
+LEAST_POLL_INTERVAL = 0.1
+# The share of one core this process may be busy (Python runs one thread
+# at a time) before its own work, counted N times at a speedup N, is
+# said to lengthen the timing.
+BUSY = 0.5
+
 # What each action of the replay ended in, beside the applier's states.
 NOT_RUN = 'NOT_RUN'             # the replay stopped before it
 REPLAY_SKIPPED = 'NOT_REPLAYED'
@@ -87,12 +120,19 @@ def not_replayed(action, installed):
 
 @dataclasses.dataclass
 class Settings:
-    """The simulated cloud's timings (scenario.TIMINGS) and the
-    applier's polling and parallelism ([watcher_applier] poll_interval,
-    workers)."""
+    """The simulated cloud's timings (scenario.TIMINGS), the applier's
+    polling and parallelism ([watcher_applier] poll_interval, workers),
+    and how many times faster than the cloud the replay runs."""
     timings: dict
     poll_interval: float
     workers: int
+    speedup: float = 1.0
+
+
+def fastest(poll_interval):
+    """The highest speedup of a replay whose applier looks every
+    ``poll_interval`` seconds (of the cloud's time)."""
+    return poll_interval / LEAST_POLL_INTERVAL
 
 
 def actions_of(read, plan_uuid):
@@ -112,14 +152,19 @@ def actions_of(read, plan_uuid):
 
 def _pointed_at(url, settings):
     """This process's clients at the simulator at ``url``, its database
-    nowhere, the applier's polling and parallelism as ``settings``."""
+    nowhere, the applier's polling and parallelism as ``settings``, its
+    waits' time-outs divided by the speedup."""
     endpoints = {'nova': '/compute/v2.1', 'placement': '/placement',
                  'ironic': '/baremetal', 'cinder': '/volume/v3',
                  'heat': '/heat-api/v1/admin'}
+    speedup = settings.speedup
     overrides = [('database', 'connection', 'sqlite://'),
                  ('watcher_applier', 'poll_interval',
-                  settings.poll_interval),
+                  settings.poll_interval / speedup),
                  ('watcher_applier', 'workers', settings.workers)]
+    overrides += [(group, name, max(1, math.ceil(CONF[group][name]
+                                                  / speedup)))
+                  for group, name in TIMEOUTS]
     for group, path in endpoints.items():
         overrides += [(group, 'auth_type', 'none'),
                       (group, 'endpoint_override', url + path)]
@@ -149,10 +194,12 @@ def run(read, plan_uuid, answer, settings):
     spec = scenario.from_data_model(data_model['context'])
     spec.update(settings.timings)
     threads = max(embedded.THREADS, settings.workers)
-    with embedded.serving(spec, threads=threads) as (sim, url), \
-            _pointed_at(url, settings):
+    clock = clock_mod.ScaledClock(settings.speedup)
+    with embedded.serving(spec, threads=threads, clock=clock) as (
+            sim, url), _pointed_at(url, settings):
         before = usage(sim.cloud)
-        replay = Replay(actions, plugins.load_classes(plugins.ACTIONS))
+        replay = Replay(actions, plugins.load_classes(plugins.ACTIONS),
+                        clock)
         replay.run()
         after = usage(sim.cloud)
     return report(replay, actions, spec, settings, data_model.get('model'),
@@ -161,22 +208,33 @@ def run(read, plan_uuid, answer, settings):
 
 class Replay:
     """One run of a plan's ``actions`` on the simulated cloud this
-    process's clients point at; ``classes``: the installed action
-    plugins. Its ``records`` say, per action uuid, what each did and
-    when."""
+    process's clients point at, timed on that cloud's ``clock`` (a
+    clock.ScaledClock); ``classes``: the installed action plugins. Its
+    ``records`` say, per action uuid, what each did and when; its
+    ``cpu_share`` how busy this process was meanwhile (CPU seconds per
+    real second)."""
 
-    def __init__(self, actions, classes):
+    def __init__(self, actions, classes, clock):
         self.actions = actions
         self.classes = classes
+        self.clock = clock
         self.records = {a['uuid']: {'state': NOT_RUN, 'started': None,
                                     'seconds': None, 'message': None}
                         for a in actions}
         self.state, self.message = None, None
         self.seconds = 0.0
-        self._start = None
+        self.cpu_share = None
 
     def run(self):
-        self._start = time.monotonic()
+        began, busy = time.monotonic(), time.process_time()
+        try:
+            self._run()
+        finally:
+            real = time.monotonic() - began
+            self.cpu_share = ((time.process_time() - busy) / real
+                              if real > 0 else None)
+
+    def _run(self):
         flow = workflow.graph('replay', self.actions,
                               lambda action: _Task(self, action))
         try:
@@ -215,7 +273,7 @@ class Replay:
         ActionTask), without the database: pre-condition (a skip ends
         it), execute, post-condition."""
         record = self.records[action['uuid']]
-        record['started'] = time.monotonic() - self._start
+        record['started'] = self.clock.elapsed()
         why = not_replayed(action, self.classes)
         if why:
             record.update(state=REPLAY_SKIPPED, seconds=0.0, message=why)
@@ -224,7 +282,7 @@ class Replay:
         try:
             try:
                 cls.validate(action['input_parameters'])
-                plugin = cls(action['input_parameters'])
+                plugin = cls(self._scaled(action))
                 plugin.pre_condition()
             except action_base.ActionSkipped as skipped:
                 self._ended(record, 'SKIPPED', str(skipped) or None)
@@ -240,10 +298,18 @@ class Replay:
             return
         self._ended(record, 'SUCCEEDED', plugin.outcome)
 
+    def _scaled(self, action):
+        """The action's parameters, its own wait divided by the
+        clock's speed."""
+        parameters = dict(action['input_parameters'] or {})
+        waits = WAITS.get(action['action_type'])
+        if waits in parameters:
+            parameters[waits] = parameters[waits] / self.clock.speed
+        return parameters
+
     def _ended(self, record, state, message):
         record.update(state=state, message=message,
-                      seconds=time.monotonic() - self._start
-                      - record['started'])
+                      seconds=self.clock.elapsed() - record['started'])
 
 
 class _Stopped(Exception):
@@ -363,6 +429,9 @@ def report(replay, actions, spec, settings, model, answer, before, after):
                   'timings': scenario.timings(spec),
                   'poll_interval': settings.poll_interval,
                   'workers': settings.workers, 'model': model},
+        'speedup': settings.speedup, 'cpu_share': replay.cpu_share,
+        'busy': (settings.speedup > 1 and replay.cpu_share is not None
+                 and replay.cpu_share > BUSY),
         'state': replay.state, 'message': replay.message,
         'seconds': replay.seconds,
         'action_types': by_type(actions, records),

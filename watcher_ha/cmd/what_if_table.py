@@ -210,6 +210,9 @@ def render_replay(replay):
                  timings['max_concurrent_live_migrations'] or 'any number',
                  timings['evacuate_seconds'], timings['power_seconds'],
                  cloud['poll_interval'], cloud['workers'])]
+    if replay['speedup'] != 1:
+        lines.append('Replayed %g times faster than the cloud; the times '
+                     'below are the cloud\'s.' % replay['speedup'])
     states = {}
     for action in replay['actions']:
         states[action['state']] = states.get(action['state'], 0) + 1
@@ -236,6 +239,11 @@ def render_replay(replay):
     for item in replay['not_replayed']:
         lines.append('  not replayed: %d %s (%s)' % (
             item['count'], item['action_type'], item['why']))
+    if replay['busy']:
+        lines.append('This process was busy %.0f %% of the replay: its own '
+                     'work, counted %g times, lengthens these times; replay '
+                     'with a lower --replay-speedup.' % (
+                         100 * replay['cpu_share'], replay['speedup']))
     off = replay['off_projection']
     if not off:
         lines.append('The replayed cloud ends as projected: each host '

@@ -5,7 +5,9 @@ the plan on a simulator of its own, in this process, in real time."""
 
 import json
 import pathlib
+import time
 
+import pytest
 import requests
 import sqlalchemy as sa
 
@@ -247,3 +249,45 @@ def test_no_plugin_that_reaches_the_database_is_replayed():
     assert replay.not_replayed(evacuation, installed) is None
     evacuation['input_parameters'] = {'notification_uuid': 'n'}
     assert replay.not_replayed(evacuation, installed)
+
+
+def test_a_speedup_keeps_the_clouds_timing(db, url):
+    """The same plan replayed in real time and four times faster: each
+    action takes as long in the cloud's time, within one of the applier's
+    looks; a sleep waits its duration of the cloud's time."""
+    kinds = what_if.migrations(('a', 'busy', 'empty'), ('b', 'busy', 'idle'))
+    kinds.insert(1, ('sleep', {'duration': 3}))
+    uuid = plan(db, kinds)
+    options = ('--bandwidth-mb-per-s', '2048', '--poll-interval', '0.4')
+    timed = {}
+    for speedup in ('1', '4'):
+        began = time.monotonic()
+        timed[speedup] = replayed(url, uuid, *options, '--replay-speedup',
+                                  speedup)
+        timed[speedup]['real'] = time.monotonic() - began
+        assert timed[speedup]['state'] == 'SUCCEEDED'
+        assert timed[speedup]['speedup'] == float(speedup)
+    real, fast = timed['1'], timed['4']
+    # Some 5.5 s of the cloud's time: three quarters of it saved.
+    assert fast['real'] < real['real'] - 3
+    for slow, quick in zip(real['actions'], fast['actions'], strict=True):
+        # A 2048 MB server at 2048 MB/s: 1 s; the sleep 3 s.
+        assert quick['seconds'] >= (3 if quick['action_type'] == 'sleep'
+                                    else 1.0)
+        # Within one look, and some more on a busy machine.
+        assert abs(quick['seconds'] - slow['seconds']) <= 0.4 + 0.4
+    assert abs(fast['seconds'] - real['seconds']) <= 3 * (0.4 + 0.4)
+    assert fast['off_projection'] == []
+    lines = run(url, uuid, '--replay', *options, '--replay-speedup',
+                '4').splitlines()
+    assert 'Replayed 4 times faster than the cloud; the times below are ' \
+           'the cloud\'s.' in lines
+
+
+def test_a_speedup_is_bounded_by_the_appliers_looks(db, url):
+    uuid = plan(db, what_if.migrations(('a', 'busy', 'empty')))
+    with pytest.raises(SystemExit) as ended:
+        run(url, uuid, '--replay', '--replay-speedup', '20')
+    assert str(ended.value) == (
+        'watcher-ha what-if: --replay-speedup must be from 1 to 10 with '
+        '--poll-interval 1: the applier looks every 0.1 s at least')
