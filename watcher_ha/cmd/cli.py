@@ -1,7 +1,10 @@
 """watcher-ha: what watcher_ha adds to Watcher's API, from a terminal.
 
     watcher-ha [auth options] what-if PLAN [--all-hosts] [--rows N]
-               [--format table|json] [--replay [replay options]]
+               [--format table|json]
+               [--replay [--bandwidth-mb-per-s MB] [--evacuate-seconds S]
+                [...timings] [--poll-interval S] [--workers N]
+                [--replay-speedup N]]
 
 It logs in as the watcher CLI does (keystoneauth's options and their
 ``OS_*`` variables: ``OS_AUTH_URL``, ``OS_USERNAME``, ``OS_PASSWORD``,

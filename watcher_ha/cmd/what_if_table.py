@@ -219,10 +219,11 @@ def render_replay(replay):
     ended = ', '.join('%d %s' % (count, state.lower().replace('_', ' '))
                       for state, count in sorted(states.items()))
     if replay['state'] == 'SUCCEEDED':
-        lines.append('The plan took %.1f s of wall time: %s.' % (
-            replay['seconds'], ended or 'no action'))
+        lines.append('The plan took %.1f s, from its first action\'s '
+                     'start to its last one\'s end: %s.' % (
+                         replay['seconds'], ended or 'no action'))
     else:
-        lines.append('The plan FAILED after %.1f s of wall time (%s): %s' % (
+        lines.append('The plan FAILED after %.1f s (%s): %s' % (
             replay['seconds'], ended, replay['message']))
     lines += [''] + table(
         ['action type', 'count', 'total s', 'longest s'],

@@ -90,7 +90,8 @@ def test_the_timing_is_printed_after_the_what_if(db, url):
     assert replay_lines[2].startswith('Live migrations at 8192 MB/s (1 at '
                                       'a time per source host)')
     assert replay_lines[3].startswith('The plan took ')
-    assert replay_lines[3].endswith(' s of wall time: 1 succeeded.')
+    assert replay_lines[3].endswith(' s, from its first action\'s start '
+                                    'to its last one\'s end: 1 succeeded.')
     header = replay_lines.index('action type  count  total s  longest s')
     assert replay_lines[header + 2].split()[:2] == ['migrate', '1']
     assert any(line.startswith('Slowest lane: 1 migrate, ')
