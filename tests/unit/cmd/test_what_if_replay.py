@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from tests import factories
 from tests import layers
+from tests import strategy_clusters as clusters
 from tests.helpers import what_if
 from watcher_ha.cmd import replay
 from watcher_ha.common import plugins
@@ -20,6 +21,7 @@ from watcher_ha.common.states import ActionPlanState
 from watcher_ha.common.states import ActionState
 from watcher_ha.conf import CONF
 from watcher_ha.db import models
+from watcher_ha.decision_engine.model import cluster
 
 import watcher_ha
 
@@ -292,3 +294,36 @@ def test_a_speedup_is_bounded_by_the_appliers_looks(db, url):
     assert str(ended.value) == (
         'watcher-ha what-if: --replay-speedup must be from 1 to 10 with '
         '--poll-interval 1: the applier looks every 0.1 s at least')
+
+
+def failed_host_model():
+    """The helper's three hosts, and a fourth, down, holding one
+    server."""
+    state = what_if.model().snapshot()
+    changes = state.changes()
+    changes.put_node(clusters.node('dead', vcpus=8, state='down'))
+    changes.put_instance(clusters.server('d', 'dead', vcpus=2))
+    made = cluster.ClusterModel()
+    made.finish_resync(changes.state())
+    return made
+
+
+@pytest.mark.parametrize('compute', [failed_host_model])
+def test_an_evacuation_of_a_down_host(db, url):
+    """A host the model counts down is forced down in the copy, so Nova
+    evacuates its server; as Nova does, the failed host keeps the
+    server's allocation until its nova-compute starts again, which the
+    projection does not count: the replay says where."""
+    uuid = plan(db, [('evacuate', {'resource_id': 'uuid-d',
+                                   'source_node': 'dead',
+                                   'destination_node': 'empty'})])
+    replay_of = replayed(url, uuid, '--evacuate-seconds', '0.5')
+    assert replay_of['state'] == 'SUCCEEDED', replay_of['message']
+    [evacuation] = replay_of['actions']
+    assert evacuation['seconds'] >= 0.5
+    after = replay_of['hosts']['after']
+    assert after['empty']['servers'] == 1
+    assert after['dead']['state'] == 'down'
+    assert after['dead']['used']['vcpus'] == 2
+    assert {(o['host'], o['side']) for o in replay_of['off_projection']} \
+        == {('dead', 'after')}
