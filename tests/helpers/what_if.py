@@ -2,9 +2,11 @@
 endpoint (the real one) on a compute model made by hand, answering the
 API's calls through a JSON round trip, as on the bus."""
 
+import io
 import json
 
 from tests import strategy_clusters as clusters
+from watcher_ha.cmd import cli
 from watcher_ha.common import exception
 from watcher_ha.common import plugins
 from watcher_ha.decision_engine import manager as engine_manager
@@ -70,3 +72,12 @@ def serve(monkeypatch, compute=model):
         return json.loads(json.dumps(answer))
     monkeypatch.setattr(rpcapi.DecisionEngineAPI, '_call', call)
     return endpoints
+
+
+def cli_output(url, *argv):
+    """What ``watcher-ha what-if ARGV`` prints, run in this process
+    against the API at ``url`` without Keystone."""
+    out = io.StringIO()
+    cli.main(['--os-auth-type', 'none', '--os-endpoint', url, 'what-if',
+              *argv], out=out)
+    return out.getvalue()

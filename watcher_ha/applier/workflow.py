@@ -269,17 +269,10 @@ class PlanRun:
 
     def flow(self, actions):
         """The graph of the actions still to run."""
-        todo = {a['uuid']: a for a in actions
-                if a['state'] == ActionState.PENDING}
-        flow = graph_flow.Flow('action-plan-%s' % self.plan['uuid'])
-        tasks = {uuid: ActionTask(self, action)
-                 for uuid, action in todo.items()}
-        flow.add(*tasks.values())
-        for uuid, action in todo.items():
-            for parent in action['parents'] or ():
-                if parent in tasks:
-                    flow.link(tasks[parent], tasks[uuid])
-        return flow
+        return graph('action-plan-%s' % self.plan['uuid'],
+                     [a for a in actions
+                      if a['state'] == ActionState.PENDING],
+                     lambda action: ActionTask(self, action))
 
     def execute(self):
         """Run the plan's remaining actions; returns the plan's outcome:
@@ -298,19 +291,14 @@ class PlanRun:
         flow = self.flow(actions)
         if not len(flow):
             return self._outcome(None)
-        with futurist.ThreadPoolExecutor(
-                max(CONF.watcher_applier.workers, _width(actions))
-        ) as executor:
-            engine = engines.load(flow, engine='parallel',
-                                  executor=executor)
-            try:
-                with self.cancels:
-                    engine.run()
-            except taskflow_exc.WrappedFailure as failures:
-                return self._outcome(_first_cause(
-                    [f.exception for f in failures]))
-            except (PlanCancelled, Interrupted, ActionFailed) as err:
-                return self._outcome(err)
+        try:
+            with self.cancels:
+                run_graph(flow, actions)
+        except taskflow_exc.WrappedFailure as failures:
+            return self._outcome(_first_cause(
+                [f.exception for f in failures]))
+        except (PlanCancelled, Interrupted, ActionFailed) as err:
+            return self._outcome(err)
         return self._outcome(self.contained[0] if self.contained else None)
 
     def _outcome(self, error):
@@ -376,6 +364,30 @@ class PlanRun:
         if failed:
             summary += '; could not roll back: %s' % ', '.join(failed)
         return summary or '; nothing to roll back'
+
+
+def graph(name, actions, task_of):
+    """A graph flow of ``actions``, each the task ``task_of(action)``,
+    each linked after those of its parents that are among them: an action
+    starts once they have ended."""
+    flow = graph_flow.Flow(name)
+    tasks = {action['uuid']: task_of(action) for action in actions}
+    flow.add(*tasks.values())
+    for action in actions:
+        for parent in action['parents'] or ():
+            if parent in tasks:
+                flow.link(tasks[parent], tasks[action['uuid']])
+    return flow
+
+
+def run_graph(flow, actions):
+    """Run ``flow`` (a graph of ``actions``) as an applier runs a plan:
+    with as many threads as the widest step of its pending actions needs,
+    ``[watcher_applier] workers`` at least. What a task raised is raised
+    (several at once: taskflow's WrappedFailure)."""
+    with futurist.ThreadPoolExecutor(
+            max(CONF.watcher_applier.workers, _width(actions))) as executor:
+        engines.load(flow, engine='parallel', executor=executor).run()
 
 
 def _parameters(action):

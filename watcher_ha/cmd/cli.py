@@ -2,6 +2,9 @@
 
     watcher-ha [auth options] what-if PLAN [--all-hosts] [--rows N]
                [--format table|json]
+               [--replay [--bandwidth-mb-per-s MB] [--evacuate-seconds S]
+                [...timings] [--poll-interval S] [--workers N]
+                [--replay-speedup N]]
 
 It logs in as the watcher CLI does (keystoneauth's options and their
 ``OS_*`` variables: ``OS_AUTH_URL``, ``OS_USERNAME``, ``OS_PASSWORD``,
@@ -10,7 +13,9 @@ not clouds.yaml), finds the ``infra-optim`` endpoint in the
 catalog (``--os-interface``, ``--os-region-name``) unless
 ``--os-endpoint`` names it (with ``--os-auth-type none``, for an API
 without Keystone), and asks with our microversion family
-(``watcher-ha 1.3``).
+(``watcher-ha 1.3``). With ``--replay`` it also runs the plan on a
+simulated copy of the cloud, for its timing (cmd/replay.py), and still
+only reads the API.
 """
 
 import argparse
@@ -22,7 +27,9 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 
 from watcher_ha.cmd import what_if_table
+from watcher_ha.conf import CONF
 from watcher_ha.service import service
+from watcher_ha.simulator import scenario
 
 SERVICE_TYPE = 'infra-optim'
 VERSION = 'infra-optim 1.7, watcher-ha 1.3'
@@ -75,8 +82,59 @@ def _parser(argv):
                          help='hosts shown at most (default %(default)s)')
     what_if.add_argument('--format', choices=('table', 'json'),
                          default='table')
+    _replay_arguments(what_if)
     what_if.set_defaults(func=_what_if)
     return parser
+
+
+# The simulated cloud's timings (scenario.TIMINGS) as the replay's
+# options: (key, help).
+TIMING_OPTIONS = (
+    ('bandwidth_mb_per_s', 'a live or cold migration moves the server\'s '
+                           'RAM at this many MB a second'),
+    ('max_concurrent_live_migrations', 'live migrations one source host '
+                                       'runs at once, 0: no limit (Nova\'s '
+                                       '[DEFAULT] option)'),
+    ('evacuate_seconds', 'an evacuation\'s rebuild'),
+    ('power_seconds', 'an Ironic power action at a BMC'),
+    ('boot_seconds', 'a host powered on until its nova-compute reports'),
+    ('shelve_seconds', 'a shelve\'s snapshot upload'),
+    ('reboot_seconds', 'a server\'s reboot'),
+)
+
+
+def _replay_arguments(what_if):
+    group = what_if.add_argument_group(
+        'replay', 'Run the plan on a simulated copy of the cloud (seeded '
+                  'from GET /v1/data_model) with the applier\'s action '
+                  'plugins, and print how long it took. It takes as long '
+                  'as the plan would. Nothing but GETs reaches the API; '
+                  'nothing reaches the cloud or the database.')
+    group.add_argument('--replay', action='store_true',
+                       help='replay the plan, for its timing')
+    for key, what in TIMING_OPTIONS:
+        default = scenario.TIMINGS[key]
+        group.add_argument('--' + key.replace('_', '-'), dest=key,
+                           type=type(default), default=default,
+                           help='%s (default %%(default)s)' % what)
+    group.add_argument('--poll-interval', type=float,
+                       default=CONF.watcher_applier.poll_interval,
+                       help='seconds between two looks of an action at what '
+                            'it waits for, as [watcher_applier] '
+                            'poll_interval (default %(default)s)')
+    group.add_argument('--workers', type=int,
+                       default=CONF.watcher_applier.workers,
+                       help='actions run at once at least, when the plan '
+                            'allows, as [watcher_applier] workers '
+                            '(default %(default)s)')
+    group.add_argument('--replay-speedup', type=float, default=1.0,
+                       metavar='N',
+                       help='run the simulated cloud and the applier\'s '
+                            'waits N times faster, the timing still told '
+                            'in the cloud\'s time; at most --poll-interval '
+                            '/ 0.1 (default %(default)s)')
+
+
 
 
 def _session(args):
@@ -88,10 +146,14 @@ def _session(args):
     return loading.load_session_from_argparse_arguments(args, auth=auth)
 
 
-def get(args, path):
-    """The JSON the Watcher API answers ``GET path``; Refused with its
-    message for an error."""
+def reader(args):
+    """``read(path)``: the JSON the Watcher API answers ``GET path``,
+    through one session; Refused with its message for an error."""
     session = _session(args)
+    return lambda path: _get(args, session, path)
+
+
+def _get(args, session, path):
     try:
         resp = session.get(
             path, raise_exc=False,
@@ -121,13 +183,34 @@ def _what_if(args, out):
     path = '/v1/action_plans/%s/what_if' % args.plan
     if args.all_hosts:
         path += '?all_hosts=true'
-    answer = get(args, path)
+    read = reader(args)
+    answer = read(path)
+    if args.replay:
+        answer['replay'] = _replay(args, read, answer)
     if args.format == 'json':
         json.dump(answer, out, indent=2, sort_keys=True)
         out.write('\n')
         return
-    for line in what_if_table.render(answer, rows=args.rows):
+    lines = what_if_table.render(answer, rows=args.rows)
+    if args.replay:
+        lines += what_if_table.render_replay(answer['replay'])
+    for line in lines:
         out.write(line + '\n')
+
+
+def _replay(args, read, answer):
+    # The applier, its plugins and a simulator: loaded for a replay only
+    # (they double the time a what-if takes to start).
+    from watcher_ha.cmd import replay
+    fastest = replay.fastest(args.poll_interval)
+    if not 1 <= args.replay_speedup <= fastest:
+        raise Refused('--replay-speedup must be from 1 to %g with '
+                      '--poll-interval %g: the applier looks every %g s at '
+                      'least' % (fastest, args.poll_interval,
+                                 replay.LEAST_POLL_INTERVAL))
+    return replay.run(read, args.plan, answer, replay.Settings(
+        {key: getattr(args, key) for key, _ in TIMING_OPTIONS},
+        args.poll_interval, args.workers, args.replay_speedup))
 
 
 def main(argv=None, out=None):

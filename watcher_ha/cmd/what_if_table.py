@@ -189,3 +189,74 @@ def _actions(actions):
         lines.append('  Nova would find no host: %s %s (%s)' % (
             item['action_type'], item['action_uuid'], item['why']))
     return lines
+
+
+def render_replay(replay):
+    """The lines that tell a replay (the ``replay`` of the CLI's JSON,
+    cmd/replay.py): the simulated cloud, how long the plan took, per
+    action type, its slowest lane, and whether the replayed cloud ended
+    as projected."""
+    cloud, timings = replay['cloud'], replay['cloud']['timings']
+    model = cloud['model'] or {}
+    lines = ['', 'Replay on a simulated copy of the cloud: %d host(s), %d '
+                 'server(s) from the compute model of decision engine %s '
+                 '(generation %s).' % (cloud['hosts'], cloud['servers'],
+                                       model.get('host', '?'),
+                                       model.get('generation', '?')),
+             'Live migrations at %g MB/s (%s at a time per source host), '
+             'evacuations %g s, power actions %g s; the applier looking '
+             'every %g s, %d worker(s) at least.' % (
+                 timings['bandwidth_mb_per_s'],
+                 timings['max_concurrent_live_migrations'] or 'any number',
+                 timings['evacuate_seconds'], timings['power_seconds'],
+                 cloud['poll_interval'], cloud['workers'])]
+    if replay['speedup'] != 1:
+        lines.append('Replayed %g times faster than the cloud; the times '
+                     'below are the cloud\'s.' % replay['speedup'])
+    states = {}
+    for action in replay['actions']:
+        states[action['state']] = states.get(action['state'], 0) + 1
+    ended = ', '.join('%d %s' % (count, state.lower().replace('_', ' '))
+                      for state, count in sorted(states.items()))
+    if replay['state'] == 'SUCCEEDED':
+        lines.append('The plan took %.1f s, from its first action\'s '
+                     'start to its last one\'s end: %s.' % (
+                         replay['seconds'], ended or 'no action'))
+    else:
+        lines.append('The plan FAILED after %.1f s (%s): %s' % (
+            replay['seconds'], ended, replay['message']))
+    lines += [''] + table(
+        ['action type', 'count', 'total s', 'longest s'],
+        [[t['action_type'], t['count'], '%.1f' % t['seconds'],
+          '%.1f' % t['longest']] for t in replay['action_types']])
+    lane = replay['slowest_lane']
+    if lane is not None:
+        lines += ['', 'Slowest lane: %d %s, %.1f s of actions, from %s s to '
+                      '%s s of the plan (%s).' % (
+                          lane['count'], lane['action_type'],
+                          lane['seconds'], _at(lane['started']),
+                          _at(lane['ended']), _some(
+                              lane['actions'], lane['count'], shown=2))]
+    for item in replay['not_replayed']:
+        lines.append('  not replayed: %d %s (%s)' % (
+            item['count'], item['action_type'], item['why']))
+    if replay['busy']:
+        lines.append('This process was busy %.0f %% of the replay: its own '
+                     'work, counted %g times, lengthens these times; replay '
+                     'with a lower --replay-speedup.' % (
+                         100 * replay['cpu_share'], replay['speedup']))
+    off = replay['off_projection']
+    if not off:
+        lines.append('The replayed cloud ends as projected: each host '
+                     'listed above within 1 %.')
+    else:
+        lines.append('The replayed cloud is off the projection in %d '
+                     'place(s):' % len(off))
+        lines += ['  - %s %s %s: projected %s, replayed %s' % (
+            o['host'], o['resource'], o['side'], _value(o['projected']),
+            _value(o['replayed'])) for o in off[:10]]
+    return lines
+
+
+def _at(seconds):
+    return '?' if seconds is None else '%.1f' % seconds

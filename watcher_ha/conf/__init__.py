@@ -7,6 +7,8 @@ The modules that register more than a list of their own (keystoneauth's
 options, a library's, one group per plugin) each have ``register_opts``.
 """
 
+import contextlib
+
 from oslo_config import cfg
 
 from watcher_ha.conf import aetos_client
@@ -57,3 +59,27 @@ def register_opts(conf):
 
 
 register_opts(CONF)
+
+
+@contextlib.contextmanager
+def overridden(overrides, conf=CONF):
+    """The options ``overrides`` ((group, option, value)...) set in
+    ``conf`` while in the block, then as they were: an override made
+    before is put back, none is cleared. For a process that borrows its
+    own options for a while (the what-if's replay points this process's
+    clients at a simulator); the daemons never do."""
+    made = []
+    try:
+        for group, name, value in overrides:
+            # oslo.config keeps one override per option and has no public
+            # reader for it: its option info holds it (None: none).
+            before = conf._get_opt_info(name, group).get('override')
+            conf.set_override(name, value, group)
+            made.append((group, name, before))
+        yield conf
+    finally:
+        for group, name, before in reversed(made):
+            if before is None:
+                conf.clear_override(name, group)
+            else:
+                conf.set_override(name, before, group)

@@ -42,6 +42,39 @@ class Clock:
 REAL = Clock()
 
 
+class ScaledClock(Clock):
+    """Real time run ``speed`` times faster, from when the clock is made:
+    a timer of s seconds fires s / speed seconds later, a wait of s
+    seconds lasts s / speed, and the time read moves on ``speed`` seconds
+    a second. For the what-if's replay at a speedup (cmd/replay.py),
+    whose client scales its own waits alike; a cloud's timings are then
+    kept, each N times sooner."""
+
+    def __init__(self, speed=1.0):
+        if speed <= 0:
+            raise ValueError('a clock runs forwards: speed %s' % speed)
+        self.speed = float(speed)
+        self._began = time.monotonic()
+        self._epoch = time.time()
+
+    def elapsed(self):
+        """Seconds of this clock since it was made."""
+        return (time.monotonic() - self._began) * self.speed
+
+    def now(self):
+        return datetime.datetime.fromtimestamp(
+            self.time(), datetime.timezone.utc).replace(tzinfo=None)
+
+    def time(self):
+        return self._epoch + self.elapsed()
+
+    def sleep(self, seconds):
+        time.sleep(seconds / self.speed)
+
+    def later(self, seconds, func, *args):
+        return super().later(seconds / self.speed, func, *args)
+
+
 class FakeClock(Clock):
     """Time that stands still until ``advance`` moves it."""
 

@@ -1,11 +1,12 @@
-"""A simulated cloud inside watcher-ha-all-in-one ([simulator] scenario).
+"""A simulated cloud inside another program: watcher-ha-all-in-one
+([simulator] scenario), or the what-if's replay (``serving``).
 
-Its Nova notifications go out on an in-process bus that it shares with the
-decision engine of the same process, so a what-if run (or the demo) needs
-no message broker: the engine's model follows the simulated cloud as it
-would follow Nova. Cinder's go out on a bus of their own
-(``cinder_transport``: another exchange), for a listener of Cinder's
-notifications in the same process.
+In watcher-ha-all-in-one, its Nova notifications go out on an in-process
+bus that it shares with the decision engine of the same process, so a
+what-if run (or the demo) needs no message broker: the engine's model
+follows the simulated cloud as it would follow Nova. Cinder's go out on
+a bus of their own (``cinder_transport``: another exchange), for a
+listener of Cinder's notifications in the same process.
 """
 
 import contextlib
@@ -46,6 +47,27 @@ def register_endpoints(catalog, url, conf):
     catalog.register('infra-optim', url)
     catalog.register('instance-ha', '%s%s/v1/$(project_id)s' % (
         url, conf.instance_ha.api_path_prefix))
+
+
+@contextlib.contextmanager
+def serving(spec, threads=THREADS, clock=None):
+    """(the Simulator of ``spec``, its URL) while in the block: served on
+    a free loopback port by ``threads`` threads of this process, its
+    services telling the time by ``clock`` (real time when None), its
+    notifications sent nowhere. Stopped on leaving, its timers
+    cancelled."""
+    cloud = simulator.Simulator(spec, clock=clock)
+    sock = wsgi_server.bind('127.0.0.1', 0, group='simulator')
+    server = wsgi_server.WSGIService('watcher-ha-simulator', lambda: cloud,
+                                     sock, threads)
+    server.start()
+    try:
+        yield cloud, 'http://127.0.0.1:%d' % server.port
+    finally:
+        server.stop()
+        server.wait()
+        sock.close()
+        cloud.stop()
 
 
 class EmbeddedCloud(service.ServiceBase):

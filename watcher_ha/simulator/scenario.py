@@ -31,10 +31,15 @@
     hosts:
       - {name: compute-0001, vcpus: 32, memory_mb: 131072, disk_gb: 1000,
          availability_zone: nova, aggregates: [rack-1], reserved: false,
+         vcpu_ratio: 16.0, memory_ratio: 1.5, disk_ratio: 1.0,
+         vcpu_reserved: 0, memory_mb_reserved: 512, disk_gb_reserved: 0,
+         status: enabled, disabled_reason: null,  # its nova-compute
+         forced_down: false,
          inventory: {CUSTOM_GPU: 4}}  # more classes on its provider
     servers:                          # a flavor's 'resources:CUSTOM_GPU':
                                       # '1' extra spec allocates one
       - {name: vm-1, flavor: m1.small, host: compute-0001, state: active,
+         uuid: null, project_id: admin, locked: false,
          metadata: {HA_Enabled: 'True'}, boot_from_volume: false,
          pinned_availability_zone: null,      # the zone it was booted in
          age: 0,                      # seconds since it was created
@@ -64,7 +69,9 @@
 
 ``generate`` writes deterministic scenarios of any size from a seed;
 ``from_cluster`` reads the reference cluster files (hosts, instances,
-metrics) that OpenStack Watcher 17 was benchmarked on.
+metrics) that OpenStack Watcher 17 was benchmarked on; ``from_data_model``
+imports what a decision engine's model shows through ``GET
+/v1/data_model`` (the what-if's replay, doc/source/what_if.rst).
 """
 
 import datetime
@@ -91,6 +98,13 @@ FLAVORS = [
 ]
 PROFILES = ('steady', 'diurnal', 'spiky')
 SERVER_STATES = ('active', 'stopped')
+# A host's amounts kept from its guests (Placement's ``reserved``): the
+# simulator's defaults (nova/model.py Host) unless the scenario says.
+HOST_RESERVED = ('vcpu_reserved', 'memory_mb_reserved', 'disk_gb_reserved')
+# Nova's power state of a server in each vm_state (libvirt's: running 1,
+# paused 3, shutdown 4, suspended 7); any other: shut down.
+POWER_STATES = {'active': 1, 'paused': 3, 'suspended': 7}
+SHUTDOWN = 4
 
 
 class ScenarioError(ValueError):
@@ -115,25 +129,45 @@ def _uuid(rng):
     return str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
 
 
+# How long the cloud's operations take (the keys of a scenario, and their
+# defaults): the speed of a migration, an evacuation's rebuild, a power
+# action, a host's boot, a shelve's upload, a reboot; how many live
+# migrations one source host runs at once (0: no limit).
+TIMINGS = {
+    'bandwidth_mb_per_s': 1000.0,
+    'evacuate_seconds': cloud_mod.EVACUATE_SECONDS,
+    'power_seconds': cloud_mod.POWER_SECONDS,
+    'boot_seconds': cloud_mod.BOOT_SECONDS,
+    'shelve_seconds': 0.0,
+    'reboot_seconds': 0.0,
+    'max_concurrent_live_migrations':
+        cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS,
+}
+
+
+def timings(spec):
+    """{key of TIMINGS: its value in ``spec``, or the default}."""
+    return {key: type(default)(spec.get(key, default))
+            for key, default in TIMINGS.items()}
+
+
 def build(spec, cloud=None, clock=None):
     """A Cloud holding what ``spec`` describes, on ``clock`` (real time
     when None)."""
+    timed = timings(spec)
     cloud = cloud or cloud_mod.Cloud(
-        bandwidth_mb_per_s=float(spec.get('bandwidth_mb_per_s', 1000)),
-        evacuate_seconds=float(spec.get('evacuate_seconds',
-                                        cloud_mod.EVACUATE_SECONDS)),
-        power_seconds=float(spec.get('power_seconds',
-                                     cloud_mod.POWER_SECONDS)),
-        boot_seconds=float(spec.get('boot_seconds', cloud_mod.BOOT_SECONDS)),
+        bandwidth_mb_per_s=timed['bandwidth_mb_per_s'],
+        evacuate_seconds=timed['evacuate_seconds'],
+        power_seconds=timed['power_seconds'],
+        boot_seconds=timed['boot_seconds'],
         service_down_time=float(spec.get('service_down_time', 0)),
-        max_concurrent_live_migrations=int(spec.get(
-            'max_concurrent_live_migrations',
-            cloud_mod.MAX_CONCURRENT_LIVE_MIGRATIONS)),
+        max_concurrent_live_migrations=timed[
+            'max_concurrent_live_migrations'],
         rpc_response_timeout=float(spec.get(
             'rpc_response_timeout', cloud_mod.RPC_RESPONSE_TIMEOUT)),
         clock=clock)
-    cloud.shelve_seconds = float(spec.get('shelve_seconds', 0))
-    cloud.reboot_seconds = float(spec.get('reboot_seconds', 0))
+    cloud.shelve_seconds = timed['shelve_seconds']
+    cloud.reboot_seconds = timed['reboot_seconds']
     cloud.nova_service_token = bool(spec.get('nova_service_token', True))
     if spec.get('networks'):
         cloud.networks = networks.Networks(spec['networks'])
@@ -160,7 +194,12 @@ def build(spec, cloud=None, clock=None):
                 disk_ratio=float(item.get('disk_ratio', 1.0)),
                 inventory={str(cls): int(total) for cls, total in (
                     item.get('inventory') or {}).items()},
-                created_at=cloud.clock.now()))
+                status=item.get('status', 'enabled'),
+                disabled_reason=item.get('disabled_reason'),
+                forced_down=bool(item.get('forced_down', False)),
+                created_at=cloud.clock.now(),
+                **{key: int(item[key]) for key in HOST_RESERVED
+                   if key in item}))
             aggregates.register(cloud, cloud.hosts[item['name']])
         except KeyError as err:
             raise ScenarioError('host %s lacks %s' % (item, err))
@@ -177,9 +216,10 @@ def build(spec, cloud=None, clock=None):
             uuid=item.get('uuid') or _uuid(rng),
             name=item.get('name') or 'vm-%06d' % index, flavor=flavor,
             host=host, vm_state=state,
-            power_state=1 if state == 'active' else 4,
+            power_state=POWER_STATES.get(state, SHUTDOWN),
             tenant_id=item.get('project_id', 'admin'),
             metadata=dict(item.get('metadata') or {}),
+            locked=bool(item.get('locked', False)),
             root_volume=(_uuid(rng) if item.get('boot_from_volume')
                          else None),
             pinned_availability_zone=item.get('pinned_availability_zone'),
@@ -309,6 +349,81 @@ def from_cluster(path):
                                   / 100.0, 3)}})
     spec['flavors'] = list(flavors.values())
     return spec
+
+
+# The server states of a decision engine's model that the simulator
+# takes as they are. Any other is imported as active: a resize waiting
+# for its confirmation ('resized'; the API shows neither its old flavor
+# nor its source), or a state a server the model places on a host cannot
+# be in for Nova.
+IMPORTED_STATES = ('active', 'stopped', 'paused', 'suspended', 'error',
+                   'shelved')
+
+
+def from_data_model(entries):
+    """A scenario of the cloud a decision engine's compute model shows:
+    ``entries``, the ``context`` of ``GET /v1/data_model`` (Watcher's
+    format, numbers as strings; one entry per server with its node's
+    fields, one per node without servers). Each host with its capacity,
+    reserved amounts, allocation ratios, service status (and reason) and
+    state (down: forced down); each server with its uuid, name, project,
+    metadata, lock and state, on the same host; one flavor per size
+    (vCPUs, RAM, disk) of server, which is all the API tells of a
+    flavor. What the API does not show is not carried over: availability
+    zones and aggregates (every host is in Nova's default zone, no server
+    is pinned to one), flavors' names and extra specs, what Placement
+    holds beyond the servers' flavors, metrics (every server's load is
+    steady), volumes, networks, server groups, failover segments."""
+    hosts, servers, flavors = {}, [], {}
+    for entry in entries:
+        name = entry['node_hostname']
+        if name not in hosts:
+            hosts[name] = _imported_host(entry)
+        if entry.get('server_uuid') is None:
+            continue
+        size = tuple(_integer(entry[key]) for key in (
+            'server_vcpus', 'server_memory', 'server_disk'))
+        if size not in flavors:
+            flavors[size] = {'id': str(len(flavors) + 1),
+                             'name': 'imported-%d-%d-%d' % size,
+                             'vcpus': size[0], 'ram': size[1],
+                             'disk': size[2]}
+        state = entry.get('server_state') or 'active'
+        servers.append({
+            'uuid': entry['server_uuid'],
+            'name': entry.get('server_name') or entry['server_uuid'],
+            'flavor': flavors[size]['name'], 'host': name,
+            'state': state if state in IMPORTED_STATES else 'active',
+            'project_id': entry.get('server_project_id') or 'admin',
+            'metadata': dict(entry.get('server_metadata') or {}),
+            'locked': bool(entry.get('server_locked')),
+            'load': {'profile': 'steady', 'cpu': 0.3}})
+    return {'credentials': dict(DEFAULT_CREDENTIALS),
+            'flavors': list(flavors.values()),
+            'hosts': [hosts[name] for name in sorted(hosts)],
+            'servers': servers}
+
+
+def _imported_host(entry):
+    return {
+        'name': entry['node_hostname'],
+        'vcpus': _integer(entry['node_vcpus']),
+        'memory_mb': _integer(entry['node_memory']),
+        'disk_gb': _integer(entry['node_disk']),
+        'vcpu_reserved': _integer(entry.get('node_vcpu_reserved')),
+        'memory_mb_reserved': _integer(entry.get('node_memory_mb_reserved')),
+        'disk_gb_reserved': _integer(entry.get('node_disk_gb_reserved')),
+        'vcpu_ratio': float(entry.get('node_vcpu_ratio') or 1.0),
+        'memory_ratio': float(entry.get('node_memory_ratio') or 1.0),
+        'disk_ratio': float(entry.get('node_disk_ratio') or 1.0),
+        'status': entry.get('node_status') or 'enabled',
+        'disabled_reason': entry.get('node_disabled_reason'),
+        'forced_down': entry.get('node_state') == 'down'}
+
+
+def _integer(value):
+    """A number of the data model's (a string: '8', '16384.0'), or 0."""
+    return int(float(value)) if value not in (None, '') else 0
 
 
 def dump(spec, path):

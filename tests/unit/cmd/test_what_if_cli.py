@@ -8,22 +8,9 @@ import json
 import pytest
 
 from tests import factories
-from tests import served
 from tests.helpers import what_if
 from watcher_ha.cmd import cli
 from watcher_ha.common.states import ActionPlanState
-from watcher_ha.conf import CONF
-from watcher_ha.policies import policy
-
-
-@pytest.fixture
-def url(db, monkeypatch):
-    from watcher_ha.api import app
-    what_if.serve(monkeypatch)
-    policy.reset()
-    with served.app_serving(app.setup_app(CONF)) as found:
-        yield found
-    policy.reset()
 
 
 def plan(db, *moves, **values):
@@ -37,10 +24,7 @@ def plan(db, *moves, **values):
 
 
 def run(url, *argv):
-    out = io.StringIO()
-    cli.main(['--os-auth-type', 'none', '--os-endpoint', url, 'what-if',
-              *argv], out=out)
-    return out.getvalue()
+    return what_if.cli_output(url, *argv)
 
 
 def test_it_prints_the_hosts_before_and_after_and_the_rest(db, url):
