@@ -12,11 +12,14 @@ what the others do and must not act on what it last saw
 ``check()`` reads a table, as any work of the process would, and tells
 this refusal (NotReady) from a database it cannot reach (the database
 error itself). MariaDB and MySQL without Galera, PostgreSQL and SQLite
-never refuse.
+never refuse. ``unavailable()`` is what an API request is told when the
+database, not the request, is why it failed.
 """
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
+from watcher_ha.common import exception
 from watcher_ha.db import engine
 from watcher_ha.db import models
 
@@ -47,3 +50,19 @@ def check(context):
                            'is outside the cluster\'s Primary component (%s)'
                            % REFUSAL) from err
         raise
+
+
+def unavailable(error):
+    """The 503 for ``error`` when the database, not the request, made it
+    fail: a row locked for too long (engine.LOCK_WAIT_SECONDS), a change
+    given up after losing every certification it went through on a
+    Galera cluster (engine.retry_on_deadlock ran it again each time), or
+    the node refusing to serve; None for any other error. Nothing was
+    changed: each ended its transaction."""
+    if engine.lock_wait_timed_out(error):
+        return exception.DatabaseBusy(seconds=engine.LOCK_WAIT_SECONDS)
+    if refused(error):
+        return exception.DatabaseNotReady()
+    if isinstance(error, db_exc.DBDeadlock):
+        return exception.DatabaseConflicts()
+    return None
