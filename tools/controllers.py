@@ -9,6 +9,8 @@ rabbitmq-server, etcd-server, rsync for Galera's state transfers).
     python3 tools/controllers.py --dir DIR freeze c2    # SIGSTOP
     python3 tools/controllers.py --dir DIR thaw c2      # SIGCONT
     python3 tools/controllers.py --dir DIR start c2     # rejoin
+    python3 tools/controllers.py --dir DIR isolate c3   # its Galera node
+    python3 tools/controllers.py --dir DIR rejoin c3    # cut off, back
     python3 tools/controllers.py --dir DIR status
     python3 tools/controllers.py --dir DIR urls c1      # what c1 uses
     python3 tools/controllers.py --dir DIR down
@@ -260,6 +262,27 @@ def _galera_synced(controller):
             and status.get('wsrep_local_state_comment') == 'Synced')
 
 
+def isolate(controller):
+    """Cut the controller's Galera node off from the others, the node
+    and everything else of the controller running (Galera's
+    gmcast.isolate: it drops its connections to its peers and refuses
+    theirs), as a network partition would. Once it has missed them for
+    GALERA_SUSPECT_SECONDS it is non-Primary: it refuses reads and writes
+    (1047), while the two others carry on as a Primary component of
+    two."""
+    galera_query(controller, "SET GLOBAL wsrep_provider_options = "
+                             "'gmcast.isolate=1'")
+
+
+def rejoin(controller):
+    """End isolate(): the node reconnects, catches up (IST) and is
+    synced again; returns once it is."""
+    galera_query(controller, "SET GLOBAL wsrep_provider_options = "
+                             "'gmcast.isolate=0'")
+    _wait('Galera node of %s back' % controller.name,
+          lambda: _galera_synced(controller))
+
+
 def launch_galera(controller, members, bootstrap=False):
     """Start the node; what waits for it to be ready (a call)."""
     data = controller.path('galera', 'data')
@@ -483,14 +506,15 @@ def main(argv=None):
     parser.add_argument('--dir', required=True, type=pathlib.Path)
     parser.add_argument('--base-port', type=int, default=DEFAULT_BASE_PORT)
     parser.add_argument('command', choices=(
-        'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'status', 'urls',
-        'down', 'wipe'))
+        'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate',
+        'rejoin', 'status', 'urls', 'down', 'wipe'))
     parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
     args = parser.parse_args(argv)
     outlive_this_process()
     members = controllers(args.dir.resolve(), args.base_port)
     named = [c for c in members if args.controller in (None, c.name)]
-    one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'urls'}
+    one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate', 'rejoin',
+           'urls'}
     if args.command in one and args.controller is None:
         parser.error('%s needs a controller: %s' % (
             args.command, ', '.join(CONTROLLERS)))
@@ -508,6 +532,10 @@ def main(argv=None):
             signal_all(named[0], signal.SIGSTOP)
         elif args.command == 'thaw':
             signal_all(named[0], signal.SIGCONT)
+        elif args.command == 'isolate':
+            isolate(named[0])
+        elif args.command == 'rejoin':
+            rejoin(named[0])
         elif args.command == 'urls':
             for key, value in urls(named[0], members).items():
                 print('%s %s' % (key, value))

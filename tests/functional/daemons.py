@@ -60,10 +60,13 @@ class Cluster:
         self._logged_before = {}
         fixtures.prepare_database(self.base)
 
-    def _host_config(self, name):
+    def _host_config(self, name, sections):
         path = self.tmp_path / ('%s.conf' % name)
-        fixtures.write_config(path, {'DEFAULT': {
-            'host': name, 'log_file': str(self.tmp_path / (name + '.log'))}})
+        own = {section: dict(options) for section, options in
+               sections.items()}
+        own.setdefault('DEFAULT', {}).update({
+            'host': name, 'log_file': str(self.tmp_path / (name + '.log'))})
+        fixtures.write_config(path, own)
         return path
 
     def _starts_logged(self, name):
@@ -74,15 +77,18 @@ class Cluster:
             return 0
         return text.count(' started on %s\n' % name)
 
-    def start(self, command, name):
-        """Start ``watcher-ha-<command>`` as host ``name``."""
+    def start(self, command, name, **sections):
+        """Start ``watcher-ha-<command>`` as host ``name``, with
+        ``sections`` ({section: {option: value}}) of its own over the
+        cluster's: a daemon of another controller, on that controller's
+        database node."""
         self._logged_before[name] = self._starts_logged(name)
         # The child keeps its own copy of the file descriptor.
         with open(self.tmp_path / (name + '.out'), 'w') as out:
             proc = children.popen(
                 [os.path.join(fixtures.BIN, 'watcher-ha-' + command),
                  '--config-file', str(self.base),
-                 '--config-file', str(self._host_config(name))],
+                 '--config-file', str(self._host_config(name, sections))],
                 stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True)
         self.processes[name] = proc

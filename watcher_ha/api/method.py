@@ -18,7 +18,7 @@ from watcher_ha.api import errors
 from watcher_ha.api import microversion
 from watcher_ha.api import request
 from watcher_ha.common import exception
-from watcher_ha.db import engine
+from watcher_ha.db import readiness
 
 LOG = logging.getLogger(__name__)
 
@@ -91,11 +91,10 @@ def expose(status_code=200, min_version=None, takes_query=True):
                 return _render(response, err.code,
                                errors.fault_body(err.code, err.message))
             except Exception as unexpected:  # noqa: BLE001
-                if engine.lock_wait_timed_out(unexpected):
-                    err = exception.DatabaseBusy(
-                        seconds=engine.LOCK_WAIT_SECONDS)
-                    LOG.warning('%s %s: %s', req.method, req.path,
-                                err.message)
+                err = readiness.unavailable(unexpected)
+                if err is not None:
+                    LOG.warning('%s %s: %s (%s)', req.method, req.path,
+                                err.message, unexpected)
                     return _render(response, err.code,
                                    errors.fault_body(err.code, err.message))
                 LOG.exception('Unexpected error in %s %s', req.method,

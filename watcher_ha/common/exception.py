@@ -172,4 +172,15 @@ declare(globals(), 'ServiceUnavailable', (
      'A row this request needs has been locked by another transaction for '
      'over %(seconds)s s (a daemon paused or cut off in the middle of one); '
      'nothing was changed. Retry shortly.'),
+    # A Galera cluster: the request's transaction lost every certification
+    # it went through, to changes made through other nodes.
+    ('DatabaseConflicts', 'database_conflicts',
+     'This request\'s change kept conflicting with changes made at the '
+     'same moment through other database nodes, and was given up; nothing '
+     'was changed. Retry shortly.'),
+    # A Galera node outside the Primary component.
+    ('DatabaseNotReady', 'database_not_ready',
+     'The database node this API uses refuses reads and writes (it is cut '
+     'off from the rest of its cluster); nothing was changed. Retry '
+     'through another controller, or once the node is back.'),
 ))

@@ -247,6 +247,10 @@ class ActionPlan(IdentityMixin, ArchivableMixin, Base):
     # every log line of the daemons working on it (common/tracing.py).
     request_id: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(REQUEST_ID_LEN))
+    # Internal: bumped by every lock of the row (db/transitions.lock):
+    # a lock is a write, which a Galera cluster certifies across nodes.
+    lock_count: orm.Mapped[int] = orm.mapped_column(default=0,
+                                                    server_default='0')
 
 
 class Action(IdentityMixin, ArchivableMixin, Base):
@@ -321,6 +325,10 @@ class FailoverSegment(IdentityMixin, TimestampMixin, Base):
     enabled: orm.Mapped[bool] = orm.mapped_column(default=True)
     description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     recovery_method: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    # Internal: bumped by every lock of the row (db/transitions.lock):
+    # a lock is a write, which a Galera cluster certifies across nodes.
+    lock_count: orm.Mapped[int] = orm.mapped_column(default=0,
+                                                    server_default='0')
 
 
 class SegmentHost(IdentityMixin, TimestampMixin, Base):

@@ -28,14 +28,14 @@ from watcher_ha.db import models
 # Bookkeeping columns, never a sort key (action plans' audit_round and
 # planned_by are not in the API at all).
 INTERNAL = frozenset(('version', 'live_name', 'audit_round', 'planned_by',
-                      'webhook_triggered_at', 'request_id',
+                      'webhook_triggered_at', 'request_id', 'lock_count',
                       # Not Watcher 17's sort keys.
                       'audit_pipeline_id', 'audit_pipeline_stage_id'))
 # Those of instance HA's tables: which daemon owns a row, a recovery's
 # audit and attempts, a reserved host's holder.
 INSTANCE_HA_INTERNAL = frozenset((
     'version', 'claimed_by', 'claimed_at', 'hostname', 'recovery_audit_uuid',
-    'attempts'))
+    'attempts', 'lock_count'))
 
 
 @dataclasses.dataclass(frozen=True)

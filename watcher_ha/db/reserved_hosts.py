@@ -9,6 +9,14 @@ it anyway, the second one's UPDATE finds the host taken and the hold is
 made again from what is left. No reserved host ever serves two
 recoveries.
 
+On a Galera cluster, two controllers writing through two nodes each
+lock the row on their own node; the lock is a write (transitions.lock),
+so the second of the two to commit fails certification (a deadlock) and
+is run again from the start, its reads fresh. Were it not, the hosts'
+conditional UPDATEs would still conflict the same way: a host is never
+held twice, either way (tests/functional/three_controllers/
+test_galera_writes.py: 100 rounds through two nodes).
+
 The lock is the database's, not a coordination backend's: a hold must
 not wait on Redis when hosts fail, which is when controllers fail too.
 

@@ -129,12 +129,20 @@ def lock(session, model, where, *, states=None, owner=ANY_OWNER):
     """Lock the rows matching ``where`` (in ``states``, held by
     ``owner``) for the caller's transaction; how many.
 
-    An UPDATE that changes nothing, rather than SELECT ... FOR UPDATE: it
-    locks the rows on MariaDB and PostgreSQL alike (SQLite has no row
-    locks: a write transaction there holds the database's write lock from
-    its start, see engine._begin_writers_immediately).
+    An UPDATE of the row's ``lock_count``, rather than SELECT ... FOR
+    UPDATE: it locks the rows on MariaDB and PostgreSQL alike (SQLite has
+    no row locks: a write transaction there holds the database's write
+    lock from its start, see engine._begin_writers_immediately), and on a
+    Galera cluster it is a write the other nodes certify. A node locks
+    rows for its own transactions only: two transactions of two nodes
+    both "hold" a lock that changed nothing, and both commit. Of two that
+    changed the row, the second to commit fails (a deadlock, which
+    engine.retry_on_deadlock runs again from the start, its reads fresh):
+    the lock serialises them as it does on one server. Nothing else is
+    changed (``version`` and ``updated_at`` stay).
     """
-    unchanged = {'updated_at': model.updated_at}
+    unchanged = {'updated_at': model.updated_at,
+                 'lock_count': model.lock_count + 1}
     if hasattr(model, 'version'):
         unchanged['version'] = model.version
     return session.execute(sa.update(model).where(
@@ -153,6 +161,12 @@ def share(session, model, where, *, states=None, owner=ANY_OWNER):
     waits for them to commit, and they for it. A locking read sees the
     latest committed row, not the transaction's snapshot. On SQLite it
     locks nothing more than the write transaction already does.
+
+    On a Galera cluster it holds on its node only, and nothing of it is
+    certified: what the sharers write must be written too by whoever
+    changes the shared row from another node (plan_runs.adopt moves
+    every action of the plan on, so that an action written under a
+    shared lock of the plan through another node conflicts with it).
     """
     return len(_shared(session, model.id, model, where, states, owner))
 

@@ -122,6 +122,13 @@ class Group:
         self._absent_since = {}
         self._seen = set()
         self._unknown_until = 0.0
+        # What runs before this process joins again after a lapse (see
+        # look()): each user of the membership registers its own.
+        self._before_rejoin = []
+        # Out of the group by its own choice (step_out()), and whether
+        # the leave went through.
+        self._stepped_out = False
+        self._left = False
 
     @property
     def _timeout(self):
@@ -164,21 +171,73 @@ class Group:
         self._unknown_until = time.monotonic() + self._timeout
         self._absent_since.clear()
 
+    def before_rejoin(self, callback):
+        """Have ``callback()`` run whenever this process finds its
+        membership lapsed, before it joins again (see look())."""
+        self._before_rejoin.append(callback)
+
+    @property
+    def stepped_out(self):
+        """Out of the group by step_out(), until step_in()."""
+        return self._stepped_out
+
+    def step_out(self):
+        """Leave the group, and stay out until step_in(): the others
+        take the work of this process over once they have seen it absent
+        for member_timeout, and it must act on none meanwhile (its
+        database refuses it: service/database_watch.py). look() answers
+        None meanwhile, and leaves again if the leave failed."""
+        with self._lock:
+            if not self._stepped_out:
+                LOG.warning('%s steps out of group %s', self.member,
+                            self.group.decode())
+                self._left = False
+            self._stepped_out = True
+            self._live = None
+            self._leave()
+
+    def _leave(self):
+        if self._left or self._coordinator is None:
+            return
+        try:
+            if self.member in self._read():
+                self._coordinator.leave_group(self.group).get()
+            self._left = True
+        except coordination.ToozError as err:
+            LOG.warning('%s could not leave group %s yet: %s', self.member,
+                        self.group.decode(), err)
+
+    def step_in(self):
+        """End step_out(): the next look() finds this process absent
+        and joins again, once the before_rejoin() callbacks ran (its work
+        may have been taken over meanwhile)."""
+        with self._lock:
+            if self._stepped_out:
+                LOG.info('%s steps into group %s again', self.member,
+                         self.group.decode())
+            self._stepped_out = False
+
     def look(self, before_rejoin=None):
         """Read the group: a Membership, or None when the backend cannot
-        be read. If this process finds its own membership lapsed (the
-        backend lost it, or this process was paused past its record's
-        lifetime), ``before_rejoin()`` runs before it joins again: the
-        others may have taken its work over meanwhile."""
+        be read or this process stepped out of it. If this process finds
+        its own membership lapsed (the backend lost it, this process was
+        paused past its record's lifetime, or it stepped out), the
+        callbacks given to before_rejoin(), then ``before_rejoin()``, run
+        before it joins again: the others may have taken its work over
+        meanwhile."""
         with self._lock:
+            if self._stepped_out:
+                self._leave()
+                return None
             read_at = time.monotonic()
             try:
                 live = self._read()
                 if self.member not in live:
                     LOG.warning('%s is not in group %s any more; joining '
                                 'again', self.member, self.group.decode())
-                    if before_rejoin is not None:
-                        before_rejoin()
+                    for callback in self._before_rejoin + [before_rejoin]:
+                        if callback is not None:
+                            callback()
                     self._join()
                     live = self._read() | {self.member}
             except coordination.ToozError as err:

@@ -14,6 +14,10 @@ of them (their calls fail, or time out, and the loop goes on): that is
 the health check's business (service/healthcheck.py); a loop stuck for good
 (a lost connection nobody times out, a deadlock, a pool whose every
 thread is stuck) is what restarting the daemon cures.
+
+While its database refuses it (a Galera node outside the Primary
+component), the daemon is out of its coordination group and its
+manager's periodic tasks are skipped (service/database_watch.py).
 """
 
 import datetime
@@ -29,6 +33,7 @@ from oslo_service import service
 from watcher_ha.common import context
 from watcher_ha.db import services
 from watcher_ha.service import coordination
+from watcher_ha.service import database_watch
 from watcher_ha.service import rpc
 from watcher_ha.service import rpc_metrics
 
@@ -174,6 +179,12 @@ class Daemon(service.ServiceBase):
         self._heartbeat = Heartbeat(binary, self.host,
                                     getattr(manager, 'details', None))
         self.group = coordination.Group(binary, self.host)
+        # Steps the daemon out of its group while its database refuses
+        # it (service/database_watch.py).
+        self.database = database_watch.DatabaseWatch(self.group)
+        self._watch = Periodic(
+            'database_ready', self.database.look,
+            lambda: CONF.coordination.membership_refresh)
 
     def start(self):
         LOG.info('%s starting on %s', self.binary, self.host)
@@ -193,14 +204,25 @@ class Daemon(service.ServiceBase):
 
     def _schedule(self):
         self._tick.last_end = time.monotonic()
-        self._tasks = [self._tick] + list(self.manager.periodic())
+        self._tasks = [self._tick, self._watch] + list(
+            self.manager.periodic())
         for task in self._tasks:
             first = ({'next_run_time': datetime.datetime.now(
                 datetime.timezone.utc)} if task.at_start else {})
+            run = (task if task in (self._tick, self._watch)
+                   else self._while_served(task))
             self._scheduler.add_job(
-                task, 'interval', seconds=task.interval(), id=task.name,
+                run, 'interval', seconds=task.interval(), id=task.name,
                 name=task.name, replace_existing=True, max_instances=1,
                 coalesce=True, **first)
+
+    def _while_served(self, task):
+        """``task``, skipped while the database refuses the daemon: it
+        acts on nothing meanwhile."""
+        def run():
+            if self.database.ready:
+                task()
+        return run
 
     def stalled(self, now=None):
         """The names of the daemon's loops that stalled (none while it

@@ -4,7 +4,9 @@ load balancers, service managers and monitoring; and its backends
 without:
 
 ``watcher_ha_database``
-    ``SELECT 1`` on the database.
+    A read of a table (db/readiness.py): "database not ready" when the
+    database answers but refuses it (a Galera node outside the Primary
+    component, which still answers ``SELECT 1``).
 ``watcher_ha_messaging``
     A cast on the process's own message bus transport (to a topic nobody
     listens on, one attempt): the connection the daemon sends with,
@@ -14,11 +16,12 @@ without:
     A tooz coordinator started on ``[coordination] backend_url``, its
     groups listed, stopped.
 
-Each answers "<service> reachable", or 503 "<service> unreachable" with
-the error in the details (``[healthcheck] detailed``). The API serves it
-beside ``/v1``; the decision engine and the applier on their metrics
-port (service/metrics_server.py). ``[healthcheck] backends``
-(watcher_ha/conf/healthcheck.py) chooses them: all three by default.
+Each answers "<service> reachable", or 503 "<service> unreachable" (or
+"not ready") with the error in the details (``[healthcheck]
+detailed``). The API serves it beside ``/v1``; the decision engine and
+the applier on their metrics port (service/metrics_server.py).
+``[healthcheck] backends`` (watcher_ha/conf/healthcheck.py) chooses
+them: all three by default.
 
 A probe runs in a thread of its own and gets ``PROBE_TIMEOUT`` seconds:
 a backend that does not answer (tooz's Redis driver retries a refused
@@ -32,15 +35,14 @@ import os
 import threading
 
 import oslo_messaging
-import sqlalchemy as sa
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 from tooz import coordination as tooz_coordination
 
 from watcher_ha.common import context as watcher_context
+from watcher_ha.db import readiness
 from watcher_ha.service import coordination
 from watcher_ha.service import rpc
-from watcher_ha.db import engine
 
 PATH = '/healthcheck'
 # Under the few seconds a load balancer's probe waits.
@@ -92,9 +94,7 @@ class Probe:
 
 
 def check_database():
-    with engine.reader.connection.using(
-            watcher_context.admin_context()) as conn:
-        conn.execute(sa.text('SELECT 1'))
+    readiness.check(watcher_context.admin_context())
 
 
 def check_messaging(conf):
@@ -138,15 +138,17 @@ class _Backend(pluginbase.HealthcheckBaseExtension):
     def healthcheck(self, server_port):
         error = self._probe()
         if error is not None:
+            state = ('not ready' if isinstance(error, readiness.NotReady)
+                     else 'unreachable')
             return pluginbase.HealthcheckResult(
-                available=False, reason='%s unreachable' % self.service,
+                available=False, reason='%s %s' % (self.service, state),
                 details='%s: %s' % (type(error).__name__, error))
         return pluginbase.HealthcheckResult(
             available=True, reason='%s reachable' % self.service)
 
 
 class DatabaseHealthcheck(_Backend):
-    """``SELECT 1`` on the database."""
+    """A read of a table; refused: "database not ready"."""
 
     service = 'database'
 

@@ -22,7 +22,11 @@ re-examine or release a row, the domain *how*:
 
 Membership comes from ``coordination.Group.look``: while it is unknown
 (just after a join, after a failed read) nothing is adopted or handed
-over; an owner is adopted from only once it is ``gone``.
+over; an owner is adopted from only once it is ``gone``. While this
+daemon is stepped out of its group (its database refuses it:
+service/database_watch.py) nothing is taken, adopted, handed over or
+re-examined: the others take its rows over, and the jobs already
+running find every write refused.
 """
 
 import dataclasses
@@ -181,6 +185,8 @@ class Owner:
         adopts nothing). Rows stamped with this host were held by an
         earlier life of it, killed before it could hand them back."""
         self.group = group
+        if group is not None:
+            group.before_rejoin(self._lapsed)
         self._pool = ThreadPoolExecutor(self._workers)
         if self._urgent_workers:
             self._urgent_pool = ThreadPoolExecutor(self._urgent_workers)
@@ -194,9 +200,10 @@ class Owner:
 
     def submit(self, uuid, func, *args):
         """Run ``func(*args)`` in the pool as the job of row ``uuid``, or
-        after the job in hand for it. False once stopping."""
+        after the job in hand for it. False once stopping, or while out
+        of the group (stepped out)."""
         with self._lock:
-            if self.stopping.is_set():
+            if not self.acting():
                 return False
             if uuid in self._in_flight:
                 queued = self._in_flight[uuid]
@@ -252,6 +259,12 @@ class Owner:
                     return
                 func, args = queued.pop(0)
 
+    def acting(self):
+        """Neither stopping nor stepped out of its group (service/
+        database_watch.py): this daemon may take and adopt work."""
+        return not self.stopping.is_set() and not (
+            self.group is not None and self.group.stepped_out)
+
     def busy(self, uuid):
         with self._lock:
             return uuid in self._in_flight
@@ -274,6 +287,8 @@ class Owner:
     def sweep(self):
         """Take the rows nobody took; re-examine the rows held here that
         no job works on."""
+        if not self.acting():
+            return
         context = watcher_context.admin_context()
         for uuid in self.domain.unclaimed(context):
             self.submit(uuid, self.domain.take, uuid)
@@ -294,10 +309,10 @@ class Owner:
         """Read the membership; adopt the rows of gone owners that the
         ring gives this host, and hand over the rows that follow the ring
         to where it now puts them."""
-        if self.stopping.is_set():
+        if not self.acting():
             return
         view = (_Alone(self.host) if self.group is None
-                else self.group.look(before_rejoin=self._lapsed))
+                else self.group.look())
         if view is not None:
             self._view = view
         if view is None or not view.known:

@@ -106,3 +106,26 @@ def test_a_frozen_controller_drops_out_and_comes_back_thawed(
         controllers.signal_all(c3, signal.SIGCONT)
     _until('c3 back in the Galera view', lambda: _cluster_size(c3) == 3,
            REJOIN_SECONDS)
+
+
+def test_an_isolated_galera_node_goes_non_primary_and_rejoins(
+        three_controllers):
+    """isolate: the node's group communication cut, the rest of the
+    controller running; the other two carry on as a Primary component of
+    two, the isolated node refuses reads (1047) until it rejoins."""
+    c1, c2, c3 = three_controllers
+    _write(c1, 'before-isolation')
+    controllers.isolate(c3)
+    try:
+        _until('Galera views of two', lambda: [
+            _cluster_size(c1), _cluster_size(c2)] == [2, 2],
+            VIEW_CHANGE_SECONDS)
+        _until('c3 non-Primary', lambda: controllers.galera_status(c3).get(
+            'wsrep_cluster_status') == 'non-Primary', VIEW_CHANGE_SECONDS)
+        with pytest.raises(Exception, match='1047'):
+            controllers.galera_query(c3, 'SELECT * FROM probe.rows')
+        _write(c2, 'while-isolated')
+    finally:
+        controllers.rejoin(c3)
+    assert _cluster_size(c3) == 3
+    assert _has(c3, 'while-isolated')

@@ -253,3 +253,26 @@ def test_absences_seen_while_unknown_count(pair, clock):
     assert not first.look().gone('two')
     clock.advance(2)
     assert first.look().gone('two')
+
+
+def test_a_member_stepped_out_is_absent_until_it_steps_in(pair, clock):
+    """Stepped out (its database refuses it), a member leaves its group
+    and reads nothing; stepped in, its next look runs every callback
+    registered, then joins again, knowing nothing for member_timeout."""
+    first, second = pair
+    clock.advance(CONF.coordination.member_timeout)
+    told = []
+    first.before_rejoin(lambda: told.append('engine'))
+    first.before_rejoin(lambda: told.append('pipelines'))
+    first.step_out()
+    assert first.stepped_out
+    assert first.look() is None
+    assert coordination.read_members('watcher-ha-applier') == {'two'}
+    assert not second.look().gone('one')
+    clock.advance(CONF.coordination.member_timeout)
+    assert second.look().gone('one')
+    first.step_in()
+    view = first.look(before_rejoin=lambda: told.append('given'))
+    assert told == ['engine', 'pipelines', 'given']
+    assert view.live == {'one', 'two'} and not view.known
+    assert coordination.read_members('watcher-ha-applier') == {'one', 'two'}

@@ -95,16 +95,36 @@ def test_an_unreachable_coordination_backend_is_named(health, config,
             if thread.name == 'probe-coordination-backend'] == probes
 
 
+class _Failing:
+    """engine.reader, failing every read with ``error``."""
+
+    def __init__(self, error):
+        self.error = error
+        self.connection = self
+
+    def using(self, context):
+        raise self.error
+
+
 def test_an_unreachable_database_is_named(health, monkeypatch):
-    class Unreachable:
-        def using(self, context):
-            raise db_exc.DBConnectionError('connection refused')
-    unreachable = Unreachable()
-    unreachable.reader = unreachable.connection = unreachable
-    monkeypatch.setattr(healthcheck, 'engine', unreachable)
+    monkeypatch.setattr(engine, 'reader', _Failing(
+        db_exc.DBConnectionError('connection refused')))
     resp = health().get('/healthcheck')
     assert resp.status == 503
     assert reasons(resp) == ['database unreachable', 'message bus reachable',
+                             'coordination backend reachable']
+
+
+def test_a_database_that_refuses_to_serve_is_not_ready(health, monkeypatch):
+    """A Galera node outside the Primary component answers SELECT 1
+    but refuses every read of a table (1047, which oslo.db files as a
+    lost connection): not ready, not unreachable."""
+    monkeypatch.setattr(engine, 'reader', _Failing(db_exc.DBConnectionError(
+        "(pymysql.err.OperationalError) (1047, 'WSREP has not yet prepared "
+        "node for application use')")))
+    resp = health().get('/healthcheck')
+    assert resp.status == 503
+    assert reasons(resp) == ['database not ready', 'message bus reachable',
                              'coordination backend reachable']
 
 

@@ -37,7 +37,6 @@ from watcher_ha.decision_engine.model import elements
 from watcher_ha.decision_engine.model import metrics as model_metrics
 from watcher_ha.decision_engine.planner import loader
 from watcher_ha.decision_engine.planner import weight
-from watcher_ha.service import healthcheck
 from watcher_ha.service import metrics_server
 from watcher_ha.service import ownership
 from watcher_ha.service import rpc_metrics
@@ -526,14 +525,11 @@ def test_the_health_check_fails_while_the_database_is_unreachable(
     assert api.get('/healthcheck').status == 200
 
     class Unreachable:
-        DB_ERRORS = engine.DB_ERRORS
-        reader = connection = None
-
         def using(self, context):
             raise db_exc.DBConnectionError('connection refused')
     unreachable = Unreachable()
-    unreachable.reader = unreachable.connection = unreachable
-    monkeypatch.setattr(healthcheck, 'engine', unreachable)
+    unreachable.connection = unreachable
+    monkeypatch.setattr(engine, 'reader', unreachable)
     resp = api.get('/healthcheck')
     assert resp.status == 503
     assert b'database unreachable' in resp.body

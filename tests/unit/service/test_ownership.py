@@ -31,9 +31,14 @@ class _Group:
     def __init__(self, view):
         self.view = view
         self.lapses = 0
+        self.stepped_out = False
+        self.callbacks = []
+
+    def before_rejoin(self, callback):
+        self.callbacks.append(callback)
 
     def look(self, before_rejoin=None):
-        return self.view
+        return None if self.stepped_out else self.view
 
 
 class _Domain:
@@ -410,3 +415,31 @@ def test_an_adoption_waiting_for_a_worker_is_dropped_if_its_owner_is_back(
     _drain(owner)
     assert domain.rows['plan'].owner == 'dead'
     assert [call for call in domain.calls if call[0] == 'resume'] == []
+
+
+def test_a_member_stepped_out_takes_adopts_and_examines_nothing(engine):
+    """Out of its group (its database refuses it), a daemon takes no
+    row nobody took, adopts nothing, re-examines nothing and accepts no
+    job; stepped in again, it does all of it; its lapse callback is the
+    group's, whichever engine of the daemon finds the lapse."""
+    owner, domain = engine
+    group = _Group(_View({ME}, gone={'dead'}))
+    owner.start(group)
+    assert group.callbacks == [owner._lapsed]
+    group.stepped_out = True
+    domain.pending = ['new']
+    domain.rows = {'orphan': ownership.Held('orphan', 'dead'),
+                   'stranded': ownership.Held('stranded', ME)}
+    owner.sweep()
+    owner.look()
+    assert not owner.submit('asked', domain.take, 'asked')
+    assert not owner.acting()
+    _drain(owner)
+    assert domain.calls == []
+    group.stepped_out = False
+    owner.sweep()
+    owner.look()
+    _drain(owner)
+    assert sorted(domain.calls) == [
+        ('resume', 'orphan', ownership.ADOPTED, 'dead'),
+        ('resume', 'stranded', ownership.STRANDED, ME), ('take', 'new')]

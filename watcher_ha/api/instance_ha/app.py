@@ -28,7 +28,7 @@ from watcher_ha.api.instance_ha import versions
 from watcher_ha.api.instance_ha import vmoves
 from watcher_ha.common import context as watcher_context
 from watcher_ha.common import exception
-from watcher_ha.db import engine
+from watcher_ha.db import readiness
 
 LOG = log.getLogger(__name__)
 
@@ -228,9 +228,10 @@ class InstanceHAApp:
                           err.message)
             return fault(err.code, err.message, err.headers())
         except Exception as unexpected:  # noqa: BLE001
-            if engine.lock_wait_timed_out(unexpected):
-                err = exception.DatabaseBusy(
-                    seconds=engine.LOCK_WAIT_SECONDS)
+            err = readiness.unavailable(unexpected)
+            if err is not None:
+                LOG.warning('%s %s: %s (%s)', req.method, req.path,
+                            err.message, unexpected)
                 return fault(err.code, err.message)
             LOG.exception('Unexpected error in %s %s', req.method,
                           req.path)
