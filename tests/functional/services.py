@@ -32,6 +32,7 @@ where the tests find them.
 """
 
 import contextlib
+import os
 import pathlib
 import shutil
 import tempfile
@@ -113,7 +114,10 @@ def three_controllers():
     # user, and the Galera nodes run as Debian's mysql user.
     root = pathlib.Path(tempfile.mkdtemp(prefix='watcher-ha-controllers-'))
     root.chmod(0o755)
-    members = controllers.controllers(root, controllers.DEFAULT_BASE_PORT)
+    # Two sets of controllers on one machine (two test runs side by
+    # side) each need ports of their own.
+    members = controllers.controllers(root, int(os.environ.get(
+        'WATCHER_HA_CONTROLLERS_BASE_PORT', controllers.DEFAULT_BASE_PORT)))
     try:
         controllers.up(members)
         yield members
