@@ -22,6 +22,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 
 import requests
 
@@ -92,6 +93,8 @@ class Deployment:
         self.processes = {}
         # (controller name, daemon) -> its starts logged before its last.
         self._logged_before = {}
+        # When the last start() returned (time.monotonic()).
+        self.last_started = None
 
     def url(self, controller):
         """The API of ``controller`` (a name)."""
@@ -144,6 +147,15 @@ class Deployment:
                 # An API logs no start: it answered above.
                 self.wait_active(controller, daemon,
                                  started=daemon != 'api')
+        self.last_started = time.monotonic()
+
+    def wait_ring_settled(self):
+        """Until the daemons started last know their peers: a daemon
+        that joins its group takes the membership as unknown for
+        member_timeout, and hands nothing over by the ring meanwhile
+        (ha.rst, When the coordination backend restarts)."""
+        time.sleep(max(0.0, self.last_started + daemons.MEMBER_TIMEOUT
+                       + 2 * daemons.MEMBERSHIP_REFRESH - time.monotonic()))
 
     def _launch(self, controller, daemon):
         key = controller, daemon
@@ -172,16 +184,18 @@ class Deployment:
                         for s in found.json()['services']}
         raise AssertionError('no API answers GET /v1/services')
 
-    def wait_active(self, controller, daemon, started=False, timeout=None):
-        """Until the API lists ``controller``'s ``daemon`` ACTIVE (and,
-        with ``started``, it logged a start since it was last started)."""
+    def wait_active(self, controller, daemon, started=False, timeout=None,
+                    via=None):
+        """Until the API (``via``'s, see services) lists
+        ``controller``'s ``daemon`` ACTIVE (and, with ``started``, it
+        logged a start since it was last started)."""
         def active():
             if started and (self._starts_logged(controller, daemon)
                             <= self._logged_before.get((controller, daemon),
                                                        0)):
                 return False
             with contextlib.suppress(AssertionError):
-                return self.services().get(
+                return self.services(via).get(
                     (controller, binary(daemon))) == 'ACTIVE'
             return False
         fixtures.wait_for(active, timeout or fixtures.Bound(

@@ -46,10 +46,6 @@ SECTIONS = {'watcher_applier': {'recovery': 'resume', 'poll_interval': 0.5,
 # A live migration of an m1.tiny (512 MB) lasts MIGRATION_SECONDS in the
 # simulated cloud: long enough for the loss to find some under way.
 MIGRATION_SECONDS = 4
-# A plan's sleep between its two migrations: it outlasts the start of
-# every plan and of the recovery, the loss and the take-over, so that the
-# loss finds each plan running.
-SLEEP_SECONDS = 4 * daemons.MEMBER_TIMEOUT
 # An evacuation lasts this long in the simulated cloud: the take-over
 # finds some under way.
 EVACUATE_SECONDS = 2 * daemons.MEMBER_TIMEOUT
@@ -61,10 +57,6 @@ SPARE_PLANS = 8
 # view change (the survivors' writes wait until the lost node is out of
 # the view) and, for a freeze, the step out of its daemons.
 TAKEOVER = ha_checks.TAKEOVER + controllers.GALERA_INACTIVE_SECONDS
-# From the take-over to every plan's end: what is left of the sleep and
-# the second migration, the evacuations, and a loaded machine's writes.
-SETTLE = fixtures.Bound(SLEEP_SECONDS, MIGRATION_SECONDS, EVACUATE_SECONDS,
-                        work=30)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,15 +67,24 @@ class Size:
     plans: int
     # Servers of the failed host; 0: no recovery.
     recovery_servers: int
+    # A plan's sleep between its two migrations: it outlasts the start of
+    # every plan (and of the recovery), the loss and the take-over, so
+    # that the loss finds each plan running, and some adopted mid-sleep.
+    sleep_seconds: float
 
 
 # The smallest that proves it (make test): two controllers' daemons, a
 # continuous audit and plans on each, one kill.
 REDUCED = Size(controllers=('c1', 'c2'), audits=2, plans=3,
-               recovery_servers=0)
+               recovery_servers=0, sleep_seconds=3 * daemons.MEMBER_TIMEOUT)
 # The issue's: every controller's daemons, 20 plans, a recovery.
 FULL = Size(controllers=('c1', 'c2', 'c3'), audits=6, plans=20,
-            recovery_servers=4)
+            recovery_servers=4, sleep_seconds=4 * daemons.MEMBER_TIMEOUT)
+# From the take-over to every plan's end: what is left of the longest
+# sleep and the second migration, the evacuations, and a loaded
+# machine's writes.
+SETTLE = fixtures.Bound(FULL.sleep_seconds, MIGRATION_SECONDS,
+                        EVACUATE_SECONDS, work=30)
 
 
 def cloud_spec(size):
@@ -104,7 +105,7 @@ def cloud_spec(size):
     return spec
 
 
-def planned(spec, count):
+def planned(spec, count, sleep_seconds):
     """``count`` plans (applier_chaos.PlannedAction lists): migrate the
     source's first server, sleep, migrate its second."""
     servers = {s['name']: s['uuid'] for s in spec['servers'] if 'uuid' in s}
@@ -120,7 +121,7 @@ def planned(spec, count):
         first = migrate('a', [])
         pause = applier_chaos.PlannedAction(
             str(uuidlib.uuid4()), 'sleep', 'sleep',
-            {'duration': SLEEP_SECONDS}, [first.uuid], {})
+            {'duration': sleep_seconds}, [first.uuid], {})
         made.append([first, pause, migrate('b', [pause.uuid])])
     return made
 
@@ -131,7 +132,7 @@ def start_plan(url, uuid):
     assert resp.status_code == 200, resp.text
 
 
-def spread_audits(engine, url, size):
+def spread_audits(deployment, engine, url, size):
     """``size.audits`` continuous audits, and more while an engine holds
     none (the ring places them by their random uuids); returns them."""
     audits = []
@@ -140,6 +141,9 @@ def spread_audits(engine, url, size):
             url, audit_type='CONTINUOUS', interval=str(ha_checks.INTERVAL)))
         if len(audits) < size.audits:
             continue
+        # Whoever got its trigger took each: the ring's owner has it
+        # once the engines know each other.
+        deployment.wait_ring_settled()
         held = ha_checks.settled_owners(engine, audits, timeout=60)
         if set(held.values()) == set(size.controllers):
             return audits
@@ -189,7 +193,8 @@ class Scenario:
         self.sim_url = sim_url
         self.size = size
         self.url = deployment.url('c1')
-        self.plans = planned(spec, size.plans + SPARE_PLANS)
+        self.plans = planned(spec, size.plans + SPARE_PLANS,
+                             size.sleep_seconds)
         self.rows = applier_chaos.insert_plans(engine, self.plans)
         self.started = []
         self.audits = []
@@ -197,7 +202,8 @@ class Scenario:
         self.before = None
 
     def start(self):
-        self.audits = spread_audits(self.engine, self.url, self.size)
+        self.audits = spread_audits(self.deployment, self.engine, self.url,
+                                    self.size)
         # Started through every controller's API in turn, as a load
         # balancer spreads requests.
         for index in range(self.size.plans):

@@ -40,6 +40,11 @@ REJOIN = fixtures.Bound(controllers.GALERA_INACTIVE_SECONDS,
 # A frozen controller stays frozen this long after its work was adopted:
 # its daemons, thawed, find their plans and audits in other hands.
 FROZEN_PAST_TAKEOVER = daemons.MEMBER_TIMEOUT / 2
+# From its daemons back in their groups to its engine's share of the
+# audits back: presumed nobody's for member_timeout after joining, then
+# each engine's next look at the ring hands the audits over.
+SHARE_BACK = fixtures.Bound(daemons.MEMBER_TIMEOUT,
+                            2 * daemons.MEMBERSHIP_REFRESH, work=5)
 
 
 def _by_name(members, name):
@@ -62,6 +67,15 @@ def lost_controller_back(three_controllers):
     controllers.start(lost, three_controllers)
     fixtures.wait_for(lambda: _synced(lost), controllers.READY_TIMEOUT,
                       'Galera node of %s synced' % lost.name, every=0.5)
+
+
+def _wait_back(deployment, controller):
+    """Until ``controller``'s own API lists its daemons ACTIVE: its
+    API serves again, through its Galera node, and each of its daemons
+    is in its group."""
+    for daemon in controller_daemons.DAEMONS:
+        deployment.wait_active(controller.name, daemon, timeout=REJOIN,
+                               via=controller.name)
 
 
 def _lose_controller_2(size, fault, members, database_urls, tmp_path):
@@ -113,13 +127,21 @@ def _lose_controller_2(size, fault, members, database_urls, tmp_path):
             thawed = time.monotonic()
             print('%s thawed after %.1f s frozen' % (lost.name,
                                                      thawed - lost_at))
-            for daemon in controller_daemons.DAEMONS:
-                deployment.wait_active(lost.name, daemon, timeout=REJOIN)
+            _wait_back(deployment, lost)
             print('%s\'s daemons ACTIVE again %.1f s after the thaw'
+                  % (lost.name, time.monotonic() - thawed))
+            # Back at work: the ring gives its engine its audits again.
+            fixtures.wait_for(lambda: scenario.held_by(lost.name)['audits'],
+                              SHARE_BACK, '%s\'s engine running audits '
+                              'again' % lost.name, every=0.5)
+            print('%s\'s engine runs audits again %.1f s after the thaw'
                   % (lost.name, time.monotonic() - thawed))
         else:
             adopted = scenario.wait_adopted(lost.name, lost_at)
         scenario.check(lost_engine=[lost.name])
+        if fault == signal.SIGSTOP:
+            # And stays: none of its daemons stepped out since.
+            _wait_back(deployment, lost)
         print('every plan and the recovery ended %.1f s after the loss; '
               'the whole scenario took %.0f s' % (
                   time.monotonic() - lost_at, time.monotonic() - began))
