@@ -20,6 +20,7 @@ and etcd processes, as a controller losing power or hanging does.
 
 import contextlib
 import os
+import pathlib
 import signal
 import subprocess
 import time
@@ -201,6 +202,22 @@ class Deployment:
         fixtures.wait_for(active, timeout or fixtures.Bound(
             daemons.HEARTBEAT_INTERVAL, work=daemons.START_WORK),
             '%s of %s ACTIVE' % (binary(daemon), controller), every=0.3)
+
+    def process_states(self, controller):
+        """{daemon: its process's state letter (/proc: R, S, T for
+        stopped...; 'gone' once it exited and was reaped)} of
+        ``controller``'s daemons."""
+        found = {}
+        for (name, daemon), proc in self.processes.items():
+            if name != controller:
+                continue
+            if proc.poll() is not None:
+                found[daemon] = 'gone'
+                continue
+            stat = pathlib.Path('/proc/%d/stat' % proc.pid).read_text()
+            # The state follows the command's name, in parentheses.
+            found[daemon] = stat.rsplit(')', 1)[1].split()[0]
+        return found
 
     def stop(self):
         """SIGTERM every daemon at once (thawed first), SIGKILL those

@@ -118,6 +118,11 @@ def _lose_controller_2(size, fault, members, database_urls, tmp_path):
 
         lost_at = time.monotonic()
         controllers.signal_all(lost, fault)
+        # The daemons went with the controller's backends.
+        fixtures.wait_for(lambda: set(deployment.process_states(
+            lost.name).values()) == {
+                'T' if fault == signal.SIGSTOP else 'gone'}, 10,
+            '%s\'s daemons stopped by the signal' % lost.name)
         if fault == signal.SIGSTOP:
             try:
                 adopted = scenario.wait_adopted(lost.name, lost_at)
