@@ -35,6 +35,7 @@ from tests.functional import fixtures
 from tests.functional import ha_checks
 from tests.helpers import failed_host
 from tools import controllers
+from watcher_ha.common.instance_ha import statuses
 from watcher_ha.common.states import ActionPlanState
 from watcher_ha.db import models
 
@@ -175,12 +176,22 @@ def recovery_owners(engine, notification):
 
 
 def recovery_row(engine, notification):
-    """(state, the engine following it) of the notification."""
+    """(the notification's state, the engine following it, the state of
+    its recovery plan, the applier running that plan; None for those of a
+    plan not made yet)."""
     with engine.connect() as conn:
-        return conn.execute(sa.select(
+        row = conn.execute(sa.select(
             models.HostNotification.state,
-            models.HostNotification.hostname).where(
+            models.HostNotification.hostname,
+            models.HostNotification.recovery_audit_uuid).where(
                 models.HostNotification.uuid == notification)).one()
+        plan = conn.execute(sa.select(
+            models.ActionPlan.state, models.ActionPlan.hostname)
+            .join(models.Audit,
+                  models.ActionPlan.audit_id == models.Audit.id)
+            .where(models.Audit.uuid == row.recovery_audit_uuid)).first()
+    return (row.state, row.hostname) + (tuple(plan) if plan else (None,
+                                                                  None))
 
 
 class Scenario:
@@ -255,11 +266,12 @@ class Scenario:
                 self.engine, self.audits).items() if owner == host),
             'recovery': []}
         if self.notification:
-            state, engine_host = recovery_row(self.engine, self.notification)
-            owners = recovery_owners(self.engine, self.notification)
-            if engine_host == host and state != 'finished':
+            state, engine_host, plan_state, applier_host = recovery_row(
+                self.engine, self.notification)
+            if engine_host == host and state in statuses.IN_RECOVERY:
                 held['recovery'].append('notification')
-            if owners and owners[1] == host:
+            if (applier_host == host
+                    and plan_state not in applier_chaos.FINAL):
                 held['recovery'].append('plan')
         return held
 
