@@ -166,6 +166,17 @@ def signal_all(controller, signum):
             os.killpg(group, signum)
 
 
+def signal_backend(controller, backend, signum):
+    """Send ``signum`` to one backend of ``controller`` ('etcd',
+    'rabbit', 'galera', 'haproxy'); False if it is not running."""
+    group = _groups(controller).get(backend)
+    if group is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signum)
+    return True
+
+
 def _wait_gone(controller, timeout=30.0):
     deadline = time.monotonic() + timeout
     while _groups(controller):
