@@ -27,11 +27,11 @@ import time
 
 import requests
 
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
 from tools import children
 from tools import controllers
+from tools import partitions
 
 # In the order a controller starts them: the API first, so that the
 # others' registration can be read from it.
@@ -39,15 +39,13 @@ DAEMONS = ('api', 'decision-engine', 'applier')
 
 
 def coordination_urls(members):
-    """{controller name: its daemons' [coordination] backend_url}.
-
-    For now the machine's Redis, under one namespace for the whole
-    deployment (each call of redis_coordination_url makes a new one).
-    The one place to switch to each controller's own etcd member
-    (``controllers.urls(c, members)['coordination']``) once our
-    membership runs on tooz's etcd3 driver (issue 30, build item 4)."""
-    url = servers.redis_coordination_url()
-    return {c.name: url for c in members}
+    """{controller name: its daemons' [coordination] backend_url}: the
+    etcd cluster, through the controller's own HAProxy in front of the
+    three members (controllers.urls), as a deployment's daemons reach it.
+    The one place that says which coordination backend the scenarios
+    run on."""
+    return {c.name: controllers.urls(c, members)['coordination']
+            for c in members}
 
 
 def binary(daemon):
@@ -162,10 +160,14 @@ class Deployment:
         key = controller, daemon
         self._logged_before[key] = self._starts_logged(*key)
         with open(self.tmp_path / ('%s-%s.out' % key), 'a') as out:
-            proc = children.popen(
+            # In the controller's cgroup too, so that a partition of the
+            # controller (tools/partitions.py) cuts its daemons off with
+            # its backends.
+            proc = children.popen(partitions.command_in(
+                self.members[controller],
                 [os.path.join(fixtures.BIN, binary(daemon)),
                  '--config-file', str(self.base),
-                 '--config-file', str(self._config(*key))],
+                 '--config-file', str(self._config(*key))]),
                 stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True)
         self.processes[key] = proc

@@ -145,7 +145,8 @@ def _lose_controller_2(size, fault, members, database_urls, tmp_path):
             adopted = scenario.wait_adopted(lost.name, lost_at)
         scenario.check(lost_engine=[lost.name])
         if fault == signal.SIGSTOP:
-            # And stays: none of its daemons stepped out since.
+            # Still there once everything ended: none of its daemons
+            # stepped out for good meanwhile.
             _wait_back(deployment, lost)
         print('every plan and the recovery ended %.1f s after the loss; '
               'the whole scenario took %.0f s' % (
