@@ -180,8 +180,10 @@ def recovery_row(engine, notification):
     its recovery plan, the applier running that plan; None for those of a
     plan not made yet)."""
     with engine.connect() as conn:
+        # The notification's columns keep Masakari's names ('status'):
+        # labelled with the model's.
         row = conn.execute(sa.select(
-            models.HostNotification.state,
+            models.HostNotification.state.label('state'),
             models.HostNotification.hostname,
             models.HostNotification.recovery_audit_uuid).where(
                 models.HostNotification.uuid == notification)).one()
