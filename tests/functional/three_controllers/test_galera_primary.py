@@ -4,7 +4,8 @@ its work goes on elsewhere; the daemons of the other controllers carry on
 controller 3 stop acting within member_timeout; the others carry on").
 
 Two appliers, on controllers 1 and 3, each writing through its own
-controller's Galera node, run plans of long sleeps ([watcher_applier]
+controller's Galera node and in its group through its own controller's
+etcd HAProxy, run plans of long sleeps ([watcher_applier]
 recovery = resume, so that a plan taken over runs to its end). Controller
 3's node is cut off from the two others (controllers.isolate: Galera's
 gmcast.isolate, everything else of controller 3 running): it goes
@@ -22,7 +23,6 @@ import pytest
 import requests
 
 from tests import factories
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
 from tools import controllers
@@ -87,17 +87,21 @@ def test_the_appliers_of_an_isolated_node_stop_and_the_others_carry_on(
     c1, _c2, c3 = three_controllers
     ports = {name: fixtures.free_port()
              for name in ('api', 'applier-1', 'applier-3')}
+    def urls(controller):
+        return controllers.urls(controller, three_controllers)
+
     with daemons.cluster(
-            tmp_path, galera_database['c1'],
-            controllers.urls(c1, three_controllers)['transport'],
+            tmp_path, galera_database['c1'], urls(c1)['transport'],
             DEFAULT={'auth_strategy': 'noauth'},
-            coordination={'backend_url': servers.redis_coordination_url()},
+            coordination={'backend_url': urls(c1)['coordination']},
             metrics={'enabled': True, 'api_port': ports['api']},
             watcher_applier={'recovery': 'resume'}
     ) as cluster:
         def start(name, controller, plans):
             cluster.start('applier', name, database={
                 'connection': galera_database[controller.name]},
+                coordination={
+                    'backend_url': urls(controller)['coordination']},
                 metrics={'applier_port': ports[name]},
                 watcher_applier={'max_plans': plans})
             cluster.wait_registered(name, 'watcher-ha-applier')
