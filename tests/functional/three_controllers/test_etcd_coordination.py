@@ -11,9 +11,7 @@ HAProxy in front of the three members (tools/controllers.py).
   cut off and gives its plans up before controller 1's applier adopts
   them; the plans end there, each once. Healed, it acts again.
 
-Two appliers run plans of long sleeps, each writing through its own
-controller's Galera node ([watcher_applier] recovery = resume, so that a
-plan taken over runs to its end).
+Two appliers run plans of long sleeps (sleeping_plans.on_two_appliers).
 """
 
 import re
@@ -23,15 +21,11 @@ import time
 import pytest
 import requests
 
-from tests import factories
 from tests.functional import daemons
 from tests.functional import fixtures
+from tests.functional.three_controllers import sleeping_plans
 from tools import controllers
 from tools import partitions
-from watcher_ha.common import context
-from watcher_ha.common.states import ActionPlanState
-from watcher_ha.db import engine as db_engine
-from watcher_ha.db import plan_runs
 from watcher_ha.service import coordination
 
 pytestmark = [pytest.mark.functional, pytest.mark.three_controllers]
@@ -51,72 +45,13 @@ def _metric(port, name):
     return sum(float(m.group(2)) for m in re.finditer(pattern, text, re.M))
 
 
-def _plans(uuids):
-    return {uuid: plan_runs.get(context.admin_context(), uuid)
-            for uuid in uuids}
-
-
-def _sleeping_plans(count):
-    engine = db_engine.get_engine()
-    return [factories.action_plan(
-        engine, factories.audit(engine), state=ActionPlanState.PENDING,
-        kinds=[('sleep', {'duration': SLEEP_SECONDS})])[0]['uuid']
-        for _ in range(count)]
-
-
-def _wait_running(uuids, host):
-    fixtures.wait_for(lambda: all(
-        p['state'] == ActionPlanState.ONGOING and p['hostname'] == host
-        for p in _plans(uuids).values()), 60,
-        '%s running %s' % (host, uuids))
-
-
-def _owners(uuids):
-    return {uuid: p['hostname'] for uuid, p in _plans(uuids).items()}
-
-
-def _wait_succeeded(uuids):
-    fixtures.wait_for(lambda: all(
-        p['state'] == ActionPlanState.SUCCEEDED
-        for p in _plans(uuids).values()), SLEEP_SECONDS * 3,
-        'every plan SUCCEEDED')
-
-
 @pytest.fixture
 def appliers(three_controllers, galera_database, tmp_path):
-    """Appliers on controllers 1 and 3, each on its own controller's
-    Galera node and etcd HAProxy, two plans running on each; yields
-    ({name: metrics port}, {applier: its plans}, the folder of their
-    logs)."""
-    c1, _c2, c3 = three_controllers
-    ports = {name: fixtures.free_port()
-             for name in ('api', 'applier-1', 'applier-3')}
-
-    def urls(controller):
-        return controllers.urls(controller, three_controllers)
-
-    with daemons.cluster(
-            tmp_path, galera_database['c1'], urls(c1)['transport'],
-            DEFAULT={'auth_strategy': 'noauth'},
-            coordination={'backend_url': urls(c1)['coordination']},
-            metrics={'enabled': True, 'api_port': ports['api']},
-            watcher_applier={'recovery': 'resume'}
-    ) as cluster:
-        plans = {}
-        # Controller 3's applier takes two plans, then controller 1's
-        # the next two (controller 3's is busy with max_plans); controller
-        # 1's has room for controller 3's too.
-        for name, controller, room in (('applier-3', c3, 2),
-                                       ('applier-1', c1, 4)):
-            cluster.start('applier', name, database={
-                'connection': galera_database[controller.name]},
-                coordination={
-                    'backend_url': urls(controller)['coordination']},
-                metrics={'applier_port': ports[name]},
-                watcher_applier={'max_plans': room})
-            cluster.wait_registered(name, 'watcher-ha-applier')
-            plans[name] = _sleeping_plans(2)
-            _wait_running(plans[name], name)
+    """({name: metrics port}, {applier: its plans}, the folder of their
+    logs): sleeping_plans.on_two_appliers."""
+    with sleeping_plans.on_two_appliers(
+            three_controllers, galera_database, tmp_path,
+            SLEEP_SECONDS) as (_cluster, ports, plans):
         yield ports, plans, tmp_path
 
 
@@ -126,7 +61,7 @@ def test_an_etcd_member_killed_takes_nobodys_work(three_controllers,
     _c1, _c2, c3 = three_controllers
     ports, by_applier, _logs = appliers
     plans = [uuid for uuids in by_applier.values() for uuid in uuids]
-    owners = _owners(plans)
+    owners = sleeping_plans.owners(plans)
     changes = {name: _metric(port, 'watcher_ha_ownership_changes_total')
                for name, port in ports.items() if name != 'api'}
     # Controller 3's own member, which its applier's HAProxy prefers; or
@@ -145,7 +80,7 @@ def test_an_etcd_member_killed_takes_nobodys_work(three_controllers,
         # Longer than the others would need to adopt the work of a
         # member whose records lapsed.
         time.sleep(ADOPTION_SECONDS + daemons.MEMBERSHIP_REFRESH * 3)
-        assert _owners(plans) == owners
+        assert sleeping_plans.owners(plans) == owners
         for name, port in ports.items():
             if name != 'api':
                 assert _metric(port, 'watcher_ha_coordination_cut_off') == 0
@@ -153,8 +88,8 @@ def test_an_etcd_member_killed_takes_nobodys_work(three_controllers,
                                ) == changes[name], name
     finally:
         controllers.start(victim, three_controllers)
-    _wait_succeeded(plans)
-    assert _owners(plans) == owners
+    sleeping_plans.wait_succeeded(plans, SLEEP_SECONDS * 3)
+    assert sleeping_plans.owners(plans) == owners
 
 
 def test_a_controller_cut_off_from_etcds_majority_gives_up_first(
@@ -177,11 +112,13 @@ def test_a_controller_cut_off_from_etcds_majority_gives_up_first(
         gave_up = time.monotonic() - cut
         # It gave up (stopped running them) before anybody adopted its
         # plans.
-        assert set(_owners(on_c3).values()) == {'applier-3'}
+        assert set(sleeping_plans.owners(on_c3).values()) == {'applier-3'}
         assert 'given up: applier-3 is cut off from its group' in (
             logs / 'applier-3.log').read_text()
-        fixtures.wait_for(lambda: set(_owners(on_c3).values()) == {
-            'applier-1'}, ADOPTION_SECONDS * 3, 'applier-3\'s plans adopted')
+        fixtures.wait_for(
+            lambda: set(sleeping_plans.owners(on_c3).values()) == {
+                'applier-1'},
+            ADOPTION_SECONDS * 3, 'applier-3\'s plans adopted')
         adopted = time.monotonic() - cut
         assert _metric(ports['applier-1'],
                        'watcher_ha_coordination_cut_off') == 0
@@ -192,8 +129,8 @@ def test_a_controller_cut_off_from_etcds_majority_gives_up_first(
         ports['applier-3'], 'watcher_ha_coordination_cut_off') == 0,
         60, 'applier-3 reading its group again')
     back = time.monotonic() - healed
-    _wait_succeeded(plans)
-    assert set(_owners(plans).values()) == {'applier-1'}
+    sleeping_plans.wait_succeeded(plans, SLEEP_SECONDS * 3)
+    assert set(sleeping_plans.owners(plans).values()) == {'applier-1'}
     print('controller 3 cut off from etcd\'s majority: its applier gave '
           'its work up after %.1f s, which was adopted after %.1f s; it '
           'read its group again %.1f s after the partition healed'
