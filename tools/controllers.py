@@ -136,9 +136,25 @@ def _spawn(controller, backend, command, env=None, log=None):
         else:
             process = children.popen(command, start_new_session=True,
                                      **options)
-    controller.path(backend + '.pgid').write_text(str(process.pid))
-    _STARTED[process.pid] = process
+    record(controller, backend, process)
     return process
+
+
+def record(controller, name, process):
+    """Count ``process``, the leader of a session of its own, among
+    ``controller``'s processes under ``name``: signal_all reaches its
+    group with the backends' (a daemon of the controller, started by a
+    test, dies or freezes with them), and this process reaps it."""
+    controller.path(name + '.pgid').write_text(str(process.pid))
+    _STARTED[process.pid] = process
+
+
+def forget(controller, name):
+    """What ``record`` did, once the process was stopped and reaped."""
+    with contextlib.suppress(FileNotFoundError):
+        group = int(controller.path(name + '.pgid').read_text())
+        _STARTED.pop(group, None)
+        controller.path(name + '.pgid').unlink()
 
 
 def _groups(controller):
