@@ -30,6 +30,7 @@ from tests.helpers.failed_host import ha
 from tests.helpers.failed_host import report_failure
 from tests.helpers.failed_host import segment_of
 from tests.helpers.failed_host import spec
+from tests.helpers.failed_host import recovery_owners
 from tests.helpers.failed_host import wait_ended
 from watcher_ha.db import models
 
@@ -38,28 +39,6 @@ def slow_spec():
     made = spec()
     made['evacuate_seconds'] = 6
     return made
-
-
-def _owners(engine, notification):
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(
-            models.HostNotification.hostname,
-            models.HostNotification.recovery_audit_uuid).where(
-                models.HostNotification.uuid == notification)).first()
-        if row is None or row.recovery_audit_uuid is None:
-            return None
-        plan = conn.execute(sa.select(
-            models.ActionPlan.hostname, models.ActionPlan.id)
-            .join(models.Audit, models.ActionPlan.audit_id
-                  == models.Audit.id)
-            .where(models.Audit.uuid == row.recovery_audit_uuid)).first()
-        if plan is None or plan.hostname is None:
-            return None
-        evacuating = conn.execute(sa.select(sa.func.count()).where(
-            models.Action.action_plan_id == plan.id,
-            models.Action.action_type == 'evacuate',
-            models.Action.state == 'ONGOING')).scalar()
-        return (row.hostname, plan.hostname) if evacuating else None
 
 
 def _each_moved_once(cluster, sim_url, before, uuid, source, dest,
@@ -131,7 +110,7 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(
                               timeout=10).json()['servers']
         uuid = report_failure(cluster, sim_url)
         engine_host, applier_host = wait_for(
-            lambda: _owners(engine, uuid), 60, 'evacuations under way')
+            lambda: recovery_owners(engine, uuid), 60, 'evacuations under way')
         cluster.kill(engine_host)
         cluster.kill(applier_host)
         before = _each_moved_once(cluster, sim_url, before, uuid,
@@ -141,7 +120,7 @@ def test_a_recovery_outlives_its_daemons_killed_or_paused(
                               appliers=[applier_host])
         uuid = report_failure(cluster, sim_url, failed=SPARE)
         engine_host, applier_host = wait_for(
-            lambda: _owners(engine, uuid), 60, 'evacuations under way')
+            lambda: recovery_owners(engine, uuid), 60, 'evacuations under way')
         cluster.kill(engine_host, signal.SIGSTOP)
         cluster.kill(applier_host, signal.SIGSTOP)
         paused = time.monotonic()

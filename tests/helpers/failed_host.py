@@ -3,8 +3,10 @@ cloud, its failover segment made through the instance-ha API, the
 monitor's report and the wait for the recovery's end."""
 
 import requests
+import sqlalchemy as sa
 
 from tests.functional.fixtures import wait_for
+from watcher_ha.db import models
 from watcher_ha.simulator import scenario
 
 
@@ -81,3 +83,27 @@ def wait_ended(cluster, uuid, statuses=('finished', 'failed')):
             'notification']
         return found if found['status'] in statuses else None
     return wait_for(ended, 120, 'the recovery')
+
+
+def recovery_owners(engine, notification):
+    """(the engine following the recovery ``notification``, the applier
+    running its plan), once an evacuation is under way; else None."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(
+            models.HostNotification.hostname,
+            models.HostNotification.recovery_audit_uuid).where(
+                models.HostNotification.uuid == notification)).first()
+        if row is None or row.recovery_audit_uuid is None:
+            return None
+        plan = conn.execute(sa.select(
+            models.ActionPlan.hostname, models.ActionPlan.id)
+            .join(models.Audit,
+                  models.ActionPlan.audit_id == models.Audit.id)
+            .where(models.Audit.uuid == row.recovery_audit_uuid)).first()
+        if plan is None or plan.hostname is None:
+            return None
+        evacuating = conn.execute(sa.select(sa.func.count()).where(
+            models.Action.action_plan_id == plan.id,
+            models.Action.action_type == 'evacuate',
+            models.Action.state == 'ONGOING')).scalar()
+        return (row.hostname, plan.hostname) if evacuating else None

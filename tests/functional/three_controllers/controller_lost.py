@@ -151,30 +151,6 @@ def spread_audits(deployment, engine, url, size):
     raise AssertionError('audits not on every engine: %s' % held)
 
 
-def recovery_owners(engine, notification):
-    """(the engine following the recovery ``notification``, the applier
-    running its plan), once an evacuation is under way; else None."""
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(
-            models.HostNotification.hostname,
-            models.HostNotification.recovery_audit_uuid).where(
-                models.HostNotification.uuid == notification)).first()
-        if row is None or row.recovery_audit_uuid is None:
-            return None
-        plan = conn.execute(sa.select(
-            models.ActionPlan.hostname, models.ActionPlan.id)
-            .join(models.Audit,
-                  models.ActionPlan.audit_id == models.Audit.id)
-            .where(models.Audit.uuid == row.recovery_audit_uuid)).first()
-        if plan is None or plan.hostname is None:
-            return None
-        evacuating = conn.execute(sa.select(sa.func.count()).where(
-            models.Action.action_plan_id == plan.id,
-            models.Action.action_type == 'evacuate',
-            models.Action.state == 'ONGOING')).scalar()
-        return (row.hostname, plan.hostname) if evacuating else None
-
-
 def recovery_row(engine, notification):
     """(the notification's state, the engine following it, the state of
     its recovery plan, the applier running that plan; None for those of a
@@ -235,7 +211,8 @@ class Scenario:
             self.notification = failed_host.report_failure(api,
                                                            self.sim_url)
             owners = fixtures.wait_for(
-                lambda: recovery_owners(self.engine, self.notification),
+                lambda: failed_host.recovery_owners(self.engine,
+                                                    self.notification),
                 60, 'evacuations under way')
             print('the recovery is followed by %s\'s engine and run by %s\'s '
                   'applier' % owners)
