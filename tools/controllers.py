@@ -6,6 +6,7 @@ rabbitmq-server, etcd-server, rsync for Galera's state transfers).
 
     python3 tools/controllers.py --dir DIR up
     python3 tools/controllers.py --dir DIR kill c2      # SIGKILL, whole
+    python3 tools/controllers.py --dir DIR kill c1 --backend rabbit
     python3 tools/controllers.py --dir DIR freeze c2    # SIGSTOP
     python3 tools/controllers.py --dir DIR thaw c2      # SIGCONT
     python3 tools/controllers.py --dir DIR start c2     # rejoin
@@ -13,6 +14,7 @@ rabbitmq-server, etcd-server, rsync for Galera's state transfers).
     python3 tools/controllers.py --dir DIR rejoin c3    # cut off, back
     python3 tools/controllers.py --dir DIR status
     python3 tools/controllers.py --dir DIR urls c1      # what c1 uses
+    python3 tools/controllers.py --dir DIR queues c1    # queue -> node
     python3 tools/controllers.py --dir DIR down
 
 Controller ``cN`` keeps its data, logs and process groups under
@@ -150,6 +152,34 @@ def signal_all(controller, signum):
     for group in _groups(controller).values():
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signum)
+
+
+BACKENDS = ('galera', 'rabbit', 'etcd')
+
+
+def signal_backend(controller, backend, signum):
+    """Send ``signum`` to every process of one backend of ``controller``
+    (its RabbitMQ node alone, say: the Erlang VM and its helpers, as a
+    node that crashes); False if it was not running."""
+    group = _groups(controller).get(backend)
+    if group is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signum)
+    return True
+
+
+def kill_backend(controller, backend):
+    """SIGKILL one backend of ``controller``, and reap it: start()
+    starts it again, the others of the controller left running."""
+    if not signal_backend(controller, backend, signal.SIGKILL):
+        return
+    deadline = time.monotonic() + 30
+    while backend in _groups(controller):
+        if time.monotonic() > deadline:
+            raise ControllerError('%s of %s survived SIGKILL'
+                                  % (backend, controller.name))
+        time.sleep(0.1)
 
 
 def _wait_gone(controller, timeout=30.0):
@@ -360,6 +390,28 @@ def rabbitmqctl(controller, *args, timeout=60):
         env=dict(os.environ, **env))
 
 
+def queue_homes(controller, vhost='/'):
+    """{queue name: the node that holds it}, as ``controller``'s node
+    sees them: a classic queue's only node, a quorum queue's leader
+    (the replica its clients' operations go through)."""
+    import json
+    done = rabbitmqctl(controller, 'list_queues', '-p', vhost, 'name',
+                       'type', 'leader', 'pid', '--formatter', 'json',
+                       timeout=30)
+    if done.returncode:
+        raise ControllerError('rabbitmqctl list_queues: %s'
+                              % done.stderr.strip()[-300:])
+    homes = {}
+    for queue in json.loads(done.stdout or '[]'):
+        if queue.get('type') == 'quorum':
+            homes[queue['name']] = queue.get('leader')
+        else:
+            # A classic queue's process, <rabbit@host.1.2.3>.
+            pid = str(queue.get('pid') or '')
+            homes[queue['name']] = pid.strip('<>').rsplit('.', 3)[0]
+    return homes
+
+
 def launch_rabbit(controller, first=None):
     """Start the node; what waits for it to be ready and joins
     ``first``'s cluster if this is its first start and ``first`` is
@@ -442,6 +494,43 @@ def urls(controller, members):
     }
 
 
+# What every daemon of the controllers (and the cloud's services that
+# share the brokers: Nova, the simulator standing in for it) sets in
+# [oslo_messaging_rabbit], whichever controller it runs on.
+RABBIT_OPTIONS = {
+    # Named queues (the topic queues of RPC servers, each engine's pool
+    # of notifications) replicated on every node by Raft: a broker
+    # node's death loses neither the queue nor what it holds, and the
+    # consumers of its other replicas carry on (classic mirrored queues
+    # are gone from RabbitMQ 4). Durable: the exchanges they bind are
+    # declared durable, so every user of an exchange must agree.
+    'rabbit_quorum_queue': True,
+    # The queues named after a connection (fanout queues of the RPC
+    # servers, reply queues of calls) quorum too: a classic one lives on
+    # the node its consumer first reached, and dies with it; what was
+    # cast to it meanwhile (a fanout cast to every engine) would be lost.
+    'rabbit_transient_quorum_queue': True,
+    # Not streams for the fanout queues (rabbit_stream_fanout): one
+    # stream per topic, kept until it ages out, for casts that the
+    # daemons' self-check makes up for anyway.
+    #
+    # A broker that stops answering without closing its sockets (frozen,
+    # or cut off by the network) is given up after this many seconds,
+    # not oslo.messaging's 60, and the next host of transport_url tried:
+    # below [coordination] member_timeout's multiple a take-over needs.
+    'heartbeat_timeout_threshold': 20,
+    # transport_url lists the controller's own node first: round-robin
+    # moves on to the next one when it fails, shuffle would forget the
+    # order.
+    'kombu_failover_strategy': 'round-robin',
+}
+
+
+def rabbit_options():
+    """[oslo_messaging_rabbit] of every daemon on the controllers."""
+    return dict(RABBIT_OPTIONS)
+
+
 def up(members):
     """Start every controller's backends, first start or not."""
     for controller in members:
@@ -507,14 +596,16 @@ def main(argv=None):
     parser.add_argument('--base-port', type=int, default=DEFAULT_BASE_PORT)
     parser.add_argument('command', choices=(
         'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate',
-        'rejoin', 'status', 'urls', 'down', 'wipe'))
+        'rejoin', 'status', 'urls', 'queues', 'down', 'wipe'))
     parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
+    parser.add_argument('--backend', choices=BACKENDS,
+                        help='kill: this backend of the controller alone')
     args = parser.parse_args(argv)
     outlive_this_process()
     members = controllers(args.dir.resolve(), args.base_port)
     named = [c for c in members if args.controller in (None, c.name)]
     one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate', 'rejoin',
-           'urls'}
+           'urls', 'queues'}
     if args.command in one and args.controller is None:
         parser.error('%s needs a controller: %s' % (
             args.command, ', '.join(CONTROLLERS)))
@@ -526,6 +617,8 @@ def main(argv=None):
         elif args.command == 'stop':
             signal_all(named[0], signal.SIGTERM)
             _wait_gone(named[0])
+        elif args.command == 'kill' and args.backend:
+            kill_backend(named[0], args.backend)
         elif args.command == 'kill':
             signal_all(named[0], signal.SIGKILL)
         elif args.command == 'freeze':
@@ -539,6 +632,11 @@ def main(argv=None):
         elif args.command == 'urls':
             for key, value in urls(named[0], members).items():
                 print('%s %s' % (key, value))
+            for key, value in rabbit_options().items():
+                print('oslo_messaging_rabbit.%s %s' % (key, value))
+        elif args.command == 'queues':
+            for name, node in sorted(queue_homes(named[0]).items()):
+                print('%s %s' % (name, node))
         elif args.command == 'down':
             down(members)
         elif args.command == 'wipe':
