@@ -38,9 +38,10 @@ from oslo_log import log
 
 LOG = log.getLogger(__name__)
 
-# The logger of oslo.messaging's RabbitMQ driver, and the words of its
-# record for a connection made again after a failure.
-RABBIT_DRIVER_LOGGER = 'oslo_messaging._drivers.impl_rabbit'
+# The module of oslo.messaging's RabbitMQ driver, whose logger writes the
+# record, and the words of its record for a connection made again after
+# a failure.
+RABBIT_DRIVER = 'oslo_messaging._drivers.impl_rabbit'
 RECONNECTED = 'Reconnected to AMQP server'
 # How long after the last reconnection the resync waits: the driver
 # declares the queues again and resumes consuming right after its record,
@@ -66,11 +67,17 @@ class ReconnectWatch(logging.Handler):
             self._on_reconnect()
 
     def install(self):
-        logging.getLogger(RABBIT_DRIVER_LOGGER).addHandler(self)
+        driver_logger().addHandler(self)
         return self
 
     def uninstall(self):
-        logging.getLogger(RABBIT_DRIVER_LOGGER).removeHandler(self)
+        driver_logger().removeHandler(self)
+
+
+def driver_logger():
+    """The standard library's logger the driver writes to: oslo.log
+    names it, as it names every ``oslo_*`` module's, ``oslo.*``."""
+    return log.getLogger(RABBIT_DRIVER).logger
 
 
 class ResyncAfterReconnect:

@@ -4,6 +4,8 @@ reconnections settle, at most once per interval, never dropped."""
 
 import logging
 
+from oslo_messaging._drivers import impl_rabbit
+
 from watcher_ha.decision_engine.feed import reconnects
 
 
@@ -24,8 +26,8 @@ def _resyncer(clock, models=('compute',)):
 
 
 def _log_reconnected(host='127.0.0.1', port=5672):
-    # As the RabbitMQ driver words it.
-    logging.getLogger(reconnects.RABBIT_DRIVER_LOGGER).info(
+    # Through the RabbitMQ driver's own logger, in its words.
+    impl_rabbit.LOG.info(
         '[%(connection_id)s] Reconnected to AMQP server on '
         '%(hostname)s:%(port)s via [%(transport)s] client with port '
         '%(client_port)s.', {'connection_id': 'x', 'hostname': host,
@@ -36,13 +38,14 @@ def _log_reconnected(host='127.0.0.1', port=5672):
 def test_the_driver_s_reconnection_record_is_seen():
     seen = []
     watch = reconnects.ReconnectWatch(lambda: seen.append(1)).install()
-    driver = logging.getLogger(reconnects.RABBIT_DRIVER_LOGGER)
+    driver = reconnects.driver_logger()
+    assert driver is impl_rabbit.LOG.logger
     level = driver.level
     driver.setLevel(logging.INFO)
     try:
         _log_reconnected()
-        driver.info('[x] Connected to AMQP server on h:1')
-        driver.error('[x] AMQP server on h:1 is unreachable')
+        impl_rabbit.LOG.info('[x] Connected to AMQP server on h:1')
+        impl_rabbit.LOG.error('[x] AMQP server on h:1 is unreachable')
     finally:
         watch.uninstall()
         driver.setLevel(level)
