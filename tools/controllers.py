@@ -390,10 +390,11 @@ def rabbitmqctl(controller, *args, timeout=60):
         env=dict(os.environ, **env))
 
 
-def queue_homes(controller, vhost='/'):
-    """{queue name: the node that holds it}, as ``controller``'s node
-    sees them: a classic queue's only node, a quorum queue's leader
-    (the replica its clients' operations go through)."""
+def queues(controller, vhost='/'):
+    """{queue name: (its type, the node that holds it)}, as
+    ``controller``'s node sees them: a classic queue's only node, a
+    quorum queue's leader (the replica its clients' operations go
+    through)."""
     import json
     done = rabbitmqctl(controller, 'list_queues', '-p', vhost, 'name',
                        'type', 'leader', 'pid', '--formatter', 'json',
@@ -401,15 +402,15 @@ def queue_homes(controller, vhost='/'):
     if done.returncode:
         raise ControllerError('rabbitmqctl list_queues: %s'
                               % done.stderr.strip()[-300:])
-    homes = {}
+    found = {}
     for queue in json.loads(done.stdout or '[]'):
         if queue.get('type') == 'quorum':
-            homes[queue['name']] = queue.get('leader')
+            node = queue.get('leader')
         else:
             # A classic queue's process, <rabbit@host.1.2.3>.
-            pid = str(queue.get('pid') or '')
-            homes[queue['name']] = pid.strip('<>').rsplit('.', 3)[0]
-    return homes
+            node = str(queue.get('pid') or '').strip('<>').rsplit('.', 3)[0]
+        found[queue['name']] = (queue.get('type'), node)
+    return found
 
 
 def launch_rabbit(controller, first=None):
@@ -485,7 +486,10 @@ def urls(controller, members):
         # another controller's: every node accepts writes.
         'database': 'mysql+pymysql://root@127.0.0.1:%d/watcher_ha'
                     % controller.port('mysql'),
-        # Every broker, its own first.
+        # Every broker, its own first: as an operator writes it; the
+        # order does not matter to oslo.messaging, which shuffles the
+        # hosts of transport_url for each connection, so a controller's
+        # daemons use every node, not only their own.
         'transport': 'rabbit://' + ','.join(
             'guest:guest@127.0.0.1:%d' % c.port('amqp')
             for c in sorted(members, key=lambda c: c != controller)) + '/',
@@ -519,9 +523,10 @@ RABBIT_OPTIONS = {
     # not oslo.messaging's 60, and the next host of transport_url tried:
     # below [coordination] member_timeout's multiple a take-over needs.
     'heartbeat_timeout_threshold': 20,
-    # transport_url lists the controller's own node first: round-robin
-    # moves on to the next one when it fails, shuffle would forget the
-    # order.
+    # When a connection's node fails, kombu tries the next host of
+    # transport_url (oslo.messaging shuffled them once, per connection):
+    # round-robin goes through every node in turn, where shuffle may try
+    # the dead one again.
     'kombu_failover_strategy': 'round-robin',
 }
 
@@ -635,8 +640,8 @@ def main(argv=None):
             for key, value in rabbit_options().items():
                 print('oslo_messaging_rabbit.%s %s' % (key, value))
         elif args.command == 'queues':
-            for name, node in sorted(queue_homes(named[0]).items()):
-                print('%s %s' % (name, node))
+            for name, (kind, node) in sorted(queues(named[0]).items()):
+                print('%s %s %s' % (name, kind, node))
         elif args.command == 'down':
             down(members)
         elif args.command == 'wipe':
