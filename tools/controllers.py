@@ -395,22 +395,39 @@ def queues(controller, vhost='/'):
     ``controller``'s node sees them: a classic queue's only node, a
     quorum queue's leader (the replica its clients' operations go
     through)."""
-    import json
-    done = rabbitmqctl(controller, 'list_queues', '-p', vhost, 'name',
-                       'type', 'leader', 'pid', '--formatter', 'json',
-                       timeout=30)
-    if done.returncode:
-        raise ControllerError('rabbitmqctl list_queues: %s'
-                              % done.stderr.strip()[-300:])
     found = {}
-    for queue in json.loads(done.stdout or '[]'):
-        if queue.get('type') == 'quorum':
-            node = queue.get('leader')
-        else:
-            # A classic queue's process, <rabbit@host.1.2.3>.
-            node = str(queue.get('pid') or '').strip('<>').rsplit('.', 3)[0]
+    for queue in _listed(controller, 'list_queues', '-p', vhost, 'name',
+                         'type', 'leader', 'pid'):
+        node = (queue.get('leader') if queue.get('type') == 'quorum'
+                else _node_of(queue.get('pid')))
         found[queue['name']] = (queue.get('type'), node)
     return found
+
+
+def consumers(controller, vhost='/'):
+    """{queue name: sorted nodes its consumers' connections are on}."""
+    found = {}
+    for consumer in _listed(controller, 'list_consumers', '-p', vhost,
+                            'queue_name', 'channel_pid'):
+        found.setdefault(consumer['queue_name'], []).append(
+            _node_of(consumer.get('channel_pid')))
+    return {name: sorted(nodes) for name, nodes in found.items()}
+
+
+def _listed(controller, command, *args):
+    import json
+    done = rabbitmqctl(controller, command, *args, '--formatter', 'json',
+                       timeout=30)
+    if done.returncode:
+        raise ControllerError('rabbitmqctl %s: %s'
+                              % (command, done.stderr.strip()[-300:]))
+    return json.loads(done.stdout or '[]')
+
+
+def _node_of(pid):
+    """The node of an Erlang process as rabbitmqctl prints it,
+    <rabbit@host.1.2.3>."""
+    return str(pid or '').strip('<>').rsplit('.', 3)[0]
 
 
 def launch_rabbit(controller, first=None):
