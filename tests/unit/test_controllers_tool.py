@@ -2,7 +2,6 @@
 as rabbitmqctl says it, the options every daemon is given, and one
 backend killed alone."""
 
-import json
 import signal
 import subprocess
 import sys
@@ -19,15 +18,12 @@ def _members(tmp_path):
 
 def test_a_quorum_queue_lives_on_its_leader_a_classic_one_on_its_process(
         tmp_path, monkeypatch):
-    listed = [
-        {'name': 'watcher-ha-model-engine-1', 'type': 'quorum',
-         'leader': 'rabbit23000-2@h', 'pid': ''},
-        {'name': 'reply_1', 'type': 'classic', 'leader': '',
-         'pid': '<rabbit23000-3@h.1690.2345.0>'},
-    ]
+    # As rabbitmqctl's table prints them.
+    listed = ('watcher-ha-model-engine-1\tquorum\trabbit23000-2@h\t'
+              '<rabbit23000-2@h.1690.2345.0>\n'
+              'reply_1\tclassic\t\t<rabbit23000-3@h.1690.2345.0>\n')
     monkeypatch.setattr(controllers, 'rabbitmqctl', lambda *a, **k: (
-        types.SimpleNamespace(returncode=0, stdout=json.dumps(listed),
-                              stderr='')))
+        types.SimpleNamespace(returncode=0, stdout=listed, stderr='')))
     assert controllers.queues(_members(tmp_path)[0]) == {
         'watcher-ha-model-engine-1': ('quorum', 'rabbit23000-2@h'),
         'reply_1': ('classic', 'rabbit23000-3@h')}
@@ -71,14 +67,9 @@ def test_one_backend_is_killed_the_others_left_running(tmp_path):
 
 
 def test_a_consumer_is_on_the_node_of_its_channel(tmp_path, monkeypatch):
-    listed = [
-        {'queue_name': 'watcher-ha-model-engine-1',
-         'channel_pid': '<rabbit23000-1@h.1690.2345.0>'},
-        {'queue_name': 'watcher-ha-model-engine-1',
-         'channel_pid': '<rabbit23000-3@h.1.2.3>'},
-    ]
+    listed = ('watcher-ha-model-engine-1\t<rabbit23000-3@h.1.2.3>\n'
+              'watcher-ha-model-engine-1\t<rabbit23000-1@h.1690.2345.0>\n')
     monkeypatch.setattr(controllers, 'rabbitmqctl', lambda *a, **k: (
-        types.SimpleNamespace(returncode=0, stdout=json.dumps(listed),
-                              stderr='')))
+        types.SimpleNamespace(returncode=0, stdout=listed, stderr='')))
     assert controllers.consumers(_members(tmp_path)[0]) == {
         'watcher-ha-model-engine-1': ['rabbit23000-1@h', 'rabbit23000-3@h']}
