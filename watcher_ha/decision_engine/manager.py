@@ -269,6 +269,24 @@ class DecisionEngineManager:
             self.dispatcher, self.host, transports=self._transports)
         self._listener.start()
 
+    def watch_feed(self):
+        """Replace the notification listener if its connection keeps
+        failing while a broker answers; resync the models once the
+        connections came back (feed/reconnects.py)."""
+        listener = self._listener
+        connection_ids = getattr(listener, 'connection_ids', None)
+        if self._reconnect_watch is not None and connection_ids:
+            wedged = self._reconnect_watch.failing(connection_ids())
+            if wedged and reconnects.brokers_answer(pools.broker_urls()):
+                LOG.warning('The connection(s) %s of the notification '
+                            'listener have failed for %d s while a broker '
+                            'answers: listening again on new connections',
+                            ', '.join(wedged), reconnects.STUCK_SECONDS)
+                listener.replace()
+                self._reconnect_watch.forget(wedged)
+                self.resync_after_reconnect.reconnected()
+        self.resync_after_reconnect.check()
+
     def _synced_models(self):
         """The models that had a full sync (the others are having their
         first)."""
@@ -351,8 +369,7 @@ class DecisionEngineManager:
                             lambda: 600),
             daemon.Periodic('detect_host_failures', self.detector.look,
                             lambda: CONF.instance_ha.nova_detection_interval),
-            daemon.Periodic('resync_after_reconnect',
-                            self.resync_after_reconnect.check,
+            daemon.Periodic('watch_feed', self.watch_feed,
                             lambda: reconnects.CHECK_SECONDS),
         ] + [
             daemon.Periodic('resync_%s_model' % name,

@@ -50,11 +50,14 @@ CHANGE_EVERY = 0.3
 SLEEP_SECONDS = 40
 # Continuous audits held through the kill, and their interval.
 AUDITS = 4
-# From the kill to both models matching the cloud: the driver's
-# reconnection (rabbit_retry_interval, 1 s, then its backoff), the
-# settling before the resync (reconnects.SETTLE_SECONDS), a full read of
-# a small cloud, the changes still under way.
+# From the kill to both models matching the cloud: the changes still
+# under way, the driver's reconnection (rabbit_retry_interval, 1 s, then
+# its backoff) or, for a connection that keeps trying the dead node, the
+# feed watch's wait before it replaces the listener, the settling
+# before the resync (reconnects.SETTLE_SECONDS), a full read of a small
+# cloud.
 CATCH_UP = fixtures.Bound(CHANGES_AFTER_KILL, 1 + 2 + 4,
+                          reconnects.STUCK_SECONDS,
                           reconnects.SETTLE_SECONDS, work=15)
 
 
@@ -361,9 +364,47 @@ def test_the_node_of_the_feed_queues_killed_no_take_over_model_caught_up(
         assert _owners(audits, plans)[1] == before[1]
     finally:
         controllers.start(victim, three_controllers)
+    replaced = 'listening again on new connections' in _engine_log(
+        tmp_path, 'engine-1')
     print('RabbitMQ node of %s killed (engine-1\'s listener on it, and '
           'the leader of %s) with %d change(s) made: both models matched '
           'the cloud %.1f s after the kill, %.1f s after the last change '
-          '(changes went on for %d s after the kill)'
+          '(changes went on for %d s after the kill)%s'
           % (victim.name, ', '.join(led) or 'none of its queues',
-             changes.made, stale, behind_last_change, CHANGES_AFTER_KILL))
+             changes.made, stale, behind_last_change, CHANGES_AFTER_KILL,
+             '; engine-1 replaced its wedged listener' if replaced else ''))
+
+
+class _Discard:
+    def submit_many(self, events):
+        pass
+
+
+def test_a_listener_names_its_connection_as_the_driver_logs_it(
+        three_controllers, config):
+    """The engine's feed watch reads a listener's connection id through
+    oslo.messaging's insides (NovaListener.connection_ids): the path
+    holds on the installed driver."""
+    for group, options in messaging_opts.list_opts():
+        config.conf.register_opts(options, group=group)
+    config.config(group='oslo_messaging_rabbit',
+                  **controllers.rabbit_options())
+    transport = oslo_messaging.get_notification_transport(
+        config.conf, url=controllers.urls(
+            three_controllers[2], three_controllers)['transport'])
+    nova = listener.NovaListener(_Discard(), 'connection-probe',
+                                 conf=config.conf,
+                                 transports={listener.NOVA: transport})
+    nova.start()
+    try:
+        [connection_id] = nova.connection_ids()
+        assert len(connection_id) == 36
+    finally:
+        nova.stop()
+        transport.cleanup()
+        for controller in three_controllers:
+            with contextlib.suppress(controllers.ControllerError):
+                controllers.rabbitmqctl(controller, 'delete_queue',
+                                        listener.pool_name(
+                                            'connection-probe'))
+                break

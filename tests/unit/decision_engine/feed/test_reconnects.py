@@ -108,3 +108,53 @@ def test_a_failed_resync_does_not_stop_the_others():
     resyncer.check()
     assert done == ['storage']
     assert resyncer.resyncs == 1
+
+
+def _log_unreachable(connection_id):
+    impl_rabbit.LOG.error(
+        '[%(connection_id)s] AMQP server on %(hostname)s:%(port)s is '
+        'unreachable: %(err_str)s. Trying again in %(sleep_time)d '
+        'seconds.', {'connection_id': connection_id, 'hostname': 'h',
+                     'port': 1, 'err_str': 'refused', 'sleep_time': 1})
+
+
+def _log_reconnected_as(connection_id):
+    impl_rabbit.LOG.info(
+        '[%(connection_id)s] Reconnected to AMQP server on '
+        '%(hostname)s:%(port)s via [%(transport)s] client with port '
+        '%(client_port)s.', {'connection_id': connection_id,
+                             'hostname': 'h', 'port': 1,
+                             'transport': 'amqp', 'client_port': 2})
+
+
+def test_a_connection_failing_for_long_enough_is_named_until_it_works():
+    clock = Clock()
+    watch = reconnects.ReconnectWatch(lambda: None, clock=clock).install()
+    try:
+        _log_unreachable('listener')
+        _log_unreachable('rpc')
+        clock.now += 1
+        _log_reconnected_as('rpc')
+        clock.now += 10
+        _log_unreachable('listener')
+        assert watch.failing(['listener', 'rpc'], seconds=15) == []
+        clock.now += 5
+        assert watch.failing(['listener', 'rpc'], seconds=15) == [
+            'listener']
+        _log_reconnected_as('listener')
+        assert watch.failing(['listener'], seconds=15) == []
+        _log_unreachable('old')
+        clock.now += 20
+        watch.forget(['old'])
+        assert watch.failing(['old'], seconds=15) == []
+    finally:
+        watch.uninstall()
+
+
+def test_no_broker_answers_on_a_closed_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+    assert not reconnects.brokers_answer(
+        ['amqp://guest:guest@127.0.0.1:%d//' % port], timeout=1)
