@@ -21,14 +21,13 @@ import time
 import pytest
 import requests
 
-from tests import factories
 from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
+from tests.helpers import plans as plans_helpers
 from tools import controllers
 from watcher_ha.common import context
 from watcher_ha.common.states import ActionPlanState
-from watcher_ha.db import engine as db_engine
 from watcher_ha.db import plan_runs
 
 pytestmark = [pytest.mark.functional, pytest.mark.three_controllers]
@@ -67,14 +66,6 @@ def _plans(uuids):
             for uuid in uuids}
 
 
-def _sleeping_plans(count):
-    engine = db_engine.get_engine()
-    return [factories.action_plan(
-        engine, factories.audit(engine), state=ActionPlanState.PENDING,
-        kinds=[('sleep', {'duration': SLEEP_SECONDS})])[0]['uuid']
-        for _ in range(count)]
-
-
 def _wait_running(uuids, host):
     fixtures.wait_for(lambda: all(
         p['state'] == ActionPlanState.ONGOING and p['hostname'] == host
@@ -107,10 +98,10 @@ def test_the_appliers_of_an_isolated_node_stop_and_the_others_carry_on(
         # 1's has room for controller 3's too (an adoption waits for a
         # free worker).
         start('applier-3', c3, 2)
-        on_c3 = _sleeping_plans(2)
+        on_c3 = plans_helpers.sleeping_plans(2, SLEEP_SECONDS)
         _wait_running(on_c3, 'applier-3')
         start('applier-1', c1, 4)
-        on_c1 = _sleeping_plans(2)
+        on_c1 = plans_helpers.sleeping_plans(2, SLEEP_SECONDS)
         _wait_running(on_c1, 'applier-1')
         assert _health(ports['applier-3'])[0] == 200
         assert _ready_gauge(ports['applier-3']) == 1

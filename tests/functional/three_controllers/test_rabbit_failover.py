@@ -19,7 +19,6 @@ import pytest
 import requests
 from oslo_messaging import opts as messaging_opts
 
-from tests import factories
 from tests import servers
 from tests.functional import cloud
 from tests.functional import daemons
@@ -260,14 +259,6 @@ def _owners(uuids_audits, uuids_plans):
     return ha_checks.owners(engine, uuids_audits), plans
 
 
-def _sleeping_plans(count):
-    engine = db_engine.get_engine()
-    return [factories.action_plan(
-        engine, factories.audit(engine), state=ActionPlanState.PENDING,
-        kinds=[('sleep', {'duration': SLEEP_SECONDS})])[0]['uuid']
-        for _ in range(count)]
-
-
 # What a daemon logs when it adopts another's work, and when it finds its
 # own taken over (service/ownership.py).
 ADOPTING = 'is presumed gone; adopting it'
@@ -287,7 +278,7 @@ def test_the_node_of_the_feed_queues_killed_no_take_over_model_caught_up(
                                      interval=str(ha_checks.INTERVAL))
               for _ in range(AUDITS)]
     audit_owners = ha_checks.settled_owners(db_engine.get_engine(), audits)
-    plans = _sleeping_plans(2)
+    plans = plan_helpers.sleeping_plans(2, SLEEP_SECONDS)
     fixtures.wait_for(lambda: all(
         p['state'] == ActionPlanState.ONGOING and p['hostname']
         for p in map(lambda u: plan_runs.get(context.admin_context(), u),
