@@ -42,15 +42,22 @@ test-controllers: $(STAMP)
 # Programs the functional tests run themselves (not servers they expect
 # running): installed from Debian under CI=true only, a no-op otherwise.
 # Each is PACKAGE or PACKAGE:PROGRAM, the Debian package and the program
-# it brings when their names differ (systemd also brings systemd-analyze
-# and systemd-sysusers, for the units' tests; chromium and chromedriver
-# are the Horizon test's headless browser).
+# (or file) it brings when their names differ (systemd also brings
+# systemd-analyze and systemd-sysusers, for the units' tests; chromium and
+# chromedriver are the Horizon test's headless browser; the rest are the
+# three controllers' backends, tools/controllers.py, and nftables their
+# partitions).
 TEST_TOOLS := prometheus shellcheck systemd chromium \
-	chromium-driver:chromedriver
+	chromium-driver:chromedriver mariadb-server:mariadbd \
+	galera-4:/usr/lib/galera/libgalera_smm.so rsync \
+	rabbitmq-server:/usr/lib/rabbitmq/bin/rabbitmq-server \
+	etcd-server:etcd haproxy nftables:nft
 
 test-tools:
 	@missing=; for tool in $(TEST_TOOLS); do \
-		command -v $${tool#*:} >/dev/null || missing="$$missing $${tool%%:*}"; \
+		found=$${tool#*:}; \
+		command -v $$found >/dev/null || [ -e "$$found" ] || \
+			missing="$$missing $${tool%%:*}"; \
 	done; \
 	if [ "$$CI" = true ] && [ -n "$$missing" ]; then \
 		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \

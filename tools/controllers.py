@@ -2,7 +2,9 @@
 """Three OpenStack controllers' backends on one machine: a Galera
 cluster, a RabbitMQ cluster and an etcd cluster, one node of each per
 controller, from Debian's packages (mariadb-server with galera-4,
-rabbitmq-server, etcd-server, rsync for Galera's state transfers).
+rabbitmq-server, etcd-server, rsync for Galera's state transfers), and on
+each controller the HAProxy through which its daemons reach etcd
+(haproxy).
 
     python3 tools/controllers.py --dir DIR up
     python3 tools/controllers.py --dir DIR kill c2      # SIGKILL, whole
@@ -12,6 +14,8 @@ rabbitmq-server, etcd-server, rsync for Galera's state transfers).
     python3 tools/controllers.py --dir DIR start c2     # rejoin
     python3 tools/controllers.py --dir DIR isolate c3   # its Galera node
     python3 tools/controllers.py --dir DIR rejoin c3    # cut off, back
+    python3 tools/controllers.py --dir DIR cut c3 --backend etcd
+    python3 tools/controllers.py --dir DIR heal c3      # the cut undone
     python3 tools/controllers.py --dir DIR status
     python3 tools/controllers.py --dir DIR urls c1      # what c1 uses
     python3 tools/controllers.py --dir DIR queues c1    # queue -> node
@@ -45,16 +49,24 @@ import time
 # Imported by the tests as tools.controllers, run as a script by hand.
 if __package__:
     from tools import children
+    from tools import partitions
     from tools.machine_load import slowdown
 else:
     import children
+    import partitions
     from machine_load import slowdown
 
 CONTROLLERS = ('c1', 'c2', 'c3')
 DEFAULT_BASE_PORT = 21000
 # Offsets from a controller's base port (--base-port + 100 N).
 PORTS = {'mysql': 6, 'galera': 7, 'ist': 8, 'sst': 9, 'amqp': 72,
-         'rabbit_dist': 73, 'etcd_client': 79, 'etcd_peer': 80}
+         'rabbit_dist': 73, 'etcd_client': 79, 'etcd_peer': 80,
+         'etcd_proxy': 81}
+# The ports through which the other controllers reach each backend of a
+# controller: what a partition of that backend cuts.
+BACKEND_PORTS = {'galera': ('mysql', 'galera', 'ist', 'sst'),
+                 'rabbit': ('amqp', 'rabbit_dist'),
+                 'etcd': ('etcd_client', 'etcd_peer')}
 GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so'
 # A silent Galera peer is suspected after the first, and out of the
 # cluster's view after the second at the latest.
@@ -118,6 +130,8 @@ def _spawn(controller, backend, command, env=None, log=None):
     options = {'stdin': subprocess.DEVNULL, 'stdout': log_file,
                'stderr': subprocess.STDOUT,
                'env': dict(os.environ, **(env or {}))}
+    # In the controller's cgroup, so that a partition can cut it off.
+    command = partitions.command_in(controller, command)
     with log_file:
         if _OUTLIVE_THIS_PROCESS:
             process = children.detached(command, **options)
@@ -154,13 +168,9 @@ def signal_all(controller, signum):
             os.killpg(group, signum)
 
 
-BACKENDS = ('galera', 'rabbit', 'etcd')
-
-
 def signal_backend(controller, backend, signum):
-    """Send ``signum`` to every process of one backend of ``controller``
-    (its RabbitMQ node alone, say: the Erlang VM and its helpers, as a
-    node that crashes); False if it was not running."""
+    """Send ``signum`` to one backend of ``controller`` ('etcd',
+    'rabbit', 'galera', 'haproxy'); False if it is not running."""
     group = _groups(controller).get(backend)
     if group is None:
         return False
@@ -170,8 +180,10 @@ def signal_backend(controller, backend, signum):
 
 
 def kill_backend(controller, backend):
-    """SIGKILL one backend of ``controller``, and reap it: start()
-    starts it again, the others of the controller left running."""
+    """SIGKILL one backend of ``controller`` (its RabbitMQ node alone,
+    say: the Erlang VM and its helpers, as a node that crashes), and
+    reap it: start() starts it again, the others of the controller left
+    running."""
     if not signal_backend(controller, backend, signal.SIGKILL):
         return
     deadline = time.monotonic() + 30
@@ -501,6 +513,122 @@ def start_etcd(controller, members):
         CLUSTER_NAME, '--initial-cluster-state', state])
 
 
+def _etcd_post(controller, path, body=None):
+    import requests
+    return requests.post(_etcd_url(controller, 'etcd_client') + path,
+                         json=body or {}, timeout=2).json()
+
+
+def etcd_leader(members):
+    """The controller whose etcd member leads, as a live member says;
+    None if none answers."""
+    for controller in members:
+        try:
+            status = _etcd_post(controller, '/v3/maintenance/status')
+            listed = _etcd_post(controller, '/v3/cluster/member/list')
+        except Exception:  # noqa: BLE001, S112 - any failure: ask another
+            continue
+        names = {m['ID']: m['name'] for m in listed.get('members', ())}
+        leader = names.get(status.get('leader'))
+        return next((c for c in members if c.name == leader), None)
+    return None
+
+
+# HAProxy: how a controller's daemons reach etcd.
+
+# Seconds between HAProxy's health checks of an etcd member; a member is
+# out after two failed ones, in again after two good ones.
+HAPROXY_CHECK_SECONDS = 0.5
+
+
+def _haproxy_cfg(controller, members):
+    """tooz's etcd driver talks to one address: the controller's
+    HAProxy, in front of every etcd member. Its own member serves while
+    healthy (/health answers 200 only while the member has a leader); the
+    others are backups, so a member killed, frozen or cut off from the
+    majority is left for a healthy one within two checks, and the
+    requests already sent to it are retried there (a gateway request is
+    a single HTTP exchange; tooz's writes are transactions or idempotent
+    puts, which a retry after a lost answer cannot apply twice wrongly)."""
+    lines = [
+        'global',
+        '    stats socket %s mode 600 level admin'
+        % controller.path('haproxy', 'admin.sock'),
+        'defaults',
+        '    mode http',
+        '    timeout connect 1s',
+        '    timeout client 60s',
+        # Longer than the record lifetime tooz asks etcd for, shorter than
+        # the time until the others presume a member gone.
+        '    timeout server 5s',
+        '    retries 2',
+        '    option redispatch 1',
+        '    retry-on conn-failure empty-response response-timeout 503',
+        'frontend etcd',
+        '    bind 127.0.0.1:%d' % controller.port('etcd_proxy'),
+        '    default_backend etcd_members',
+        'backend etcd_members',
+        '    option httpchk GET /health',
+        '    http-check expect status 200',
+        '    default-server inter %dms fall 2 rise 2 '
+        'on-marked-down shutdown-sessions'
+        % int(HAPROXY_CHECK_SECONDS * 1000),
+    ]
+    for member in sorted(members, key=lambda c: c != controller):
+        lines.append('    server %s 127.0.0.1:%d check%s' % (
+            member.name, member.port('etcd_client'),
+            '' if member == controller else ' backup'))
+    return '\n'.join(lines) + '\n'
+
+
+def start_haproxy(controller, members):
+    cfg = controller.path('haproxy', 'haproxy.cfg')
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(_haproxy_cfg(controller, members))
+    _spawn(controller, 'haproxy', ['haproxy', '-db', '-f', str(cfg)])
+
+
+def _haproxy_listening(controller):
+    with contextlib.suppress(OSError), socket.create_connection(
+            ('127.0.0.1', controller.port('etcd_proxy')), timeout=1):
+        return True
+    return False
+
+
+def haproxy_servers(controller):
+    """{etcd member's controller name: UP, DOWN, MAINT...} as the
+    controller's HAProxy sees them."""
+    with socket.socket(socket.AF_UNIX) as admin:
+        admin.settimeout(5)
+        admin.connect(str(controller.path('haproxy', 'admin.sock')))
+        admin.sendall(b'show servers state etcd_members\n')
+        text = b''
+        while chunk := admin.recv(65536):
+            text += chunk
+    states = {}
+    for line in text.decode().splitlines()[2:]:
+        fields = line.split()
+        if len(fields) > 6:
+            # srv_op_state: 0 stopped, 1 starting, 2 running, 3 stopping.
+            states[fields[3]] = 'UP' if fields[5] == '2' else 'DOWN'
+    return states
+
+
+# Partitions.
+
+def cut(controller, members, backends=tuple(BACKEND_PORTS)):
+    """Cut ``controller``'s ``backends`` off from the others' (every
+    process of the controller from the others' nodes of those backends,
+    and the others from its node), as a network partition would; its own
+    daemons still reach its own nodes (tools/partitions.py)."""
+    partitions.cut(controller, members, [
+        name for backend in backends for name in BACKEND_PORTS[backend]])
+
+
+def heal(controller):
+    partitions.heal(controller)
+
+
 # The controllers.
 
 def urls(controller, members):
@@ -517,8 +645,10 @@ def urls(controller, members):
         'transport': 'rabbit://' + ','.join(
             'guest:guest@127.0.0.1:%d' % c.port('amqp')
             for c in sorted(members, key=lambda c: c != controller)) + '/',
+        # etcd through the controller's HAProxy (_haproxy_cfg: tooz
+        # talks to one address).
         'coordination': 'etcd3+http://127.0.0.1:%d'
-                        % controller.port('etcd_client'),
+                        % controller.port('etcd_proxy'),
     }
 
 
@@ -566,6 +696,7 @@ def up(members):
         controller.path().mkdir(parents=True, exist_ok=True)
     for controller in members:
         start_etcd(controller, members)
+        start_haproxy(controller, members)
     first_start = not members[0].path('galera', 'data').exists()
     for controller in members:
         # A controller's Galera and RabbitMQ nodes start side by side;
@@ -577,6 +708,8 @@ def up(members):
     for controller in members:
         _wait('etcd member of %s' % controller.name,
               lambda c=controller: etcd_healthy(c))
+        _wait('HAProxy of %s' % controller.name,
+              lambda c=controller: _haproxy_listening(c))
 
 
 def start(controller, members):
@@ -584,6 +717,8 @@ def start(controller, members):
     running = _groups(controller)
     if 'etcd' not in running:
         start_etcd(controller, members)
+    if 'haproxy' not in running:
+        start_haproxy(controller, members)
     ready = []
     if 'galera' not in running:
         ready.append(launch_galera(controller, members))
@@ -593,6 +728,8 @@ def start(controller, members):
         each()
     _wait('etcd member of %s' % controller.name,
           lambda: etcd_healthy(controller))
+    _wait('HAProxy of %s' % controller.name,
+          lambda: _haproxy_listening(controller))
 
 
 def down(members):
@@ -601,6 +738,7 @@ def down(members):
         signal_all(controller, signal.SIGTERM)
     for controller in members:
         _wait_gone(controller)
+    partitions.remove(members)
 
 
 def status(controller):
@@ -616,7 +754,30 @@ def status(controller):
         'rabbit': 'up' if rabbit is not None and rabbit.returncode == 0
                   else 'down',
         'etcd': 'healthy' if etcd_healthy(controller) else 'down',
+        'haproxy': haproxy_servers(controller) if (
+            'haproxy' in _groups(controller)) else 'down',
     }
+
+
+def _kill(controller, backends):
+    """SIGKILL ``backends`` of ``controller``, or all of it."""
+    if not backends:
+        signal_all(controller, signal.SIGKILL)
+    for backend in backends or ():
+        kill_backend(controller, backend)
+
+
+def _show(command, controller, members):
+    """Print what ``urls`` or ``queues`` tells of ``controller``."""
+    if command == 'urls':
+        lines = ['%s %s' % item for item in urls(controller,
+                                                  members).items()]
+        lines += ['oslo_messaging_rabbit.%s %s' % item
+                  for item in rabbit_options().items()]
+    else:
+        lines = ['%s %s %s' % (name, kind, node) for name, (kind, node)
+                 in sorted(queues(controller).items())]
+    print('\n'.join(lines))
 
 
 def main(argv=None):
@@ -625,16 +786,20 @@ def main(argv=None):
     parser.add_argument('--base-port', type=int, default=DEFAULT_BASE_PORT)
     parser.add_argument('command', choices=(
         'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate',
-        'rejoin', 'status', 'urls', 'queues', 'down', 'wipe'))
+        'rejoin', 'cut', 'heal', 'status', 'urls', 'queues', 'down',
+        'wipe'))
     parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
-    parser.add_argument('--backend', choices=BACKENDS,
-                        help='kill: this backend of the controller alone')
+    parser.add_argument('--backend', action='append',
+                        choices=sorted(BACKEND_PORTS),
+                        help='cut: these backends only (default: all); '
+                             'kill: these backends alone (default: the '
+                             'whole controller)')
     args = parser.parse_args(argv)
     outlive_this_process()
     members = controllers(args.dir.resolve(), args.base_port)
     named = [c for c in members if args.controller in (None, c.name)]
     one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate', 'rejoin',
-           'urls', 'queues'}
+           'cut', 'heal', 'urls', 'queues'}
     if args.command in one and args.controller is None:
         parser.error('%s needs a controller: %s' % (
             args.command, ', '.join(CONTROLLERS)))
@@ -646,10 +811,8 @@ def main(argv=None):
         elif args.command == 'stop':
             signal_all(named[0], signal.SIGTERM)
             _wait_gone(named[0])
-        elif args.command == 'kill' and args.backend:
-            kill_backend(named[0], args.backend)
         elif args.command == 'kill':
-            signal_all(named[0], signal.SIGKILL)
+            _kill(named[0], args.backend)
         elif args.command == 'freeze':
             signal_all(named[0], signal.SIGSTOP)
         elif args.command == 'thaw':
@@ -658,14 +821,12 @@ def main(argv=None):
             isolate(named[0])
         elif args.command == 'rejoin':
             rejoin(named[0])
-        elif args.command == 'urls':
-            for key, value in urls(named[0], members).items():
-                print('%s %s' % (key, value))
-            for key, value in rabbit_options().items():
-                print('oslo_messaging_rabbit.%s %s' % (key, value))
-        elif args.command == 'queues':
-            for name, (kind, node) in sorted(queues(named[0]).items()):
-                print('%s %s %s' % (name, kind, node))
+        elif args.command == 'cut':
+            cut(named[0], members, args.backend or tuple(BACKEND_PORTS))
+        elif args.command == 'heal':
+            heal(named[0])
+        elif args.command in ('urls', 'queues'):
+            _show(args.command, named[0], members)
         elif args.command == 'down':
             down(members)
         elif args.command == 'wipe':
@@ -673,7 +834,7 @@ def main(argv=None):
             shutil.rmtree(args.dir, ignore_errors=True)
         for controller in named if args.command == 'status' else ():
             print(controller.name, status(controller))
-    except ControllerError as err:
+    except (ControllerError, partitions.Unavailable) as err:
         print('controllers: %s' % err, file=sys.stderr)
         return 1
     return 0

@@ -3,10 +3,7 @@ until they end (real daemons)."""
 
 import requests
 
-from tests import factories
 from tests.functional.fixtures import wait_for
-from watcher_ha.common.states import ActionPlanState
-from watcher_ha.db import engine as db_engine
 
 
 # Audits show status_message from microversion 1.5.
@@ -118,14 +115,3 @@ def off_projection(answer, before, after):
                     off.append((host['name'], resource, side, projected,
                                 actual))
     return off
-
-
-def sleeping_plans(count, seconds):
-    """The uuids of ``count`` new PENDING plans of one ``seconds`` long
-    sleep each, written straight into the product's database (its
-    engine: the test's database), for appliers to take."""
-    engine = db_engine.get_engine()
-    return [factories.action_plan(
-        engine, factories.audit(engine), state=ActionPlanState.PENDING,
-        kinds=[('sleep', {'duration': seconds})])[0]['uuid']
-        for _ in range(count)]

@@ -197,15 +197,14 @@ class ActionPlans:
                  ': %s' % ended.message if ended.message else '')
         plan_end.announce(context, uuid, ended)
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         with self._lock:
             runs = {uuid: run for uuid, run in self._runs.items()
                     if uuid in uuids}
-        lost = (None if self._stopping.is_set()
-                else 'the plan was taken over while %s was out of its group'
-                % self.host)
+        # A stop needs no reason (the halt sees ``stopping``); any other
+        # interruption is the plan lost to this run, for ``why``.
         for work in runs.values():
-            work.halt.abort(lost)
+            work.halt.abort(why)
         return set(runs)
 
     def release(self, context):

@@ -168,7 +168,7 @@ class Audits:
     def hand_over(self, context, held, to):
         return audit_runs.change_owner(context, held.uuid, self.host, to)
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         # An audit's only effect is its plan, stored by a compare-and-swap
         # on the owner: a computation that lost its audit stores nothing.
         return set()

@@ -312,7 +312,7 @@ class Pipelines:
         # Pipelines stay with their engine until it is gone.
         return False
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         # Planning stores nothing but its plan, by a compare-and-swap on
         # the owner: a planning that lost its pipeline stores nothing.
         return set()

@@ -13,6 +13,14 @@ flushed Redis, joins again within ``membership_refresh``). Right after this
 process (re)joined, found its group missing or failed a read, the
 membership is *unknown* for ``member_timeout``: nobody is gone meanwhile,
 since the others may be joining again too.
+
+A member that cannot read its group for half of ``member_timeout`` is
+*cut off*: on the minority side of a partition of a replicated backend
+(etcd), or with no backend at all, its heartbeats fail too, and the
+others will presume it gone once its record has lapsed and they have
+seen it absent for ``member_timeout``. So it gives its work up first
+(``on_cut_off``): the others adopt no work it still runs. It takes
+nothing meanwhile, and carries on once a read succeeds again.
 """
 
 import math
@@ -21,6 +29,7 @@ import threading
 import time
 import urllib.parse
 
+import prometheus_client
 from oslo_config import cfg
 from oslo_log import log
 from tooz import coordination
@@ -28,6 +37,12 @@ from tooz import hashring
 
 CONF = cfg.CONF
 LOG = log.getLogger(__name__)
+
+CUT_OFF = prometheus_client.Gauge(
+    'watcher_ha_coordination_cut_off',
+    '1 while this daemon cannot read its coordination group (cut off from '
+    'the backend, or on the minority side of a partition of it): it has '
+    'given its work up, and the others take it over; 0 otherwise.')
 
 # The daemons whose liveness the groups tell (one group per binary).
 GROUPED_BINARIES = ('watcher-ha-decision-engine', 'watcher-ha-applier')
@@ -42,6 +57,12 @@ _WHOLE_SECONDS = ('file', 'etcd3', 'etcd3+http', 'etcd3+https')
 # A member's heartbeat record lasts this share of member_timeout; the rest
 # of member_timeout is how long its absence must be seen.
 RECORD_SHARE = 0.25
+# A member that has not read its group for this share of member_timeout
+# is cut off. The others adopt its work no sooner than its record's
+# lifetime (RECORD_SHARE) after its last beat, plus member_timeout: half
+# of member_timeout leaves the cut-off member time for a read that hangs
+# until the backend's timeout and for stopping its jobs, before that.
+CUT_OFF_SHARE = 0.5
 # How late a periodic read may start: two reads member_timeout apart on
 # the schedule count as such even if the later one started that much
 # early relative to the first (else a second more would pass, one time in
@@ -129,6 +150,13 @@ class Group:
         # the leave went through.
         self._stepped_out = False
         self._left = False
+        # The monotonic time of the last read of the group that went
+        # through (its start counts: the work an earlier life held is
+        # resumed before any read), whether this process is cut off
+        # (module docstring), and what runs when it becomes so.
+        self._last_read = time.monotonic()
+        self._cut_off = False
+        self._on_cut_off = []
 
     @property
     def _timeout(self):
@@ -175,6 +203,17 @@ class Group:
         """Have ``callback()`` run whenever this process finds its
         membership lapsed, before it joins again (see look())."""
         self._before_rejoin.append(callback)
+
+    def on_cut_off(self, callback):
+        """Have ``callback()`` run when this process finds itself cut
+        off from its group's backend (module docstring)."""
+        self._on_cut_off.append(callback)
+
+    @property
+    def cut_off(self):
+        """No read of the group for CUT_OFF_SHARE of member_timeout:
+        this process must act on nothing until a read goes through."""
+        return self._cut_off
 
     @property
     def stepped_out(self):
@@ -245,7 +284,14 @@ class Group:
                             err)
                 self._unknown()
                 self._live = None
+                self._check_cut_off()
                 return None
+            self._last_read = read_at
+            if self._cut_off:
+                LOG.warning('%s reads group %s again: acting again',
+                            self.member, self.group.decode())
+                self._cut_off = False
+                CUT_OFF.set(0)
             for member in live:
                 self._absent_since.pop(member, None)
             # Absences are timed from the first read that misses a member,
@@ -260,6 +306,20 @@ class Group:
             self._live = live
             return Membership(live, read_at >= self._unknown_until, read_at,
                               self._absent_since, self._timeout)
+
+    def _check_cut_off(self):
+        silent = time.monotonic() - self._last_read
+        if self._cut_off or silent < CUT_OFF_SHARE * self._timeout:
+            return
+        LOG.error('%s has not read group %s for %.1f s: it is cut off from '
+                  'the coordination backend (or from its majority), and '
+                  'the others will take its work over. Giving its work up '
+                  'and taking none until a read goes through.', self.member,
+                  self.group.decode(), silent)
+        self._cut_off = True
+        CUT_OFF.set(1)
+        for callback in self._on_cut_off:
+            callback()
 
     def _read(self):
         try:

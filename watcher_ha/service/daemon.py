@@ -17,7 +17,9 @@ thread is stuck) is what restarting the daemon cures.
 
 While its database refuses it (a Galera node outside the Primary
 component), the daemon is out of its coordination group and its
-manager's periodic tasks are skipped (service/database_watch.py).
+manager's periodic tasks are skipped (service/database_watch.py); so they
+are while it cannot read its group (cut off from the coordination
+backend or from its majority: service/coordination.py).
 """
 
 import datetime
@@ -183,7 +185,7 @@ class Daemon(service.ServiceBase):
         # it (service/database_watch.py).
         self.database = database_watch.DatabaseWatch(self.group)
         self._watch = Periodic(
-            'database_ready', self.database.look,
+            'database_ready', self._look_at_backends,
             lambda: CONF.coordination.membership_refresh)
 
     def start(self):
@@ -216,11 +218,21 @@ class Daemon(service.ServiceBase):
                 name=task.name, replace_existing=True, max_instances=1,
                 coalesce=True, **first)
 
+    def _look_at_backends(self):
+        """Whether the database serves this daemon; and while it is cut
+        off from its coordination group (coordination.Group.cut_off),
+        whether a read of the group goes through again: the tasks that
+        read it otherwise are skipped meanwhile."""
+        self.database.look()
+        if self.group.cut_off:
+            self.group.look()
+
     def _while_served(self, task):
-        """``task``, skipped while the database refuses the daemon: it
-        acts on nothing meanwhile."""
+        """``task``, skipped while the database refuses the daemon or it
+        is cut off from its coordination group: it acts on nothing
+        meanwhile."""
         def run():
-            if self.database.ready:
+            if self.database.ready and not self.group.cut_off:
                 task()
         return run
 

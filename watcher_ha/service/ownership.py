@@ -26,7 +26,10 @@ over; an owner is adopted from only once it is ``gone``. While this
 daemon is stepped out of its group (its database refuses it:
 service/database_watch.py) nothing is taken, adopted, handed over or
 re-examined: the others take its rows over, and the jobs already
-running find every write refused.
+running find every write refused. Cut off from its group's backend
+(coordination.Group.cut_off) it does the same, and first interrupts
+every job it runs, since the others will adopt their rows; when it reads
+its group again, the rows still its own are examined again (stranded).
 """
 
 import dataclasses
@@ -118,9 +121,10 @@ class Domain(Protocol):
     def hand_over(self, context, held, to) -> bool:
         """Give a ring-following row to ``to``; True if done."""
 
-    def interrupt(self, uuids) -> set:
-        """Stop working on ``uuids`` soon (they are lost, or the daemon
-        stops): abort what runs, leave the rows for their next owner.
+    def interrupt(self, uuids, why=None) -> set:
+        """Stop working on ``uuids`` soon (they are lost, this daemon is
+        cut off from its group, or it stops: ``why`` says which, None for a
+        stop): abort what runs, leave the rows for their next owner.
         Returns those of ``uuids`` it stopped something of."""
 
     def release(self, context) -> None:
@@ -187,6 +191,7 @@ class Owner:
         self.group = group
         if group is not None:
             group.before_rejoin(self._lapsed)
+            group.on_cut_off(self._cut_off)
         self._pool = ThreadPoolExecutor(self._workers)
         if self._urgent_workers:
             self._urgent_pool = ThreadPoolExecutor(self._urgent_workers)
@@ -260,10 +265,12 @@ class Owner:
                 func, args = queued.pop(0)
 
     def acting(self):
-        """Neither stopping nor stepped out of its group (service/
-        database_watch.py): this daemon may take and adopt work."""
+        """Neither stopping, nor stepped out of its group (service/
+        database_watch.py), nor cut off from it: this daemon may take and
+        adopt work."""
         return not self.stopping.is_set() and not (
-            self.group is not None and self.group.stepped_out)
+            self.group is not None
+            and (self.group.stepped_out or self.group.cut_off))
 
     def busy(self, uuid):
         with self._lock:
@@ -315,7 +322,7 @@ class Owner:
                 else self.group.look())
         if view is not None:
             self._view = view
-        if view is None or not view.known:
+        if view is None or not view.known or not self.acting():
             # Nobody may be presumed gone, nor the ring trusted.
             return
         context = watcher_context.admin_context()
@@ -389,7 +396,10 @@ class Owner:
         mine = {held.uuid for held in self.domain.held(context)
                 if held.owner == self.host}
         # Taken over, or ended by whoever took them over.
-        stopped = self.domain.interrupt(self.in_flight() - mine)
+        stopped = self.domain.interrupt(
+            self.in_flight() - mine,
+            'the plan was taken over while %s was out of its group'
+            % self.host)
         if not stopped:
             return
         CHANGES.labels(self.domain.kind, LOSS).inc(len(stopped))
@@ -399,6 +409,20 @@ class Owner:
         deadline = time.monotonic() + LAPSE_WAIT
         while stopped & self.in_flight() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+    def _cut_off(self):
+        """This daemon cannot read its group: the others will adopt its
+        rows once they have seen it absent for member_timeout. Stop every
+        job before that (coordination.CUT_OFF_SHARE); the rows stay
+        stamped with this host, for whoever adopts them, or for this
+        daemon's self-check if it reads its group again first."""
+        stopped = self.domain.interrupt(
+            self.in_flight(),
+            '%s is cut off from its coordination group' % self.host)
+        if stopped:
+            LOG.warning('%s(s) %s given up: %s is cut off from its group',
+                        self.domain.kind, ', '.join(sorted(stopped)),
+                        self.host)
 
     # Stop.
 

@@ -1,7 +1,8 @@
 """The three controllers' backends for the tests of this folder
 (services.three_controllers): made once per run. They need Debian's
-mariadb-server, galera-4, rsync, rabbitmq-server and etcd-server; `make
-test-controllers` runs them."""
+mariadb-server, galera-4, rsync, rabbitmq-server, etcd-server and haproxy
+(and nftables, as root, for the partitions); `make test-controllers` runs
+them."""
 
 import shutil
 import uuid
@@ -12,8 +13,8 @@ from tests import servers
 from tests.functional import services
 from tools import controllers
 
-PROGRAMS = ('mariadbd', 'etcd', 'rsync', str(controllers.RABBIT_BIN
-                                              / 'rabbitmq-server'))
+PROGRAMS = ('mariadbd', 'etcd', 'rsync', 'haproxy', str(
+    controllers.RABBIT_BIN / 'rabbitmq-server'))
 
 
 @pytest.fixture(scope='session')
@@ -22,7 +23,7 @@ def three_controllers():
     if missing:
         message = ('the three controllers need %s: sudo apt-get install '
                    'mariadb-server galera-4 rsync rabbitmq-server '
-                   'etcd-server' % ', '.join(missing))
+                   'etcd-server haproxy' % ', '.join(missing))
         if servers.in_ci():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)

@@ -4,7 +4,8 @@ its work goes on elsewhere; the daemons of the other controllers carry on
 controller 3 stop acting within member_timeout; the others carry on").
 
 Two appliers, on controllers 1 and 3, each writing through its own
-controller's Galera node, run plans of long sleeps ([watcher_applier]
+controller's Galera node and in its group through its own controller's
+etcd HAProxy, run plans of long sleeps ([watcher_applier]
 recovery = resume, so that a plan taken over runs to its end). Controller
 3's node is cut off from the two others (controllers.isolate: Galera's
 gmcast.isolate, everything else of controller 3 running): it goes
@@ -21,14 +22,11 @@ import time
 import pytest
 import requests
 
-from tests import servers
 from tests.functional import daemons
 from tests.functional import fixtures
-from tests.helpers import plans as plans_helpers
+from tests.functional.three_controllers import sleeping_plans
 from tools import controllers
-from watcher_ha.common import context
 from watcher_ha.common.states import ActionPlanState
-from watcher_ha.db import plan_runs
 
 pytestmark = [pytest.mark.functional, pytest.mark.three_controllers]
 
@@ -61,48 +59,13 @@ def _status(cluster, host):
     return next((s['status'] for s in services if s['host'] == host), None)
 
 
-def _plans(uuids):
-    return {uuid: plan_runs.get(context.admin_context(), uuid)
-            for uuid in uuids}
-
-
-def _wait_running(uuids, host):
-    fixtures.wait_for(lambda: all(
-        p['state'] == ActionPlanState.ONGOING and p['hostname'] == host
-        for p in _plans(uuids).values()), 60,
-        '%s running %s' % (host, uuids))
-
-
 def test_the_appliers_of_an_isolated_node_stop_and_the_others_carry_on(
         three_controllers, galera_database, tmp_path):
     c1, _c2, c3 = three_controllers
-    ports = {name: fixtures.free_port()
-             for name in ('api', 'applier-1', 'applier-3')}
-    with daemons.cluster(
-            tmp_path, galera_database['c1'],
-            controllers.urls(c1, three_controllers)['transport'],
-            DEFAULT={'auth_strategy': 'noauth'},
-            coordination={'backend_url': servers.redis_coordination_url()},
-            metrics={'enabled': True, 'api_port': ports['api']},
-            watcher_applier={'recovery': 'resume'}
-    ) as cluster:
-        def start(name, controller, plans):
-            cluster.start('applier', name, database={
-                'connection': galera_database[controller.name]},
-                metrics={'applier_port': ports[name]},
-                watcher_applier={'max_plans': plans})
-            cluster.wait_registered(name, 'watcher-ha-applier')
-
-        # Controller 3's applier takes two plans, then controller 1's
-        # the next two (controller 3's is busy with max_plans); controller
-        # 1's has room for controller 3's too (an adoption waits for a
-        # free worker).
-        start('applier-3', c3, 2)
-        on_c3 = plans_helpers.sleeping_plans(2, SLEEP_SECONDS)
-        _wait_running(on_c3, 'applier-3')
-        start('applier-1', c1, 4)
-        on_c1 = plans_helpers.sleeping_plans(2, SLEEP_SECONDS)
-        _wait_running(on_c1, 'applier-1')
+    with sleeping_plans.on_two_appliers(
+            three_controllers, galera_database, tmp_path,
+            SLEEP_SECONDS) as (cluster, ports, plans):
+        on_c1, on_c3 = plans['applier-1'], plans['applier-3']
         assert _health(ports['applier-3'])[0] == 200
         assert _ready_gauge(ports['applier-3']) == 1
 
@@ -123,14 +86,14 @@ def test_the_appliers_of_an_isolated_node_stop_and_the_others_carry_on(
             # controller 3's plans, and runs its own, to their end.
             fixtures.wait_for(lambda: all(
                 p['hostname'] == 'applier-1'
-                for p in _plans(on_c3).values()), 60,
+                for p in sleeping_plans.rows(on_c3).values()), 60,
                 'applier-3\'s plans adopted')
             adopted = time.monotonic() - isolated
             assert _health(ports['applier-1'])[0] == 200
             assert _ready_gauge(ports['applier-1']) == 1
             fixtures.wait_for(lambda: all(
                 p['state'] == ActionPlanState.SUCCEEDED
-                for p in _plans(on_c1 + on_c3).values()),
+                for p in sleeping_plans.rows(on_c1 + on_c3).values()),
                 SLEEP_SECONDS * 2, 'every plan SUCCEEDED')
         finally:
             controllers.rejoin(c3)
@@ -141,7 +104,7 @@ def test_the_appliers_of_an_isolated_node_stop_and_the_others_carry_on(
             'applier-3 back in its group')
         back = time.monotonic() - rejoined
         assert _ready_gauge(ports['applier-3']) == 1
-        ended = _plans(on_c1 + on_c3)
+        ended = sleeping_plans.rows(on_c1 + on_c3)
         assert {p['hostname'] for p in ended.values()} == {'applier-1'}
     print('isolated controller 3: its applier said so after %.1f s, was '
           'out of its group after %.1f s, its plans adopted after %.1f s; '

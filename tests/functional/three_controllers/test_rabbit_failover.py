@@ -24,6 +24,7 @@ from tests.functional import cloud
 from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import ha_checks
+from tests.functional.three_controllers import sleeping_plans
 from tests.helpers import plans as plan_helpers
 from tools import controllers
 from watcher_ha.common import context
@@ -278,7 +279,7 @@ def test_the_node_of_the_feed_queues_killed_no_take_over_model_caught_up(
                                      interval=str(ha_checks.INTERVAL))
               for _ in range(AUDITS)]
     audit_owners = ha_checks.settled_owners(db_engine.get_engine(), audits)
-    plans = plan_helpers.sleeping_plans(2, SLEEP_SECONDS)
+    plans = sleeping_plans.make(2, SLEEP_SECONDS)
     fixtures.wait_for(lambda: all(
         p['state'] == ActionPlanState.ONGOING and p['hostname']
         for p in map(lambda u: plan_runs.get(context.admin_context(), u),

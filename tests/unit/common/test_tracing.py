@@ -95,7 +95,7 @@ class _Domain:
         if len(self.seen) == 2:
             self.done.set()
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         return set()
 
     def release(self, context):

@@ -276,3 +276,58 @@ def test_a_member_stepped_out_is_absent_until_it_steps_in(pair, clock):
     assert told == ['engine', 'pipelines', 'given']
     assert view.live == {'one', 'two'} and not view.known
     assert coordination.read_members('watcher-ha-applier') == {'one', 'two'}
+
+
+def _unreachable(group):
+    raise coordination.coordination.ToozConnectionError('down')
+
+
+def test_a_member_that_cannot_read_its_group_is_cut_off_before_it_is_gone(
+        pair, clock, monkeypatch):
+    """A member whose reads fail (the minority side of an etcd
+    partition) gives its work up at half of member_timeout after its last
+    read, before the others can presume it gone (its record's lifetime,
+    then member_timeout of absence); the first read that goes through
+    again ends it."""
+    first, second = pair
+    timeout = CONF.coordination.member_timeout
+    clock.advance(timeout)
+    assert first.look().known and second.look().known
+    told = []
+    first.on_cut_off(lambda: told.append('cut off'))
+    with monkeypatch.context() as patched:
+        patched.setattr(first._coordinator, 'get_members', _unreachable)
+        clock.advance(coordination.CUT_OFF_SHARE * timeout - 0.1)
+        assert first.look() is None
+        assert not first.cut_off and told == []
+        clock.advance(0.1)
+        assert first.look() is None
+        assert first.cut_off and told == ['cut off']
+        assert coordination.CUT_OFF._value.get() == 1
+        # Told once, however long it lasts.
+        clock.advance(timeout)
+        first.look()
+        assert told == ['cut off']
+        # The others presume it gone no sooner than member_timeout after
+        # its record lapsed: later than it gave its work up.
+        first._coordinator.leave_group(first.group).get()
+        assert not second.look().gone('one')
+    view = first.look()
+    assert not first.cut_off and coordination.CUT_OFF._value.get() == 0
+    assert view.live == {'one', 'two'}
+
+
+def test_a_member_started_without_its_backend_is_cut_off_in_time(
+        conf, clock, monkeypatch):
+    """Its start counts as its last read: a daemon that resumes the work
+    of its earlier life while its backend never answers gives it up as
+    one that lost it later would."""
+    member = coordination.Group('watcher-ha-applier', 'one')
+    member.start()
+    try:
+        monkeypatch.setattr(member._coordinator, 'get_members', _unreachable)
+        clock.advance(coordination.CUT_OFF_SHARE
+                      * CONF.coordination.member_timeout)
+        assert member.look() is None and member.cut_off
+    finally:
+        member.stop()

@@ -103,3 +103,32 @@ def test_the_managers_tasks_are_skipped_while_refused(conf):
     made.database.ready = True
     run()
     assert manager.runs == ['work']
+
+
+def test_cut_off_from_its_group_the_managers_tasks_wait_for_a_read(
+        conf, monkeypatch):
+    """While the daemon cannot read its coordination group, its
+    manager's tasks (those that read the group among them) are skipped;
+    the watch keeps reading the group, and the first read that goes
+    through lets them run again."""
+    manager = _Manager()
+    made = daemon.Daemon('watcher-ha-applier', 'topic', manager, 'ctl-3')
+    [task] = manager.periodic()
+    run = made._while_served(task)
+    reads = []
+    monkeypatch.setattr(made.database, 'look', lambda: None)
+
+    def look():
+        reads.append('read')
+        made.group._cut_off = False
+    monkeypatch.setattr(made.group, 'look', look)
+    made.group._cut_off = True
+    run()
+    assert manager.runs == []
+    made._look_at_backends()
+    assert reads == ['read']
+    run()
+    assert manager.runs == ['work']
+    # Not cut off: the watch leaves the reading to the manager's tasks.
+    made._look_at_backends()
+    assert reads == ['read']

@@ -246,7 +246,7 @@ class _Domain:
     def held(self, context):
         return []
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         return set(uuids)
 
 

@@ -32,10 +32,15 @@ class _Group:
         self.view = view
         self.lapses = 0
         self.stepped_out = False
+        self.cut_off = False
         self.callbacks = []
+        self.cut_off_callbacks = []
 
     def before_rejoin(self, callback):
         self.callbacks.append(callback)
+
+    def on_cut_off(self, callback):
+        self.cut_off_callbacks.append(callback)
 
     def look(self, before_rejoin=None):
         return None if self.stepped_out else self.view
@@ -83,8 +88,9 @@ class _Domain:
         self.calls.append(('hand_over', held.uuid, to))
         return True
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         self.calls.append(('interrupt', sorted(uuids)))
+        self.why = why
         return set(uuids)
 
     def release(self, context):
@@ -443,3 +449,38 @@ def test_a_member_stepped_out_takes_adopts_and_examines_nothing(engine):
     assert sorted(domain.calls) == [
         ('resume', 'orphan', ownership.ADOPTED, 'dead'),
         ('resume', 'stranded', ownership.STRANDED, ME), ('take', 'new')]
+
+
+def test_a_member_cut_off_gives_up_its_jobs_and_takes_nothing(engine):
+    """Cut off from its group (the minority side of an etcd partition),
+    a daemon interrupts every job it runs, since the others will adopt
+    their rows, and takes, adopts and re-examines nothing; once it reads
+    its group again, the rows still its own are examined again."""
+    owner, domain = engine
+    group = _Group(_View({ME}, gone={'dead'}))
+    owner.start(group)
+    assert group.cut_off_callbacks == [owner._cut_off]
+    domain.rows = {'running': ownership.Held('running', ME)}
+    domain.gate.clear()
+    owner.submit('running', domain.take, 'running')
+    _taking(domain, 1)
+    group.cut_off = True
+    group.cut_off_callbacks[0]()
+    assert domain.calls == [('interrupt', ['running'])]
+    assert domain.why == '%s is cut off from its coordination group' % ME
+    domain.gate.set()
+    _drain(owner)
+    domain.pending = ['new']
+    domain.rows['orphan'] = ownership.Held('orphan', 'dead')
+    owner.sweep()
+    owner.look()
+    assert not owner.submit('asked', domain.take, 'asked')
+    _drain(owner)
+    assert domain.calls == [('interrupt', ['running']), ('take', 'running')]
+    group.cut_off = False
+    owner.sweep()
+    owner.look()
+    _drain(owner)
+    assert sorted(domain.calls[2:]) == [
+        ('resume', 'orphan', ownership.ADOPTED, 'dead'),
+        ('resume', 'running', ownership.STRANDED, ME), ('take', 'new')]

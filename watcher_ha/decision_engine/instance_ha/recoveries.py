@@ -269,7 +269,7 @@ class Recoveries:
         # are logged under their own.
         return None
 
-    def interrupt(self, uuids):
+    def interrupt(self, uuids, why=None):
         # A recovery's effects are its audit's and plan's, which have
         # owners of their own; following it stops with ``stopping``.
         return set()
