@@ -8,6 +8,7 @@ each controller the HAProxy through which its daemons reach etcd
 
     python3 tools/controllers.py --dir DIR up
     python3 tools/controllers.py --dir DIR kill c2      # SIGKILL, whole
+    python3 tools/controllers.py --dir DIR kill c1 --backend rabbit
     python3 tools/controllers.py --dir DIR freeze c2    # SIGSTOP
     python3 tools/controllers.py --dir DIR thaw c2      # SIGCONT
     python3 tools/controllers.py --dir DIR start c2     # rejoin
@@ -17,6 +18,7 @@ each controller the HAProxy through which its daemons reach etcd
     python3 tools/controllers.py --dir DIR heal c3      # the cut undone
     python3 tools/controllers.py --dir DIR status
     python3 tools/controllers.py --dir DIR urls c1      # what c1 uses
+    python3 tools/controllers.py --dir DIR queues c1    # queue -> node
     python3 tools/controllers.py --dir DIR down
 
 Controller ``cN`` keeps its data, logs and process groups under
@@ -191,6 +193,21 @@ def signal_backend(controller, backend, signum):
     with contextlib.suppress(ProcessLookupError):
         os.killpg(group, signum)
     return True
+
+
+def kill_backend(controller, backend):
+    """SIGKILL one backend of ``controller`` (its RabbitMQ node alone,
+    say: the Erlang VM and its helpers, as a node that crashes), and
+    reap it: start() starts it again, the others of the controller left
+    running."""
+    if not signal_backend(controller, backend, signal.SIGKILL):
+        return
+    deadline = time.monotonic() + 30
+    while backend in _groups(controller):
+        if time.monotonic() > deadline:
+            raise ControllerError('%s of %s survived SIGKILL'
+                                  % (backend, controller.name))
+        time.sleep(0.1)
 
 
 def _wait_gone(controller, timeout=30.0):
@@ -401,6 +418,53 @@ def rabbitmqctl(controller, *args, timeout=60):
         env=dict(os.environ, **env))
 
 
+def queues(controller, vhost='/'):
+    """{queue name: (its type, the node that holds it)}, as
+    ``controller``'s node sees them: a classic queue's only node, a
+    quorum queue's leader (the replica its clients' operations go
+    through)."""
+    found = {}
+    for queue in _listed(controller, 'list_queues', '-p', vhost, 'name',
+                         'type', 'leader', 'pid'):
+        node = (queue.get('leader') if queue.get('type') == 'quorum'
+                else _node_of(queue.get('pid')))
+        found[queue['name']] = (queue.get('type'), node)
+    return found
+
+
+def consumers(controller, vhost='/'):
+    """{queue name: sorted nodes its consumers' connections are on}."""
+    found = {}
+    for consumer in _listed(controller, 'list_consumers', '-p', vhost,
+                            'queue_name', 'channel_pid'):
+        found.setdefault(consumer['queue_name'], []).append(
+            _node_of(consumer.get('channel_pid')))
+    return {name: sorted(nodes) for name, nodes in found.items()}
+
+
+def _listed(controller, command, *args):
+    """[{column: value}] of ``rabbitmqctl command [-p vhost] columns``.
+    Its table, not its JSON: the JSON names a process by numbers local
+    to the node asked (#PID<12766.1377.0>), the table by its node."""
+    options = list(args[:2]) if args[:1] == ('-p',) else []
+    columns = args[len(options):]
+    done = rabbitmqctl(controller, command, *options, *columns,
+                       '--no-table-headers', '--quiet', timeout=30)
+    if done.returncode:
+        raise ControllerError('rabbitmqctl %s: %s'
+                              % (command, done.stderr.strip()[-300:]))
+    # A row has every column, an empty one as an empty field.
+    return [dict(zip(columns, [value.strip() for value in line.split('\t')],
+                     strict=True))
+            for line in done.stdout.splitlines() if line.strip()]
+
+
+def _node_of(pid):
+    """The node of an Erlang process as rabbitmqctl prints it,
+    <rabbit@host.1.2.3>."""
+    return str(pid or '').strip('<>').rsplit('.', 3)[0]
+
+
 def launch_rabbit(controller, first=None):
     """Start the node; what waits for it to be ready and joins
     ``first``'s cluster if this is its first start and ``first`` is
@@ -590,7 +654,10 @@ def urls(controller, members):
         # another controller's: every node accepts writes.
         'database': 'mysql+pymysql://root@127.0.0.1:%d/watcher_ha'
                     % controller.port('mysql'),
-        # Every broker, its own first.
+        # Every broker, its own first: as an operator writes it; the
+        # order does not matter to oslo.messaging, which shuffles the
+        # hosts of transport_url for each connection, so a controller's
+        # daemons use every node, not only their own.
         'transport': 'rabbit://' + ','.join(
             'guest:guest@127.0.0.1:%d' % c.port('amqp')
             for c in sorted(members, key=lambda c: c != controller)) + '/',
@@ -599,6 +666,44 @@ def urls(controller, members):
         'coordination': 'etcd3+http://127.0.0.1:%d'
                         % controller.port('etcd_proxy'),
     }
+
+
+# What every daemon of the controllers (and the cloud's services that
+# share the brokers: Nova, the simulator standing in for it) sets in
+# [oslo_messaging_rabbit], whichever controller it runs on.
+RABBIT_OPTIONS = {
+    # Named queues (the topic queues of RPC servers, each engine's pool
+    # of notifications) replicated on every node by Raft: a broker
+    # node's death loses neither the queue nor what it holds, and the
+    # consumers of its other replicas carry on (classic mirrored queues
+    # are gone from RabbitMQ 4). Durable: the exchanges they bind are
+    # declared durable, so every user of an exchange must agree.
+    'rabbit_quorum_queue': True,
+    # The queues named after a connection (fanout queues of the RPC
+    # servers, reply queues of calls) quorum too: a classic one lives on
+    # the node its consumer first reached, and dies with it; what was
+    # cast to it meanwhile (a fanout cast to every engine) would be lost.
+    'rabbit_transient_quorum_queue': True,
+    # Not streams for the fanout queues (rabbit_stream_fanout): one
+    # stream per topic, kept until it ages out, for casts that the
+    # daemons' self-check makes up for anyway.
+    #
+    # A broker that stops answering without closing its sockets (frozen,
+    # or cut off by the network) is given up after this many seconds,
+    # not oslo.messaging's 60, and the next host of transport_url tried:
+    # below [coordination] member_timeout's multiple a take-over needs.
+    'heartbeat_timeout_threshold': 20,
+    # When a connection's node fails, kombu tries the next host of
+    # transport_url (oslo.messaging shuffled them once, per connection):
+    # round-robin goes through every node in turn, where shuffle may try
+    # the dead one again.
+    'kombu_failover_strategy': 'round-robin',
+}
+
+
+def rabbit_options():
+    """[oslo_messaging_rabbit] of every daemon on the controllers."""
+    return dict(RABBIT_OPTIONS)
 
 
 def up(members):
@@ -670,23 +775,47 @@ def status(controller):
     }
 
 
+def _kill(controller, backends):
+    """SIGKILL ``backends`` of ``controller``, or all of it."""
+    if not backends:
+        signal_all(controller, signal.SIGKILL)
+    for backend in backends or ():
+        kill_backend(controller, backend)
+
+
+def _show(command, controller, members):
+    """Print what ``urls`` or ``queues`` tells of ``controller``."""
+    if command == 'urls':
+        lines = ['%s %s' % item for item in urls(controller,
+                                                  members).items()]
+        lines += ['oslo_messaging_rabbit.%s %s' % item
+                  for item in rabbit_options().items()]
+    else:
+        lines = ['%s %s %s' % (name, kind, node) for name, (kind, node)
+                 in sorted(queues(controller).items())]
+    print('\n'.join(lines))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--dir', required=True, type=pathlib.Path)
     parser.add_argument('--base-port', type=int, default=DEFAULT_BASE_PORT)
     parser.add_argument('command', choices=(
         'up', 'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate',
-        'rejoin', 'cut', 'heal', 'status', 'urls', 'down', 'wipe'))
+        'rejoin', 'cut', 'heal', 'status', 'urls', 'queues', 'down',
+        'wipe'))
     parser.add_argument('controller', nargs='?', choices=CONTROLLERS)
     parser.add_argument('--backend', action='append',
                         choices=sorted(BACKEND_PORTS),
-                        help='cut: these backends only (default: all)')
+                        help='cut: these backends only (default: all); '
+                             'kill: these backends alone (default: the '
+                             'whole controller)')
     args = parser.parse_args(argv)
     outlive_this_process()
     members = controllers(args.dir.resolve(), args.base_port)
     named = [c for c in members if args.controller in (None, c.name)]
     one = {'start', 'stop', 'kill', 'freeze', 'thaw', 'isolate', 'rejoin',
-           'cut', 'heal', 'urls'}
+           'cut', 'heal', 'urls', 'queues'}
     if args.command in one and args.controller is None:
         parser.error('%s needs a controller: %s' % (
             args.command, ', '.join(CONTROLLERS)))
@@ -699,7 +828,7 @@ def main(argv=None):
             signal_all(named[0], signal.SIGTERM)
             _wait_gone(named[0])
         elif args.command == 'kill':
-            signal_all(named[0], signal.SIGKILL)
+            _kill(named[0], args.backend)
         elif args.command == 'freeze':
             signal_all(named[0], signal.SIGSTOP)
         elif args.command == 'thaw':
@@ -712,9 +841,8 @@ def main(argv=None):
             cut(named[0], members, args.backend or tuple(BACKEND_PORTS))
         elif args.command == 'heal':
             heal(named[0])
-        elif args.command == 'urls':
-            for key, value in urls(named[0], members).items():
-                print('%s %s' % (key, value))
+        elif args.command in ('urls', 'queues'):
+            _show(args.command, named[0], members)
         elif args.command == 'down':
             down(members)
         elif args.command == 'wipe':

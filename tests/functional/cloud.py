@@ -22,10 +22,11 @@ SMALL['bandwidth_mb_per_s'] = 8192
 
 
 @contextlib.contextmanager
-def simulator(tmp_path, spec, transport_url=None):
+def simulator(tmp_path, spec, transport_url=None, config_files=()):
     """The simulator serving ``spec``, as a process of its own on a free
     port, stopped on leaving: its URL. With ``transport_url`` it sends
-    Nova's notifications there."""
+    Nova's notifications there, with the messaging options of
+    ``config_files``."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / 'scenario.yaml'
     scenario.dump(spec, str(path))
@@ -34,6 +35,8 @@ def simulator(tmp_path, spec, transport_url=None):
                '--scenario', str(path), '--port', str(port)]
     if transport_url:
         command += ['--transport-url', transport_url]
+    for path in config_files:
+        command += ['--config-file', str(path)]
     with open(tmp_path / 'simulator.out', 'w') as out:
         proc = children.popen(command, stdout=out,
                                 stderr=subprocess.STDOUT,

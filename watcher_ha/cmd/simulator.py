@@ -23,7 +23,9 @@ DEFAULT_PORT = 8778
 def _serve(args):
     try:
         spec = scenario.load(args.scenario)
-        sim = simulator.Simulator(spec, transport_url=args.transport_url)
+        sim = simulator.Simulator(
+            spec, transport_url=args.transport_url,
+            messaging_config_files=args.config_file)
         for service_type, url in args.endpoint:
             sim.identity.catalog.register(service_type, url)
     except (OSError, scenario.ScenarioError, ValueError) as err:
@@ -88,8 +90,12 @@ def _parser():
     serve.add_argument('--transport-url',
                        help='where to send Nova notifications, e.g. '
                             'rabbit://guest:guest@127.0.0.1:5672/')
-    serve.add_argument('--config-file', help='(reserved) oslo.config '
-                                             'file with [simulator]')
+    serve.add_argument(
+        '--config-file', action='append', default=[],
+        help='an oslo.config file whose messaging options (e.g. '
+             '[oslo_messaging_rabbit] rabbit_quorum_queue) the '
+             'notifications are sent with, as in the configuration of '
+             'the services it stands in for; repeatable')
     serve.add_argument('--threads', type=int, default=16)
     serve.add_argument(
         '--endpoint', type=_endpoint, action='append', default=[],

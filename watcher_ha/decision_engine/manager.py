@@ -28,6 +28,7 @@ from watcher_ha.decision_engine.datasources import loader as \
 from watcher_ha.decision_engine.feed import dispatch
 from watcher_ha.decision_engine.feed import listener_process
 from watcher_ha.decision_engine.feed import pools
+from watcher_ha.decision_engine.feed import reconnects
 from watcher_ha.decision_engine.instance_ha import failure_detection
 from watcher_ha.decision_engine.instance_ha import recoveries
 from watcher_ha.decision_engine.model import garbage_collection
@@ -213,6 +214,11 @@ class DecisionEngineManager:
         self.collectors = None
         self.dispatcher = None
         self._listener = None
+        # What was missed while the broker connections were down
+        # (feed/reconnects.py).
+        self.resync_after_reconnect = reconnects.ResyncAfterReconnect(
+            self._synced_models, lambda name: self.collectors.resync(name))
+        self._reconnect_watch = None
 
     @property
     def auditor(self):
@@ -257,9 +263,37 @@ class DecisionEngineManager:
             CONF.watcher_decision_engine.gc_young_threshold)
         self.dispatcher = dispatch.Dispatcher(handlers)
         self.dispatcher.start()
+        self._reconnect_watch = reconnects.ReconnectWatch(
+            self.resync_after_reconnect.reconnected).install()
         self._listener = listener_process.nova_listener(
             self.dispatcher, self.host, transports=self._transports)
         self._listener.start()
+
+    def watch_feed(self):
+        """Replace the notification listener if its connection keeps
+        failing while a broker answers; resync the models once the
+        connections came back (feed/reconnects.py)."""
+        listener = self._listener
+        connection_ids = getattr(listener, 'connection_ids', None)
+        if self._reconnect_watch is not None and connection_ids:
+            wedged = self._reconnect_watch.failing(connection_ids())
+            if wedged and reconnects.brokers_answer(pools.broker_urls()):
+                LOG.warning('The connection(s) %s of the notification '
+                            'listener have failed for %d s while a broker '
+                            'answers: listening again on new connections',
+                            ', '.join(wedged), reconnects.STUCK_SECONDS)
+                listener.replace()
+                self._reconnect_watch.forget(wedged)
+                self.resync_after_reconnect.reconnected()
+        self.resync_after_reconnect.check()
+
+    def _synced_models(self):
+        """The models that had a full sync (the others are having their
+        first)."""
+        if self.collectors is None:
+            return []
+        return [name for name in self.collectors.list()
+                if self.collectors.model(name).ready]
 
     def details(self):
         """Reported with each heartbeat: the data models' generation and
@@ -335,6 +369,8 @@ class DecisionEngineManager:
                             lambda: 600),
             daemon.Periodic('detect_host_failures', self.detector.look,
                             lambda: CONF.instance_ha.nova_detection_interval),
+            daemon.Periodic('watch_feed', self.watch_feed,
+                            lambda: reconnects.CHECK_SECONDS),
         ] + [
             daemon.Periodic('resync_%s_model' % name,
                             lambda name=name: self.collectors.resync(name),
@@ -441,6 +477,8 @@ class DecisionEngineManager:
         self.owner.stop(timeout)
         if self.collectors is not None:
             self.collectors.stop()
+        if self._reconnect_watch is not None:
+            self._reconnect_watch.uninstall()
         if self._listener is not None:
             self._listener.stop()
         if self.dispatcher is not None:

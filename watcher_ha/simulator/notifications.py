@@ -148,10 +148,16 @@ def aggregate_payload(view):
                                    'metadata')})
 
 
-def transport(transport_url, exchange):
+def transport(transport_url, exchange, config_files=()):
     """A notification transport whose default exchange is ``exchange``,
-    as a service configured with ``transport_url`` would have."""
+    as a service configured with ``transport_url`` would have, and with
+    the messaging options of ``config_files`` (oslo.config files): the
+    services that share a RabbitMQ cluster must agree on its queues'
+    kind ([oslo_messaging_rabbit] rabbit_quorum_queue), or the first to
+    declare an exchange makes it unusable to the others."""
     conf = cfg.ConfigOpts()
+    conf([], project='watcher-ha-simulator',
+         default_config_files=list(config_files))
     # The first call registers the transport options on ``conf``.
     oslo_messaging.get_notification_transport(
         conf, url=transport_url).cleanup()
@@ -159,9 +165,9 @@ def transport(transport_url, exchange):
     return oslo_messaging.get_notification_transport(conf, url=transport_url)
 
 
-def nova_transport(transport_url):
+def nova_transport(transport_url, config_files=()):
     """A notification transport whose default exchange is Nova's."""
-    return transport(transport_url, NOVA_EXCHANGE)
+    return transport(transport_url, NOVA_EXCHANGE, config_files)
 
 
 class Sender:

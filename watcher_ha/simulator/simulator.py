@@ -33,7 +33,8 @@ TIMELINE_HOST_EVENTS = {'fail_host': hosts.lose_power,
 class Simulator:
 
     def __init__(self, spec, transport_url=None, transport=None,
-                 cinder_transport=None, clock=None, heat_transport=None):
+                 cinder_transport=None, clock=None, heat_transport=None,
+                 messaging_config_files=()):
         """Nova's notifications go to ``transport`` (a notification
         transport made by notifications.nova_transport), or to one made
         for ``transport_url``; with neither, nowhere. Cinder's go to
@@ -42,7 +43,10 @@ class Simulator:
         ``heat_transport`` (heat_notifications.heat_transport), or each
         to one made for ``transport_url``; with neither, nowhere. Every
         service tells the time by ``clock`` (real time when None; a
-        test's clock.FakeClock)."""
+        test's clock.FakeClock). The transports made for
+        ``transport_url`` take their messaging options from
+        ``messaging_config_files``, as the services' own configuration
+        files give them."""
         self.spec = spec
         self.clock = clock or clock_mod.REAL
         self.faults = faults_mod.Faults(seed=spec.get('seed', 0))
@@ -54,21 +58,23 @@ class Simulator:
             self.faults, self.clock, secret=spec.get('activation_secret'))
         self.notifier = None
         if transport is None and transport_url:
-            transport = notifications.nova_transport(transport_url)
+            transport = notifications.nova_transport(
+                transport_url, messaging_config_files)
         if transport is not None:
             self.notifier = notifications.Notifier(transport, self.faults,
                                                    self.clock)
             self.cloud.events = self.notifier
         if cinder_transport is None and transport_url:
             cinder_transport = cinder_notifications.cinder_transport(
-                transport_url)
+                transport_url, messaging_config_files)
         self.cinder_notifier = None
         if cinder_transport is not None:
             self.cinder_notifier = cinder_notifications.Notifier(
                 cinder_transport, self.faults, self.clock)
             self.cloud.storage.events = self.cinder_notifier
         if heat_transport is None and transport_url:
-            heat_transport = heat_notifications.heat_transport(transport_url)
+            heat_transport = heat_notifications.heat_transport(
+                transport_url, messaging_config_files)
         self.heat_notifier = None
         if heat_transport is not None:
             self.heat_notifier = heat_notifications.Notifier(

@@ -69,6 +69,10 @@ def on_two_appliers(members, database_urls, tmp_path, seconds):
             tmp_path, database_urls['c1'], urls(c1)['transport'],
             DEFAULT={'auth_strategy': 'noauth'},
             coordination={'backend_url': urls(c1)['coordination']},
+            # The brokers' queues as every daemon on the controllers
+            # declares them: the cluster is shared by the folder's tests,
+            # and an exchange keeps the kind its first user gave it.
+            oslo_messaging_rabbit=controllers.rabbit_options(),
             metrics={'enabled': True, 'api_port': ports['api']},
             watcher_applier={'recovery': 'resume'}
     ) as cluster:

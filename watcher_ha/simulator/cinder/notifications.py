@@ -80,9 +80,10 @@ def capacity_payload(storage, pool):
             'reported_at': note_time(storage.cloud.clock.now())}
 
 
-def cinder_transport(transport_url):
+def cinder_transport(transport_url, config_files=()):
     """A notification transport whose default exchange is Cinder's."""
-    return notifications.transport(transport_url, CINDER_EXCHANGE)
+    return notifications.transport(transport_url, CINDER_EXCHANGE,
+                                   config_files)
 
 
 class NoEvents:

@@ -20,9 +20,10 @@ TOPIC = 'notifications'
 SUFFIXES = {'IN_PROGRESS': 'start', 'COMPLETE': 'end', 'FAILED': 'error'}
 
 
-def heat_transport(transport_url):
+def heat_transport(transport_url, config_files=()):
     """A notification transport whose default exchange is Heat's."""
-    return notifications.transport(transport_url, HEAT_EXCHANGE)
+    return notifications.transport(transport_url, HEAT_EXCHANGE,
+                                   config_files)
 
 
 def stack_payload(stack):

@@ -2,6 +2,7 @@
 for the life of the process, each with its model, its notification
 handlers and its periodic resync."""
 
+import collections
 import dataclasses
 import threading
 
@@ -29,6 +30,10 @@ class CollectorManager:
         self.conf = conf
         self.collectors = {}
         self.stopped = threading.Event()
+        # One resync of a model at a time: the periodic one and one after
+        # a broker reconnection (feed/reconnects.py) may meet, and a
+        # model records the notifications of one resync at a time.
+        self._resyncing = collections.defaultdict(threading.Lock)
         for name in names if names is not None else \
                 conf.watcher_decision_engine.collectors:
             plugin = driver.DriverManager(plugins.COLLECTORS, name,
@@ -102,6 +107,10 @@ class CollectorManager:
         self.stopped.set()
 
     def _resync_once(self, name):
+        with self._resyncing[name]:
+            self._resync_locked(name)
+
+    def _resync_locked(self, name):
         collector = self.collectors[name]
         model = collector.model
         stamp = elements.utcnow()
