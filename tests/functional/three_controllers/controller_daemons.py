@@ -26,6 +26,7 @@ import subprocess
 import time
 
 import requests
+from oslo_messaging import opts as messaging_opts
 
 from tests.functional import daemons
 from tests.functional import fixtures
@@ -46,6 +47,17 @@ def coordination_urls(members):
     run on."""
     return {c.name: controllers.urls(c, members)['coordination']
             for c in members}
+
+
+def test_process_messaging(config):
+    """The test process's own bus options as the controllers' daemons'
+    (controllers.rabbit_options), through the ``config`` fixture: a
+    queue or exchange it declares on their brokers must be declared as
+    theirs are, or the broker refuses the one declared second."""
+    for group, options in messaging_opts.list_opts():
+        config.conf.register_opts(options, group=group)
+    config.config(group='oslo_messaging_rabbit',
+                  **controllers.rabbit_options())
 
 
 def binary(daemon):
@@ -70,6 +82,9 @@ class Deployment:
                         'heartbeat_interval': daemons.HEARTBEAT_INTERVAL},
             'oslo_messaging_notifications': {'driver': 'messagingv2',
                                              'topics': 'notifications'},
+            # Every user of the controllers' brokers declares its queues
+            # and exchanges alike, or the brokers refuse the later ones.
+            'oslo_messaging_rabbit': controllers.rabbit_options(),
             'watcher_decision_engine': {
                 'sweep_interval': daemons.SWEEP_INTERVAL,
                 'pending_grace': daemons.PENDING_GRACE},

@@ -78,7 +78,8 @@ def _wait_back(deployment, controller):
                                via=controller.name)
 
 
-def _lose_controller_2(size, fault, members, database_urls, tmp_path):
+def _lose_controller_2(size, fault, members, database_urls, tmp_path,
+                       config):
     """Run ``size``'s work on its controllers' daemons, lose controller 2
     by ``fault`` (SIGKILL or SIGSTOP of all its processes, SIGCONT past
     the take-over), and check."""
@@ -93,6 +94,7 @@ def _lose_controller_2(size, fault, members, database_urls, tmp_path):
         # queue stays there, which the loss leaves (oslo.messaging picks
         # one of a URL's brokers at random; what a daemon's loss of its
         # broker costs it is the daemons' business, not the observer's).
+        controller_daemons.test_process_messaging(config)
         notes = daemons.Notifications(
             'rabbit://guest:guest@127.0.0.1:%d/' % first.port('amqp'))
         stack.callback(notes.stop)
@@ -156,20 +158,22 @@ def _lose_controller_2(size, fault, members, database_urls, tmp_path):
 
 @pytest.mark.controllers_reduced
 def test_reduced_a_controller_killed_whole(
-        three_controllers, galera_database, tmp_path, lost_controller_back):
+        three_controllers, galera_database, tmp_path, lost_controller_back,
+        config):
     _lose_controller_2(controller_lost.REDUCED, signal.SIGKILL,
-                       three_controllers, galera_database, tmp_path)
+                       three_controllers, galera_database, tmp_path, config)
 
 
 @pytest.mark.acceptance
 def test_a_controller_killed_whole(three_controllers, galera_database,
-                                   tmp_path, lost_controller_back):
+                                   tmp_path, lost_controller_back, config):
     _lose_controller_2(controller_lost.FULL, signal.SIGKILL,
-                       three_controllers, galera_database, tmp_path)
+                       three_controllers, galera_database, tmp_path, config)
 
 
 @pytest.mark.acceptance
 def test_a_controller_frozen_past_the_takeover_then_thawed(
-        three_controllers, galera_database, tmp_path, lost_controller_back):
+        three_controllers, galera_database, tmp_path, lost_controller_back,
+        config):
     _lose_controller_2(controller_lost.FULL, signal.SIGSTOP,
-                       three_controllers, galera_database, tmp_path)
+                       three_controllers, galera_database, tmp_path, config)

@@ -17,13 +17,12 @@ import time
 import oslo_messaging
 import pytest
 import requests
-from oslo_messaging import opts as messaging_opts
 
-from tests import servers
 from tests.functional import cloud
 from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import ha_checks
+from tests.functional.three_controllers import controller_daemons
 from tests.functional.three_controllers import sleeping_plans
 from tests.helpers import plans as plan_helpers
 from tools import controllers
@@ -75,6 +74,7 @@ def rabbit_cluster(three_controllers, galera_database, tmp_path):
     started."""
     transport = {c.name: controllers.urls(c, three_controllers)['transport']
                  for c in three_controllers}
+    coordination = controller_daemons.coordination_urls(three_controllers)
     spec = scenario.generate(hosts=3, servers=SERVERS, seed=30)
     messaging = _messaging_conf(tmp_path / 'messaging.conf')
     with contextlib.ExitStack() as stack:
@@ -84,7 +84,7 @@ def rabbit_cluster(three_controllers, galera_database, tmp_path):
         cluster = stack.enter_context(daemons.cluster(
             tmp_path, galera_database['c1'], transport['c1'],
             DEFAULT={'auth_strategy': 'noauth'},
-            coordination={'backend_url': servers.redis_coordination_url()},
+            coordination={'backend_url': coordination['c1']},
             oslo_messaging_rabbit=controllers.rabbit_options(),
             **cloud.nova_sections(sim_url)))
         started = [(name, 'decision-engine', where)
@@ -93,7 +93,8 @@ def rabbit_cluster(three_controllers, galera_database, tmp_path):
         for name, command, where in started:
             cluster.start(command, name,
                           DEFAULT={'transport_url': transport[where]},
-                          database={'connection': galera_database[where]})
+                          database={'connection': galera_database[where]},
+                          coordination={'backend_url': coordination[where]})
         for name, command, _where in started:
             cluster.wait_registered(name, 'watcher-ha-' + command)
         cluster.transport = transport
@@ -108,10 +109,7 @@ class EngineModels:
         # The process's CONF, not a ConfigOpts of its own: oslo.messaging's
         # RPC client reads its tracing options from the transport's
         # configuration but registers them on the global one alone.
-        for group, options in messaging_opts.list_opts():
-            config.conf.register_opts(options, group=group)
-        config.config(group='oslo_messaging_rabbit',
-                      **controllers.rabbit_options())
+        controller_daemons.test_process_messaging(config)
         self.transport = oslo_messaging.get_rpc_transport(
             config.conf, url=transport_url)
         self.client = oslo_messaging.get_rpc_client(
@@ -377,10 +375,7 @@ def test_a_listener_names_its_connection_as_the_driver_logs_it(
     """The engine's feed watch reads a listener's connection id through
     oslo.messaging's insides (NovaListener.connection_ids): the path
     holds on the installed driver."""
-    for group, options in messaging_opts.list_opts():
-        config.conf.register_opts(options, group=group)
-    config.config(group='oslo_messaging_rabbit',
-                  **controllers.rabbit_options())
+    controller_daemons.test_process_messaging(config)
     transport = oslo_messaging.get_notification_transport(
         config.conf, url=controllers.urls(
             three_controllers[2], three_controllers)['transport'])
