@@ -35,11 +35,9 @@ the models resync. With every broker down nothing is replaced: the
 listener waits for one, as a new one would.
 
 What it cannot see: a reconnection logged in another process
-(``notification_listener_processes`` children); the engine's own
-connections, which start on the same first host of ``transport_url``,
-fail over with them. And a notification a publisher lost while the
-engine's connection stayed up (a node it was not connected to died) is
-only corrected by the periodic resync.
+(``notification_listener_processes`` children). And a notification a
+publisher lost while the engine's connections stayed up (a node they
+were not connected to died) is only corrected by the periodic resync.
 """
 
 import logging
