@@ -140,12 +140,32 @@ class Rabbit:
         controllers.down([self.node])
 
 
+# Where a private node's base port is drawn from: above the three
+# controllers' (21000, tools/controllers.py), below the kernel's
+# ephemeral ports. A port of that range is taken at any moment as the
+# local end of some connection of the machine's: a node listening there
+# would fail to start now and then (eaddrinuse), though the port was
+# free when it was chosen.
+PRIVATE_BASE_PORTS = (22000, 32000)
+
+
+def _ephemeral_floor():
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as found:
+            return int(found.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def _free_base_port():
     """A base port whose controller ports (tools/controllers.PORTS, from
-    base + 100) are free now."""
+    base + 100) are free now, and not the kernel's to give out."""
     rng = random.SystemRandom()
+    highest = max(controllers.PORTS.values()) + 100 * len(
+        controllers.CONTROLLERS)
+    top = min(PRIVATE_BASE_PORTS[1], _ephemeral_floor() - highest)
     for _ in range(50):
-        base = rng.randrange(30000, 40000, 200)
+        base = rng.randrange(PRIVATE_BASE_PORTS[0], top, 200)
         node = controllers.Controller(controllers.CONTROLLERS[0],
                                       pathlib.Path('.'), base)
         if not any(servers.port_open(('127.0.0.1', node.port(what)),
