@@ -57,12 +57,16 @@ def _table(base_port):
     return 'watcher_ha_%d' % base_port
 
 
+def _cgroup_path(controller):
+    return _cgroup2_root() / ('watcher-ha-%d-%s' % (controller.base_port,
+                                                    controller.name))
+
+
 def cgroup(controller):
     """The controller's cgroup folder (made on first use), or None."""
     if available() is not None:
         return None
-    path = _cgroup2_root() / ('watcher-ha-%d-%s' % (controller.base_port,
-                                                    controller.name))
+    path = _cgroup_path(controller)
     path.mkdir(exist_ok=True)
     return path
 
@@ -118,12 +122,14 @@ def heal(controller):
 
 def remove(members):
     """Heal, and remove the (empty) cgroups once every process is gone."""
+    if available() is not None:
+        return
+    # One table for the whole set (_table).
+    heal(members[0])
     for controller in members:
-        heal(controller)
-        folder = cgroup(controller)
-        if folder is not None:
-            try:
-                folder.rmdir()
-            except OSError:
-                # A process still in it (one not started through us).
-                pass
+        try:
+            _cgroup_path(controller).rmdir()
+        except OSError:
+            # Never made, or a process still in it (one not started
+            # through us).
+            pass

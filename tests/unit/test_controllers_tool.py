@@ -10,6 +10,7 @@ import types
 import pytest
 
 from tools import controllers
+from tools import partitions
 
 
 def _members(tmp_path):
@@ -64,6 +65,8 @@ def test_one_backend_is_killed_the_others_left_running(tmp_path):
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 pass
+        # The controller's cgroup, made as root for the spawns.
+        partitions.remove([c1])
 
 
 def test_a_consumer_is_on_the_node_of_its_channel(tmp_path, monkeypatch):

@@ -256,14 +256,13 @@ class Group:
                          self.group.decode())
             self._stepped_out = False
 
-    def look(self, before_rejoin=None):
+    def look(self):
         """Read the group: a Membership, or None when the backend cannot
         be read or this process stepped out of it. If this process finds
         its own membership lapsed (the backend lost it, this process was
         paused past its record's lifetime, or it stepped out), the
-        callbacks given to before_rejoin(), then ``before_rejoin()``, run
-        before it joins again: the others may have taken its work over
-        meanwhile."""
+        callbacks given to before_rejoin() run before it joins again: the
+        others may have taken its work over meanwhile."""
         with self._lock:
             if self._stepped_out:
                 self._leave()
@@ -274,9 +273,8 @@ class Group:
                 if self.member not in live:
                     LOG.warning('%s is not in group %s any more; joining '
                                 'again', self.member, self.group.decode())
-                    for callback in self._before_rejoin + [before_rejoin]:
-                        if callback is not None:
-                            callback()
+                    for callback in self._before_rejoin:
+                        callback()
                     self._join()
                     live = self._read() | {self.member}
             except coordination.ToozError as err:

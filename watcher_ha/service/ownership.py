@@ -322,7 +322,7 @@ class Owner:
                 else self.group.look())
         if view is not None:
             self._view = view
-        if view is None or not view.known or not self.acting():
+        if view is None or not view.known:
             # Nobody may be presumed gone, nor the ring trusted.
             return
         context = watcher_context.admin_context()
@@ -398,8 +398,7 @@ class Owner:
         # Taken over, or ended by whoever took them over.
         stopped = self.domain.interrupt(
             self.in_flight() - mine,
-            'the plan was taken over while %s was out of its group'
-            % self.host)
+            'taken over while %s was out of its group' % self.host)
         if not stopped:
             return
         CHANGES.labels(self.domain.kind, LOSS).inc(len(stopped))

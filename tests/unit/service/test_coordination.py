@@ -231,8 +231,9 @@ def test_a_lapsed_member_calls_back_then_joins_again(pair, clock):
     assert first.look().known
     first._coordinator.leave_group(first.group).get()
     told = []
-    view = first.look(before_rejoin=lambda: told.append(
+    first.before_rejoin(lambda: told.append(
         coordination.read_members('watcher-ha-applier')))
+    view = first.look()
     # Called while still out of the group.
     assert told == [{'two'}]
     assert view.live == {'one', 'two'} and not view.known
@@ -272,7 +273,8 @@ def test_a_member_stepped_out_is_absent_until_it_steps_in(pair, clock):
     clock.advance(CONF.coordination.member_timeout)
     assert second.look().gone('one')
     first.step_in()
-    view = first.look(before_rejoin=lambda: told.append('given'))
+    first.before_rejoin(lambda: told.append('given'))
+    view = first.look()
     assert told == ['engine', 'pipelines', 'given']
     assert view.live == {'one', 'two'} and not view.known
     assert coordination.read_members('watcher-ha-applier') == {'one', 'two'}
