@@ -398,7 +398,8 @@ class Owner:
         # Taken over, or ended by whoever took them over.
         stopped = self.domain.interrupt(
             self.in_flight() - mine,
-            'taken over while %s was out of its group' % self.host)
+            'the plan was taken over while %s was out of its group'
+            % self.host)
         if not stopped:
             return
         CHANGES.labels(self.domain.kind, LOSS).inc(len(stopped))
