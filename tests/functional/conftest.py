@@ -5,10 +5,25 @@ Keystone), one definition each, taken from tests/functional/services.py."""
 import pytest
 import requests
 
+from tests.functional import daemon_logs
 from tests.functional import daemons
 from tests.functional import fixtures
 from tests.functional import services
 from tests.functional import slow_strategy
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A functional test that fails reports what its daemons logged
+    (their *.log files under its tmp_path): the daemons are other
+    processes, and a failure in CI is otherwise all there is to go on."""
+    outcome = yield
+    report = outcome.get_result()
+    where = item.funcargs.get('tmp_path') if hasattr(item, 'funcargs') \
+        else None
+    if report.failed and where is not None:
+        for name, excerpt in daemon_logs.excerpts(where):
+            report.sections.append(('daemon log %s' % name, excerpt))
 
 
 @pytest.fixture(autouse=True, scope='session')
