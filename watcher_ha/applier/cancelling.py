@@ -37,9 +37,12 @@ class CancelWatch:
         self._context = context
         self._plan = plan
         self._interval = interval
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         # The plugins running that a cancel has not stopped yet.
         self._running = set()
+        # Those whose cancel() is being called: its answer may come back
+        # after execute() saw the work stop in the cloud.
+        self._asked = set()
         self._seen = False
         self._done = threading.Event()
         self._thread = None
@@ -58,7 +61,11 @@ class CancelWatch:
     @contextlib.contextmanager
     def running(self, plugin):
         """``plugin`` executes meanwhile: a cancel reaches it. One added
-        once the cancel was seen is reached at the next look."""
+        once the cancel was seen is reached at the next look. On the way
+        out, a cancel() of it under way is waited for: execute() may end
+        on the stop the cancel caused (a live migration aborted leaves
+        the server on its source) before cancel() has set ``cancelled``,
+        and the action would end FAILED for an operator's cancel."""
         with self._lock:
             self._running.add(plugin)
         try:
@@ -66,6 +73,7 @@ class CancelWatch:
         finally:
             with self._lock:
                 self._running.discard(plugin)
+                self._lock.wait_for(lambda: plugin not in self._asked)
 
     def _watch(self):
         with tracing.working_on(self._plan.get('request_id')):
@@ -94,16 +102,29 @@ class CancelWatch:
         with self._lock:
             plugins = list(self._running)
         for plugin in plugins:
+            with self._lock:
+                if plugin not in self._running:
+                    # Its execute() ended meanwhile.
+                    continue
+                self._asked.add(plugin)
+            stopped = False
             try:
-                stopped = plugin.cancel()
-            except fencing.Fenced as err:
-                # Not this applier's any more: the run finds it out itself
-                # at its next call to the cloud.
-                LOG.info('Cancel of %s not sent: %s', plugin.name, err)
-                stopped = False
-            except Exception:  # noqa: BLE001
-                LOG.exception('Cancelling a running %s failed', plugin.name)
-                stopped = False
-            if stopped:
+                stopped = self._ask(plugin)
+            finally:
                 with self._lock:
-                    self._running.discard(plugin)
+                    self._asked.discard(plugin)
+                    if stopped:
+                        self._running.discard(plugin)
+                    self._lock.notify_all()
+
+    def _ask(self, plugin):
+        """Whether ``plugin``'s cancel() says it stopped."""
+        try:
+            return plugin.cancel()
+        except fencing.Fenced as err:
+            # Not this applier's any more: the run finds it out itself at
+            # its next call to the cloud.
+            LOG.info('Cancel of %s not sent: %s', plugin.name, err)
+        except Exception:  # noqa: BLE001
+            LOG.exception('Cancelling a running %s failed', plugin.name)
+        return False
