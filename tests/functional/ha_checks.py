@@ -204,8 +204,16 @@ def check_announced(cluster, plans, killed=(), bus_outages=()):
         announced = announcements(cluster.notes, plans)
         missing = set(stored) - set(announced)
         return missing <= excused and (announced, missing)
-    announced, missing = wait_for(caught_up, ANNOUNCED,
-                                 'every plan announced')
+    try:
+        announced, missing = wait_for(caught_up, ANNOUNCED,
+                                     'every plan announced')
+    except AssertionError as err:
+        unexcused = set(stored) - set(announcements(cluster.notes, plans)) \
+            - excused
+        raise AssertionError('%s; never announced: %s' % (err, ', '.join(
+            '%s (by %s at %s)' % (uuid, stored[uuid].planned_by,
+                                  stored[uuid].created_at)
+            for uuid in sorted(unexcused)))) from None
     for host in killed:
         assert len([u for u in missing if stored[u].planned_by == host]) \
             <= MAX_AUDIT_WORKERS, missing

@@ -4,9 +4,9 @@ reports (tests/functional/daemon_logs.py)."""
 from tests.functional import daemon_logs
 
 
-def line(number, level='INFO'):
-    return ('2026-11-29 04:56:30.130 11648 %s watcher_ha.applier.workflow '
-            '[-] line %d' % (level, number))
+def line(number, level='INFO', second=30):
+    return ('2026-11-29 04:56:%02d.%03d 11648 %s watcher_ha.applier.workflow '
+            '[-] line %d' % (second, number, level, number))
 
 
 def test_warnings_before_the_tail_then_the_tail(tmp_path):
@@ -19,14 +19,26 @@ def test_warnings_before_the_tail_then_the_tail(tmp_path):
     [(name, excerpt)] = daemon_logs.excerpts(tmp_path)
     assert name == 'logs/applier-a.log'
     shown = excerpt.splitlines()
-    assert shown[0].startswith('-- the last 2 of 2 lines at WARNING')
+    assert shown[0].startswith('-- the last 2 of 2 records at WARNING')
     assert shown[1:3] == [lines[3], lines[7]]
-    assert shown[3] == '-- the last 25 of 101 lines:'
+    assert shown[3] == '-- the last 25 of 101 records:'
     assert shown[4:] == lines[-25:]
 
 
-def test_a_short_log_whole_and_long_lines_cut():
+def test_a_record_by_its_first_line_and_long_lines_cut():
     long = line(1) + ' x' * 400
-    shown = daemon_logs.excerpt([long, line(2, 'ERROR')]).splitlines()
-    assert shown == ['-- the last 2 of 2 lines:',
-                     long[:daemon_logs.WIDTH] + ' ...', line(2, 'ERROR')]
+    error = line(2, 'ERROR')
+    traceback = [error[:error.index('[-]')] + part for part in (
+        'Traceback (most recent call last):', '  File "x.py", line 1',
+        'OSError: gone')]
+    shown = daemon_logs.excerpt(
+        [long, '\tcontinued without a prefix', error] + traceback
+        + [line(3)]).splitlines()
+    assert shown == ['-- the last 3 of 3 records:',
+                     long[:daemon_logs.WIDTH] + ' ...', error, line(3)]
+
+
+def test_a_log_of_another_format_whole():
+    lines = ['=INFO REPORT==== 29-Nov-2026::04:56:30 ===', 'started', '']
+    assert daemon_logs.excerpt(lines).splitlines() == [
+        '-- the last 3 of 3 records:'] + lines[:2]

@@ -1,6 +1,12 @@
 """Sending watcher_ha's notifications, after the change they describe has
 committed. Each send reads the rows it describes afresh, so a payload
-never shows a state that was rolled back.
+never shows a state that was rolled back. The change is made and its
+notification owed: should the database go away between the commit and
+that read (a restart, a failover behind HAProxy: seconds), the read is
+made again for up to OUTAGE_WAIT seconds. A longer outage loses the
+notification, with a warning; then the sends that follow try once each
+until a read goes through again, so that one outage holds up a thread
+(a periodic task, an API request) once, not once per notification.
 
 Nothing is built when no notification driver is configured
 ([oslo_messaging_notifications] driver).
@@ -11,6 +17,8 @@ import threading
 import oslo_messaging
 import sqlalchemy as sa
 from oslo_config import cfg
+import tenacity
+from oslo_db import exception as db_exc
 from oslo_log import log
 
 from watcher_ha.common import context as watcher_context
@@ -28,6 +36,11 @@ LOG = log.getLogger(__name__)
 _NOTIFIER = None
 _LOCK = threading.Lock()
 
+# How long the read of a payload waits for the database to answer again.
+OUTAGE_WAIT = 30
+# Set when that wait ran out, cleared by the next read that goes through.
+_WAITED_IN_VAIN = threading.Event()
+
 
 def get_notifier():
     global _NOTIFIER
@@ -43,6 +56,7 @@ def get_notifier():
 def reset():
     global _NOTIFIER
     _NOTIFIER = None
+    _WAITED_IN_VAIN.clear()
 
 
 def _row(model, row_id):
@@ -55,12 +69,40 @@ def _row(model, row_id):
     return dict(found._mapping) if found else None
 
 
+def _unreachable(error):
+    """``error`` says the database could not be reached (oslo.db files
+    a lost connection as DBConnectionError; a refused one reaches us as
+    the driver's OperationalError)."""
+    return isinstance(error, (db_exc.DBConnectionError,
+                              sa.exc.OperationalError))
+
+
+def _read_through_outage(build):
+    """``build()``, called again while the database cannot be reached,
+    for up to OUTAGE_WAIT seconds (once only after a wait ran out)."""
+    if _WAITED_IN_VAIN.is_set():
+        payload = build()
+    else:
+        try:
+            payload = tenacity.Retrying(
+                stop=tenacity.stop_after_delay(OUTAGE_WAIT),
+                wait=tenacity.wait_exponential(multiplier=0.25, max=4),
+                retry=tenacity.retry_if_exception(_unreachable),
+                reraise=True)(build)
+        except Exception as err:
+            if _unreachable(err):
+                _WAITED_IN_VAIN.set()
+            raise
+    _WAITED_IN_VAIN.clear()
+    return payload
+
+
 def _send(event_type, payload_builder, error=None):
     notifier = get_notifier()
     if not notifier.is_enabled():
         return
     try:
-        payload = payload_builder()
+        payload = _read_through_outage(payload_builder)
         context = watcher_context.admin_context().to_dict()
         if error is None:
             notifier.info(context, event_type, payload)
