@@ -16,8 +16,8 @@ import threading
 
 import oslo_messaging
 import sqlalchemy as sa
-from oslo_config import cfg
 import tenacity
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_log import log
 
@@ -80,19 +80,18 @@ def _unreachable(error):
 def _read_through_outage(build):
     """``build()``, called again while the database cannot be reached,
     for up to OUTAGE_WAIT seconds (once only after a wait ran out)."""
-    if _WAITED_IN_VAIN.is_set():
-        payload = build()
-    else:
-        try:
-            payload = tenacity.Retrying(
-                stop=tenacity.stop_after_delay(OUTAGE_WAIT),
-                wait=tenacity.wait_exponential(multiplier=0.25, max=4),
-                retry=tenacity.retry_if_exception(_unreachable),
-                reraise=True)(build)
-        except Exception as err:
-            if _unreachable(err):
-                _WAITED_IN_VAIN.set()
-            raise
+    retrying = tenacity.Retrying(
+        stop=(tenacity.stop_after_attempt(1) if _WAITED_IN_VAIN.is_set()
+              else tenacity.stop_after_delay(OUTAGE_WAIT)),
+        wait=tenacity.wait_exponential(multiplier=0.25, max=4),
+        retry=tenacity.retry_if_exception(_unreachable),
+        reraise=True)
+    try:
+        payload = retrying(build)
+    except Exception as err:
+        if _unreachable(err):
+            _WAITED_IN_VAIN.set()
+        raise
     _WAITED_IN_VAIN.clear()
     return payload
 
