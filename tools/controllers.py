@@ -701,6 +701,16 @@ RABBIT_OPTIONS = {
 }
 
 
+# [oslo_messaging_notifications] retry of every daemon on the
+# controllers. Its default, -1 ("for ever"), reaches kombu as
+# max_retries=-1 when a new connection for sending is made, and kombu
+# then gives up at the first refusal, before it tries the next host: a
+# notification sent while that connection's first broker is dead was
+# lost (seen in the acceptance run, long after a controller's death).
+# A few attempts go round the three brokers (kombu_failover_strategy).
+NOTIFICATIONS_RETRY = 5
+
+
 def rabbit_options():
     """[oslo_messaging_rabbit] of every daemon on the controllers."""
     return dict(RABBIT_OPTIONS)

@@ -80,8 +80,9 @@ class Deployment:
         shared = {
             'DEFAULT': {'auth_strategy': 'noauth',
                         'heartbeat_interval': daemons.HEARTBEAT_INTERVAL},
-            'oslo_messaging_notifications': {'driver': 'messagingv2',
-                                             'topics': 'notifications'},
+            'oslo_messaging_notifications': {
+                'driver': 'messagingv2', 'topics': 'notifications',
+                'retry': controllers.NOTIFICATIONS_RETRY},
             # Every user of the controllers' brokers declares its queues
             # and exchanges alike, or the brokers refuse the later ones.
             'oslo_messaging_rabbit': controllers.rabbit_options(),
